@@ -1,0 +1,1 @@
+"""Analyses: pure functions of arrays and DataFrames, no I/O."""

@@ -1,0 +1,74 @@
+"""Per-seed analysis of one trained encoder-decoder (Aitken et al. 2021): the decomposition of §2.1 for encoder
+and decoder, the nine alignment terms of Eq. 3 at the top alignments, and the per-seed summary the claims read.
+
+Pure functions of the exported tables (as DataFrames and arrays); the command line does the reading and writing.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .decomposition import TERMS, Decomposition, alignment_terms, decompose, top_alignment_shares
+
+
+def _codes(tokens: pd.Series, vocab: list[str]) -> np.ndarray:
+    index = {w: i for i, w in enumerate(vocab)}
+    return tokens.map(index).to_numpy(dtype=np.int64)
+
+
+def vector_frame(vectors: np.ndarray, prefix: str, **columns) -> pd.DataFrame:
+    """Scalar ``columns`` beside the rows of ``vectors`` spread over ``{prefix}0 .. {prefix}{H-1}``."""
+    df = pd.DataFrame(columns)
+    vec = pd.DataFrame(vectors, columns=[f"{prefix}{i}" for i in range(vectors.shape[1])])
+    return pd.concat([df.reset_index(drop=True), vec], axis=1)
+
+
+def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h: np.ndarray,
+                 src_vocab: list[str], tgt_vocab: list[str], has_attention: bool) -> dict[str, pd.DataFrame]:
+    """``enc``/``dec``: the scalar columns of one seed's exported rows; ``*_h``: their hidden states.
+
+    Returns DataFrames ``temporal`` (side, pos, mu*), ``input`` (side, token, chi*), ``input_delta``
+    (side, example, pos, token, v*), ``terms`` (alignment terms, attention models only) and ``summary``
+    (one row of per-seed measures).
+    """
+    E = decompose(enc_h, enc["t"].to_numpy(), _codes(enc["token"], src_vocab), n_tokens=len(src_vocab))
+    D = decompose(dec_h, dec["s"].to_numpy(), _codes(dec["token"], tgt_vocab), n_tokens=len(tgt_vocab))
+    out: dict[str, pd.DataFrame] = {}
+    out["temporal"] = pd.concat([
+        vector_frame(E.mu, "mu", side="encoder", pos=np.arange(len(E.mu))),
+        vector_frame(D.mu, "mu", side="decoder", pos=np.arange(len(D.mu))),
+    ], ignore_index=True)
+    out["input"] = pd.concat([
+        vector_frame(E.chi, "chi", side="encoder", token=src_vocab),
+        vector_frame(D.chi, "chi", side="decoder", token=tgt_vocab),
+    ], ignore_index=True).dropna()
+    out["input_delta"] = pd.concat([
+        vector_frame(E.input_delta, "v", side="encoder", example=enc["example"].to_numpy(), pos=E.pos,
+                     token=enc["token"].to_numpy()),
+        vector_frame(D.input_delta, "v", side="decoder", example=dec["example"].to_numpy(), pos=D.pos,
+                     token=dec["token"].to_numpy()),
+    ], ignore_index=True)
+
+    real = dec["target"] != "<pad>"
+    correct = dec["predicted"] == dec["target"]
+    summary = {
+        "token_acc": float(correct[real].mean()),
+        "seq_acc": float(correct.groupby(dec["example"]).all().mean()),
+        "encoder_delta_norm": _relative_norm(E),
+        "decoder_delta_norm": _relative_norm(D),
+    }
+    if has_attention:
+        terms = alignment_terms(D, dec["example"].to_numpy(), E, enc["example"].to_numpy())
+        out["terms"] = terms
+        shares = top_alignment_shares(terms)
+        summary.update({f"share_{k}": float(shares[k]) for k in TERMS})
+        summary["share_mu_input"] = float(shares["mu_chi"] + shares["mu_delta"])
+    out["summary"] = pd.DataFrame([summary])
+    return out
+
+
+def _relative_norm(dec: Decomposition) -> float:
+    """Mean ‖Δh‖ / mean ‖h − μ‖: how much of the input-delta component the input component leaves unexplained."""
+    id_norm = np.linalg.norm(dec.input_delta, axis=1).mean()
+    return float(np.linalg.norm(dec.delta, axis=1).mean() / id_norm) if id_norm > 0 else float("nan")

@@ -1,0 +1,126 @@
+"""Temporal, input and delta components of hidden states (Aitken et al. 2021, §2.1, Eq. 1–3).
+
+States come flattened, one row per real position (the end-of-sentence mask 1_{≤EoS} of Eq. 1 is the absence of
+rows beyond it): ``h`` [N, H], the position ``pos`` [N] (t or s) and the integer ``token`` [N] of the input word
+read at that position. For the decoder the input word is x_s^D (``<sos>`` or the previous target word).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+
+def _group_mean(values: np.ndarray, group: np.ndarray, n_groups: int) -> np.ndarray:
+    sums = np.zeros((n_groups, values.shape[1]), dtype=np.float64)
+    np.add.at(sums, group, values)
+    counts = np.bincount(group, minlength=n_groups).astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sums / counts[:, None]  # NaN where a group has no member: undefined, not zero
+
+
+def temporal_component(h: np.ndarray, pos: np.ndarray, n_pos: int | None = None) -> np.ndarray:
+    """μ_t: the mean hidden state at each position over the examples still within their sentence (Eq. 1, left).
+    Returns [n_pos, H]; positions no example reaches are NaN."""
+    n_pos = int(pos.max()) + 1 if n_pos is None else n_pos
+    return _group_mean(h, pos, n_pos)
+
+
+def input_component(h: np.ndarray, pos: np.ndarray, token: np.ndarray, mu: np.ndarray,
+                    n_tokens: int | None = None) -> np.ndarray:
+    """χ_x: the mean of h_t − μ_t over every state that immediately follows input word x (Eq. 1, right).
+    Returns [n_tokens, H]; words that never occur are NaN."""
+    n_tokens = int(token.max()) + 1 if n_tokens is None else n_tokens
+    return _group_mean(h - mu[pos], token, n_tokens)
+
+
+def delta_component(h: np.ndarray, pos: np.ndarray, token: np.ndarray, mu: np.ndarray,
+                    chi: np.ndarray) -> np.ndarray:
+    """Δh_t := h_t − μ_t − χ_x, what neither time nor the current word explains (Eq. 2)."""
+    return h - mu[pos] - chi[token]
+
+
+@dataclass
+class Decomposition:
+    """h = μ[pos] + χ[token] + Δ exactly (Eq. 2)."""
+
+    mu: np.ndarray       # [n_pos, H]
+    chi: np.ndarray      # [n_tokens, H]
+    delta: np.ndarray    # [N, H]
+    pos: np.ndarray      # [N]
+    token: np.ndarray    # [N]
+
+    @property
+    def temporal(self) -> np.ndarray:
+        return self.mu[self.pos]
+
+    @property
+    def input(self) -> np.ndarray:
+        return self.chi[self.token]
+
+    @property
+    def input_delta(self) -> np.ndarray:
+        """χ_x + Δh_t, the hidden state without its temporal component."""
+        return self.input + self.delta
+
+
+def decompose(h: np.ndarray, pos: np.ndarray, token: np.ndarray, n_pos: int | None = None,
+              n_tokens: int | None = None) -> Decomposition:
+    h = np.asarray(h, dtype=np.float64)
+    mu = temporal_component(h, pos, n_pos)
+    chi = input_component(h, pos, token, mu, n_tokens)
+    return Decomposition(mu=mu, chi=chi, delta=delta_component(h, pos, token, mu, chi), pos=pos, token=token)
+
+
+TERMS = ("mu_mu", "mu_chi", "mu_delta", "chi_mu", "chi_chi", "chi_delta", "delta_mu", "delta_chi", "delta_delta")
+"""The nine terms of Eq. 3, named decoder part first: ``mu_chi`` is μ_s^D · χ_x^E."""
+
+
+def _padded(values: np.ndarray, example: np.ndarray, pos: np.ndarray, n_examples: int, length: int) -> np.ndarray:
+    out = np.zeros((n_examples, length, values.shape[1]), dtype=np.float64)
+    out[example, pos] = values
+    return out
+
+
+def alignment_terms(dec: Decomposition, dec_example: np.ndarray, enc: Decomposition,
+                    enc_example: np.ndarray) -> pd.DataFrame:
+    """The nine terms of Eq. 3 at each decoder step's top alignment t* = argmax_t a_st.
+
+    Returns one row per decoder state: ``example``, ``s``, ``t_star``, ``a`` (= h_s^D · h_t*^E) and the nine
+    :data:`TERMS`, which sum to ``a``.
+    """
+    m = int(max(dec_example.max(), enc_example.max())) + 1
+    t_len, s_len = int(enc.pos.max()) + 1, int(dec.pos.max()) + 1
+    e_parts = [_padded(x, enc_example, enc.pos, m, t_len) for x in (enc.temporal, enc.input, enc.delta)]
+    d_parts = [_padded(x, dec_example, dec.pos, m, s_len) for x in (dec.temporal, dec.input, dec.delta)]
+    valid = np.zeros((m, t_len), dtype=bool)
+    valid[enc_example, enc.pos] = True
+    enc_h, dec_h = sum(e_parts), sum(d_parts)
+    scores = np.einsum("msh,mth->mst", dec_h, enc_h)
+    scores = np.where(valid[:, None, :], scores, -np.inf)
+    t_star_all = scores.argmax(-1)  # [m, S]
+    t_star = t_star_all[dec_example, dec.pos]
+    out = {"example": dec_example, "s": dec.pos, "t_star": t_star,
+           "a": scores[dec_example, dec.pos, t_star]}
+    for i, d_name in enumerate(("mu", "chi", "delta")):
+        d_vec = d_parts[i][dec_example, dec.pos]
+        for j, e_name in enumerate(("mu", "chi", "delta")):
+            out[f"{d_name}_{e_name}"] = np.einsum("nh,nh->n", d_vec, e_parts[j][dec_example, t_star])
+    return pd.DataFrame(out)
+
+
+def top_alignment_shares(terms: pd.DataFrame) -> pd.Series:
+    """Mean over decoder steps of |term| / Σ|terms| at the top alignment (Fig. 5a; the authors'
+    ``calculate_dot_ratios``). Indexed by :data:`TERMS`; sums to 1."""
+    mag = terms[list(TERMS)].abs()
+    return mag.div(mag.sum(axis=1), axis=0).mean()
+
+
+def temporal_alignment(dec_mu: np.ndarray, enc_mu: np.ndarray) -> np.ndarray:
+    """softmax_t(μ_s^D · μ_t^E): the attention the temporal components alone would give (Fig. 2a inset)."""
+    a = dec_mu @ enc_mu.T
+    a = a - np.nanmax(a, axis=1, keepdims=True)
+    e = np.exp(a)
+    return e / np.nansum(e, axis=1, keepdims=True)

@@ -1,0 +1,102 @@
+"""The claims table: each quantitative statement of a paper, measured over seeds, with a 95% CI and a verdict.
+
+A :class:`Claim` names a per-seed measure (a column of an experiment's ``summary.csv``) and the experiments it
+applies to (task kind and architecture). :func:`summarize` turns the per-seed values into one row per
+(claim, experiment) with a Student-t confidence interval over seeds. Later papers add claims to :data:`CLAIMS`;
+the mechanism stays the same.
+
+Verdict rule, stated once for every claim: with the claim "measure ``direction`` ``threshold``",
+``reproduced`` when the whole CI lies on the claimed side, ``not reproduced`` when the whole CI lies on the other
+side, ``inconclusive`` otherwise (and always with fewer than two seeds, where no CI exists).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+COLUMNS = ["paper", "claim_id", "description", "reference_value", "measured_mean", "ci_low", "ci_high",
+           "n_seeds", "verdict", "experiment", "rule"]
+
+
+@dataclass(frozen=True)
+class Claim:
+    paper: str
+    claim_id: str
+    description: str
+    measure: str                   # column of summary.csv, one value per seed
+    direction: str                 # ">" or "<"
+    threshold: float
+    task_kinds: tuple[str, ...]    # experiments this claim is tested on
+    archs: tuple[str, ...]
+    reference_value: float | None = None  # the paper's own number, where it prints one
+
+    @property
+    def rule(self) -> str:
+        return f"{self.measure} {self.direction} {self.threshold:g} with the whole 95% CI"
+
+    def applies_to(self, task_kind: str, arch: str) -> bool:
+        return task_kind in self.task_kinds and arch in self.archs
+
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        paper="aitken2021",
+        claim_id="one_to_one_temporal_alignment",
+        description=("§3: for AED on one-to-one the temporal term μ_s^D·μ_t^E carries almost all of the top "
+                     "alignment (share of Σ|nine terms| of Eq. 3 at argmax_t a_st; the paper prints no number, "
+                     "'almost all' is read as more than 80%)"),
+        measure="share_mu_mu", direction=">", threshold=0.8,
+        task_kinds=("one_to_one",), archs=("aed",),
+    ),
+)
+
+
+def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
+    """Mean and Student-t CI over seeds; the CI is NaN with fewer than two values."""
+    values = np.asarray(values, dtype=float)
+    mean = float(values.mean())
+    if len(values) < 2:
+        return mean, float("nan"), float("nan")
+    sem = stats.sem(values)
+    if sem == 0:
+        return mean, mean, mean
+    low, high = stats.t.interval(confidence, len(values) - 1, loc=mean, scale=sem)
+    return mean, float(low), float(high)
+
+
+def verdict(claim: Claim, low: float, high: float) -> str:
+    if np.isnan(low):
+        return "inconclusive"
+    above, below = low > claim.threshold, high < claim.threshold
+    if claim.direction == ">":
+        return "reproduced" if above else "not reproduced" if below else "inconclusive"
+    return "reproduced" if below else "not reproduced" if above else "inconclusive"
+
+
+def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, str]],
+              claims: tuple[Claim, ...] = CLAIMS, confidence: float = 0.95) -> pd.DataFrame:
+    """One row per (claim, experiment it applies to).
+
+    ``summaries``: experiment -> per-seed DataFrame (column ``seed`` and the measures);
+    ``experiments``: experiment -> (task kind, architecture).
+    """
+    rows = []
+    for claim in claims:
+        for name, (kind, arch) in sorted(experiments.items()):
+            if not claim.applies_to(kind, arch):
+                continue
+            values = summaries[name][claim.measure].dropna().to_numpy()
+            if len(values) == 0:
+                continue
+            mean, low, high = confidence_interval(values, confidence)
+            rows.append({
+                "paper": claim.paper, "claim_id": claim.claim_id, "description": claim.description,
+                "reference_value": claim.reference_value, "measured_mean": mean, "ci_low": low, "ci_high": high,
+                "n_seeds": len(values), "verdict": verdict(claim, low, high), "experiment": name,
+                "rule": claim.rule,
+            })
+    return pd.DataFrame(rows, columns=COLUMNS)

@@ -1,0 +1,248 @@
+"""The ``attnrepro`` command line that the workflow's rules call: one subcommand per stage.
+
+Each subcommand reads its inputs, calls library functions, and writes its outputs atomically. A user-facing
+problem (bad config, missing or corrupt file) ends with one line naming the culprit and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .errors import AttnReproError
+
+
+def _device(name: str):
+    import torch
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(name)
+
+
+def _threads(n: int | None) -> None:
+    if n:
+        import torch
+
+        torch.set_num_threads(n)
+
+
+def _load_split(data_dir: Path, split: str):
+    from .data import Vocab, encode
+    from .io import read_json, read_parquet
+
+    vocab = Vocab.from_dict(read_json(data_dir / "vocab.json"))
+    df = read_parquet(data_dir / f"{split}.parquet", columns=["src", "tgt"])
+    if len(df) == 0:
+        raise AttnReproError(f"{data_dir / f'{split}.parquet'}: the split is empty")
+    try:
+        return vocab, encode(df, vocab)
+    except ValueError as err:
+        raise AttnReproError(f"{data_dir / f'{split}.parquet'}: {err}") from err
+
+
+# -- data ---------------------------------------------------------------------------------------------------
+def cmd_data(args) -> None:
+    from . import tasks
+    from .data import Vocab
+    from .io import write_json, write_parquet
+
+    task = json.loads(args.task_json)
+    out = Path(args.out_dir)
+    for split, df in tasks.generate(task).items():
+        write_parquet(df, out / f"{split}.parquet")
+        print(f"{split}: {len(df)} examples", file=sys.stderr)
+    write_json(Vocab.from_words(*tasks.words(task)).to_dict(), out / "vocab.json")
+
+
+# -- train --------------------------------------------------------------------------------------------------
+def cmd_train(args) -> None:
+    from .config import TrainConfig
+    from .io import write_csv
+    from .model import ModelConfig
+    from .train import save_model, train
+
+    _threads(args.threads)
+    spec = json.loads(args.spec_json)
+    data_dir = Path(args.data_dir)
+    vocab, train_data = _load_split(data_dir, "train")
+    _, valid_data = _load_split(data_dir, "valid")
+    model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
+    train_cfg = TrainConfig.from_dict(spec["train"])
+    model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
+                           sos=vocab.tgt.index("<sos>"), device=_device(args.device))
+    # metrics first: the model file is the rule's last output, so its presence means the job finished
+    write_csv(metrics, args.metrics_out)
+    save_model(model, vocab.to_dict(), args.model_out)
+    last = metrics[metrics.step == metrics.step.max()]
+    print(f"final token accuracy per seed: {dict(zip(last.seed, last.token_acc.round(4)))}", file=sys.stderr)
+
+
+# -- export -------------------------------------------------------------------------------------------------
+def cmd_export(args) -> None:
+    from .data import Vocab
+    from .export import export_activations
+    from .io import write_parquet
+    from .train import load_model
+
+    _threads(args.threads)
+    device = _device(args.device)
+    model, vocab_dict = load_model(args.model, device)
+    vocab, test = _load_split(Path(args.data_dir), "test")
+    if vocab != Vocab.from_dict(vocab_dict):
+        raise AttnReproError(f"{args.model}: trained on another vocabulary than {args.data_dir}/vocab.json; retrain")
+    tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device)
+    for name, table in tables.items():
+        write_parquet(table, Path(args.out_dir) / f"{name}.parquet")
+        print(f"{name}: {table.num_rows} rows", file=sys.stderr)
+
+
+# -- analyze ------------------------------------------------------------------------------------------------
+def cmd_analyze(args) -> None:
+    import pandas as pd
+    import pyarrow as pa
+
+    from .analysis.aitken import analyze_seed, vector_frame
+    from .export import states, vectors
+    from .io import read_json, read_parquet_table, write_csv, write_parquet
+
+    vocab = read_json(Path(args.data_dir) / "vocab.json")
+    has_attention = args.arch != "ved"
+    collected: dict[str, list[pd.DataFrame]] = {}
+    for export_dir in map(Path, args.export_dirs):
+        enc = read_parquet_table(export_dir / "encoder.parquet")
+        dec = read_parquet_table(export_dir / "decoder.parquet")
+        readout = read_parquet_table(export_dir / "readout.parquet")
+        for seed in sorted(set(enc.column("seed").to_pylist())):
+            enc_meta, enc_h = states(enc, seed, ("example", "t"))
+            dec_meta, dec_h = states(dec, seed, ("example", "s"))
+            result = analyze_seed(enc_meta, enc_h, dec_meta, dec_h, vocab["src"], vocab["tgt"], has_attention)
+            for name, df in result.items():
+                df.insert(0, "seed", seed)
+                collected.setdefault(name, []).append(df)
+        ro = readout.to_pandas()
+        collected.setdefault("readout", []).append(
+            vector_frame(vectors(readout, "weight"), "weight", seed=ro.seed, token=ro.token, bias=ro.bias))
+    out = Path(args.out_dir)
+    for name, frames in collected.items():
+        df = pd.concat(frames, ignore_index=True)
+        if name == "summary":
+            write_csv(df, out / "summary.csv")
+        else:
+            write_parquet(pa.Table.from_pandas(df, preserve_index=False), out / f"{name}.parquet")
+    print(pd.concat(collected["summary"]).to_string(), file=sys.stderr)
+
+
+# -- figure -------------------------------------------------------------------------------------------------
+def cmd_figure(args) -> None:
+    from .figures import aitken2021, save
+    from .io import read_parquet
+
+    a = Path(args.analysis_dir)
+    title = f"{args.experiment}, seed {args.seed}"
+    if args.name == "aitken2021-fig2a":
+        temporal = read_parquet(a / "temporal.parquet")
+        fig = aitken2021.fig2a(temporal[temporal.seed == args.seed], title=title)
+    elif args.name == "aitken2021-fig2b":
+        comp = read_parquet(a / "input.parquet")
+        pts = read_parquet(a / "input_delta.parquet")
+        ro = read_parquet(a / "readout.parquet")
+        hidden = sum(c.startswith("chi") for c in comp.columns)
+        width = sum(c.startswith("weight") for c in ro.columns)
+        part = slice(width - hidden, width)  # the context part of [h_s^D; c_s], or all of it
+        fig = aitken2021.fig2b(comp[comp.seed == args.seed], pts[pts.seed == args.seed],
+                               ro[ro.seed == args.seed], part, title=title, seed=args.seed)
+    else:
+        raise AttnReproError(f"unknown figure {args.name!r}")
+    save(fig, args.png, args.pdf)
+
+
+# -- claims -------------------------------------------------------------------------------------------------
+def cmd_claims(args) -> None:
+    import pandas as pd
+
+    from .claims import summarize
+    from .io import write_csv
+
+    summaries, experiments = {}, {}
+    for item in args.summary:
+        try:
+            name, kind, arch, path = item.split(":", 3)
+        except ValueError:
+            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:PATH") from None
+        if not Path(path).exists():
+            raise AttnReproError(f"{path}: file not found")
+        summaries[name] = pd.read_csv(path)
+        experiments[name] = (kind, arch)
+    table = summarize(summaries, experiments, confidence=args.confidence)
+    write_csv(table, args.out)
+    print(table.drop(columns=["description"]).to_string(), file=sys.stderr)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="command", required=True)
+
+    d = sub.add_parser("data", help="generate a task's train/valid/test splits")
+    d.add_argument("--task-json", required=True, help="the task's config block as JSON")
+    d.add_argument("--out-dir", required=True)
+    d.set_defaults(func=cmd_data)
+
+    t = sub.add_parser("train", help="train a group of seeds of one experiment, stacked")
+    t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) as JSON")
+    t.add_argument("--seeds", type=int, nargs="+", required=True)
+    t.add_argument("--data-dir", required=True)
+    t.add_argument("--ckpt-dir", required=True)
+    t.add_argument("--model-out", required=True)
+    t.add_argument("--metrics-out", required=True)
+    t.add_argument("--device", default="auto")
+    t.add_argument("--threads", type=int, default=None)
+    t.set_defaults(func=cmd_train)
+
+    e = sub.add_parser("export", help="export activations of a trained seed group to Parquet")
+    e.add_argument("--model", required=True)
+    e.add_argument("--data-dir", required=True)
+    e.add_argument("--n-examples", type=int, required=True)
+    e.add_argument("--out-dir", required=True)
+    e.add_argument("--device", default="auto")
+    e.add_argument("--threads", type=int, default=None)
+    e.set_defaults(func=cmd_export)
+
+    a = sub.add_parser("analyze", help="decompose hidden states and alignments (Aitken et al. §2.1)")
+    a.add_argument("--export-dirs", nargs="+", required=True)
+    a.add_argument("--data-dir", required=True)
+    a.add_argument("--arch", required=True)
+    a.add_argument("--out-dir", required=True)
+    a.set_defaults(func=cmd_analyze)
+
+    f = sub.add_parser("figure", help="draw one figure")
+    f.add_argument("name")
+    f.add_argument("--analysis-dir", required=True)
+    f.add_argument("--experiment", required=True)
+    f.add_argument("--seed", type=int, required=True)
+    f.add_argument("--png", required=True)
+    f.add_argument("--pdf", required=True)
+    f.set_defaults(func=cmd_figure)
+
+    c = sub.add_parser("claims", help="aggregate per-seed measures into the claims table")
+    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:summary.csv")
+    c.add_argument("--confidence", type=float, default=0.95)
+    c.add_argument("--out", required=True)
+    c.set_defaults(func=cmd_claims)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except AttnReproError as err:
+        print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,108 @@
+"""Run configuration: the YAML the workflow reads, validated once at the edge, then passed around as dataclasses.
+
+The JSON schema (``workflow/schemas/config.schema.yaml``) checks keys, types and the names of tasks, cells and
+architectures; :func:`check` adds the rules a schema cannot express (references between blocks, min ≤ max). This
+module imports nothing heavy: the Snakefile calls it before any job starts. :func:`experiment_spec` resolves one experiment
+into the self-contained dict that its training job receives, so a job's parameters change exactly when
+something that job depends on changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+from .errors import AttnReproError
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation settings. Defaults in ``config/*.yaml`` follow the authors' code (Adam β=(0.9, 0.99),
+    ε=0.1, lr 0.1 decaying ×0.9997 per step, gradient clip 10, L2 1e-5, batch 128)."""
+
+    steps: int
+    batch_size: int
+    lr: float
+    lr_decay: float
+    betas: tuple[float, float]
+    eps: float
+    grad_clip: float
+    l2: float
+    checkpoint_every: int
+    eval_every: int
+    n_eval: int
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
+        known = {f.name for f in fields(cls)}
+        unknown = set(d) - known
+        if unknown:
+            raise AttnReproError(f"unknown training key(s) {sorted(unknown)}")
+        missing = known - set(d)
+        if missing:
+            raise AttnReproError(f"missing training key(s) {sorted(missing)}")
+        return cls(**{**d, "betas": tuple(d["betas"])})
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["betas"] = list(self.betas)
+        return d
+
+
+def check(config: dict[str, Any]) -> None:
+    """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key."""
+    tasks = config["tasks"]
+    for name, task in tasks.items():
+        if task["min_len"] > task["max_len"]:
+            raise AttnReproError(f"tasks.{name}: min_len ({task['min_len']}) is larger than max_len ({task['max_len']})")
+    if len(set(config["seeds"])) != len(config["seeds"]):
+        raise AttnReproError(f"seeds: repeated seed in {config['seeds']}")
+    for name, exp in config["experiments"].items():
+        if exp["task"] not in tasks:
+            raise AttnReproError(f"experiments.{name}.task: unknown task {exp['task']!r}; defined: {sorted(tasks)}")
+        model = exp["model"]
+        train = {**config["train"], **exp.get("train", {})}
+        if train["eval_every"] > train["steps"]:
+            raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
+        if model["arch"] == "ao":
+            longest = tasks[exp["task"]]["max_len"] + 1
+            if model.get("max_positions", 64) < longest:
+                raise AttnReproError(
+                    f"experiments.{name}.model.max_positions ({model.get('max_positions', 64)}) is shorter than the "
+                    f"task's longest sequence ({longest}, <eos> included)")
+    for name, fig in config.get("figures", {}).items():
+        if fig["experiment"] not in config["experiments"]:
+            raise AttnReproError(f"figures.{name}.experiment: unknown experiment {fig['experiment']!r}")
+        if fig["seed"] not in config["seeds"]:
+            raise AttnReproError(f"figures.{name}.seed: seed {fig['seed']} is not in seeds {config['seeds']}")
+
+
+def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """Everything one experiment's training depends on, as plain JSON-able data."""
+    exp = config["experiments"][name]
+    return {
+        "task": exp["task"],
+        "model": dict(exp["model"]),
+        "train": {**config["train"], **exp.get("train", {})},
+    }
+
+
+def seed_chunks(seeds: list[int], per_job: int) -> list[list[int]]:
+    """Split the seed list into the groups that train together, stacked, in one job."""
+    return [seeds[i : i + per_job] for i in range(0, len(seeds), per_job)]
+
+
+def chunk_name(seeds: list[int]) -> str:
+    return "s" + "-".join(str(s) for s in seeds)
+
+
+def parse_chunk(name: str) -> list[int]:
+    if not name.startswith("s"):
+        raise AttnReproError(f"seed group {name!r} is not of the form s0-1-2")
+    return [int(x) for x in name[1:].split("-")]
+
+
+def fingerprint(obj: Any) -> str:
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]

@@ -1,0 +1,121 @@
+"""Activation export: one Parquet file per table, readable with plain pandas or pyarrow.
+
+For a fixed evaluation set (the first ``n_examples`` of the test split) and every seed of a trained stack, the
+teacher-forced pass of :meth:`EncoderDecoder.run_with_cache` is written as three tables. Rows exist only for real
+positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of rows, nothing needs masking.
+
+``encoder.parquet`` — one row per encoder state h_t^E:
+    seed int32 · example int32 · t int16 (0-based; the ``<eos>`` step is t = src_len − 1) · token string
+    (the input word x_t^E read at step t) · src_len int16 · h fixed_size_list<float32>[H]
+
+``decoder.parquet`` — one row per decoder state h_s^D:
+    seed · example · s int16 · token string (the decoder input x_s^D: ``<sos>``, then the previous target word)
+    · target string (the word to emit) · predicted string (greedy decoding, fed back its own words) · tgt_len
+    int16 · h fixed_size_list<float32>[H] · alpha list<float32> (attention weights over t < src_len; null for
+    VED) · scores list<float32> (alignments a_st, same length; null for VED)
+
+``readout.parquet`` — one row per output word y and seed:
+    seed · token string · weight fixed_size_list<float32>[R] (the readout vector; R = H for VED/AO, 2H for AED
+    with the first H acting on h_s^D and the last H on c_s) · bias float32
+
+Why this layout: one row per state with the vector as a fixed-size list converts to an ``[N, H]`` numpy array
+without copying (``column.values.to_numpy()``), which measured fastest of the layouts we tried for the analyses'
+access pattern (all states of one seed at once); see ``bench/export_layout.py`` and ``docs/activations.md``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+
+from .data import Encoded, Vocab
+from .model import EncoderDecoder
+
+
+def _vectors(x: np.ndarray) -> pa.FixedSizeListArray:
+    x = np.ascontiguousarray(x, dtype=np.float32)
+    return pa.FixedSizeListArray.from_arrays(pa.array(x.reshape(-1)), x.shape[1])
+
+
+def _ragged(rows: list[np.ndarray]) -> pa.ListArray:
+    lengths = np.array([len(r) for r in rows])
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    values = np.concatenate(rows).astype(np.float32) if rows else np.zeros(0, np.float32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
+
+
+@torch.no_grad()
+def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, device="cpu") -> dict[str, pa.Table]:
+    """Run ``data`` through every seed of ``model``; returns the ``encoder``, ``decoder`` and ``readout`` tables."""
+    model.eval()
+    n = model.n_seeds
+    expand = lambda x: x.unsqueeze(0).expand(n, *x.shape).to(device)
+    src, src_len, tgt_in, tgt_out = (expand(x) for x in (data.src, data.src_len, data.tgt_in, data.tgt_out))
+    _, cache = model.run_with_cache(src, src_len, tgt_in)
+    sos = vocab.tgt.index("<sos>")
+    pred = model.greedy_decode(src, src_len, tgt_out.shape[-1], sos).cpu().numpy()
+    src_words, tgt_words = np.array(vocab.src, dtype=object), np.array(vocab.tgt, dtype=object)
+
+    s_len, t_len = data.src_len.numpy(), data.tgt_len.numpy()
+    m = len(data)
+    enc_ex, enc_t = np.nonzero(np.arange(data.src.shape[1])[None, :] < s_len[:, None])
+    dec_ex, dec_s = np.nonzero(np.arange(data.tgt_in.shape[1])[None, :] < t_len[:, None])
+    enc_h, dec_h = cache["encoder.h"].cpu().numpy(), cache["decoder.h"].cpu().numpy()
+    has_attention = "attention.alpha" in cache
+    if has_attention:
+        alpha, scores = cache["attention.alpha"].cpu().numpy(), cache["attention.scores"].cpu().numpy()
+
+    enc_tables, dec_tables, readout_tables = [], [], []
+    for k, seed in enumerate(model.seeds):
+        enc_tables.append(pa.table({
+            "seed": pa.array(np.full(len(enc_ex), seed, np.int32)),
+            "example": pa.array(enc_ex.astype(np.int32)),
+            "t": pa.array(enc_t.astype(np.int16)),
+            "token": pa.array(src_words[data.src.numpy()[enc_ex, enc_t]].tolist(), pa.string()),
+            "src_len": pa.array(s_len[enc_ex].astype(np.int16)),
+            "h": _vectors(enc_h[k, enc_ex, enc_t]),
+        }))
+        dec = {
+            "seed": pa.array(np.full(len(dec_ex), seed, np.int32)),
+            "example": pa.array(dec_ex.astype(np.int32)),
+            "s": pa.array(dec_s.astype(np.int16)),
+            "token": pa.array(tgt_words[data.tgt_in.numpy()[dec_ex, dec_s]].tolist(), pa.string()),
+            "target": pa.array(tgt_words[data.tgt_out.numpy()[dec_ex, dec_s]].tolist(), pa.string()),
+            "predicted": pa.array(tgt_words[pred[k, dec_ex, dec_s]].tolist(), pa.string()),
+            "tgt_len": pa.array(t_len[dec_ex].astype(np.int16)),
+            "h": _vectors(dec_h[k, dec_ex, dec_s]),
+        }
+        if has_attention:
+            dec["alpha"] = _ragged([alpha[k, e, s, : s_len[e]] for e, s in zip(dec_ex, dec_s)])
+            dec["scores"] = _ragged([scores[k, e, s, : s_len[e]] for e, s in zip(dec_ex, dec_s)])
+        else:
+            dec["alpha"] = pa.nulls(len(dec_ex), pa.list_(pa.float32()))
+            dec["scores"] = pa.nulls(len(dec_ex), pa.list_(pa.float32()))
+        dec_tables.append(pa.table(dec))
+        w = model.readout.weight[k].cpu().numpy().T  # [V, R]
+        readout_tables.append(pa.table({
+            "seed": pa.array(np.full(len(vocab.tgt), seed, np.int32)),
+            "token": pa.array(list(vocab.tgt), pa.string()),
+            "weight": _vectors(w),
+            "bias": pa.array(model.readout.bias[k, 0].cpu().numpy().astype(np.float32)),
+        }))
+    assert m == data.src.shape[0]
+    return {"encoder": pa.concat_tables(enc_tables), "decoder": pa.concat_tables(dec_tables),
+            "readout": pa.concat_tables(readout_tables)}
+
+
+def vectors(table: pa.Table, column: str = "h") -> np.ndarray:
+    """The fixed-size-list column ``column`` as an ``[N, H]`` float32 array (zero-copy where possible)."""
+    col = table.column(column).combine_chunks()
+    return col.values.to_numpy(zero_copy_only=False).reshape(len(col), col.type.list_size)
+
+
+def states(table: pa.Table, seed: int, order: tuple[str, str]) -> tuple[pd.DataFrame, np.ndarray]:
+    """Rows of one seed sorted by ``order`` (e.g. ``("example", "t")``): the scalar columns and the h array."""
+    import pyarrow.compute as pc
+
+    sub = table.filter(pc.equal(table.column("seed"), seed)).sort_by([(c, "ascending") for c in order])
+    meta = sub.drop_columns([c for c in ("h", "alpha", "scores") if c in sub.column_names]).to_pandas()
+    return meta, vectors(sub)

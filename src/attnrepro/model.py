@@ -1,0 +1,206 @@
+"""The three encoder-decoder wirings of Aitken et al. 2021, §2 (Fig. 1), with seeds stacked on a leading axis.
+
+- ``ved``: recurrent encoder and decoder, no attention (Sutskever et al. 2014); readout of h_s^D.
+- ``aed``: VED plus dot attention a_st = h_s^D · h_t^E, α_s = softmax_t(a_s·), c_s = Σ_t α_st h_t^E, masked
+  beyond the input's length; readout of [h_s^D; c_s].
+- ``ao``:  no recurrence — each cell acts on a zero previous state (a feed-forward map) — and a fixed sinusoidal
+  positional encoding added to the encoder and decoder inputs; readout of c_s. The readout of c_s alone follows
+  the authors' code (``../shared/reference/authors-code.md``); the paper does not say.
+
+Inputs are one-hot (the authors' choice). For ``ao`` the one-hot code sits in the first |V| of ``input_dim``
+dimensions and the positional code is rotated by a fixed random orthogonal matrix (as in the authors' code) so it
+spreads over all of them. The encoder holds its state after ``<eos>``; the decoder starts from the encoder's
+final state (``ved``/``aed``) and reads ``<sos>`` then the previous target word (teacher forcing).
+
+:meth:`EncoderDecoder.run_with_cache` returns the logits and a dict of named activations (hook points, as in
+TransformerLens): ``encoder.h`` [S,B,T,H], ``decoder.h`` [S,B,S',H], ``attention.scores`` / ``attention.alpha``
+[S,B,S',T], ``attention.context`` [S,B,S',H].
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .cells import make_cell
+from .stacked import StackedModule, fan_in_bound, init_stacked
+
+ARCHS = ("ved", "aed", "ao")
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    arch: str
+    cell: str
+    hidden: int
+    src_vocab: int
+    tgt_vocab: int
+    input_dim: int = 0          # width of the input vectors; 0 = one-hot width (|V|)
+    max_positions: int = 64     # positional-encoding table size (ao only)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def sinusoidal_encoding(n_positions: int, dim: int) -> torch.Tensor:
+    """Fixed positional encoding of Vaswani et al. 2017, §3.5: [n_positions, dim]."""
+    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
+    freq = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)
+    pe = torch.zeros(n_positions, dim, dtype=torch.float64)
+    pe[:, 0::2] = torch.sin(pos * freq)
+    pe[:, 1::2] = torch.cos(pos * freq)[:, : dim // 2]
+    return pe.float()
+
+
+class Readout(StackedModule):
+    def __init__(self, n_seeds: int, in_dim: int, out_dim: int) -> None:
+        super().__init__()
+        k = fan_in_bound(in_dim)
+        self.weight = self.param("weight", n_seeds, in_dim, out_dim, bound=k)
+        self.bias = self.param("bias", n_seeds, 1, out_dim, bound=k)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [S, B, L, in] -> [S, B, L, out]
+        s, b, l, d = x.shape
+        return torch.baddbmm(self.bias, x.reshape(s, b * l, d), self.weight).view(s, b, l, -1)
+
+
+class EncoderDecoder(nn.Module):
+    def __init__(self, cfg: ModelConfig, seeds: list[int]) -> None:
+        super().__init__()
+        if cfg.arch not in ARCHS:
+            raise ValueError(f"unknown architecture {cfg.arch!r}; choose one of {ARCHS}")
+        self.cfg, self.seeds = cfg, list(seeds)
+        n = len(self.seeds)
+        self.src_dim = cfg.input_dim or cfg.src_vocab
+        self.tgt_dim = cfg.input_dim or cfg.tgt_vocab
+        if self.src_dim < cfg.src_vocab or self.tgt_dim < cfg.tgt_vocab:
+            raise ValueError(f"input_dim {cfg.input_dim} is smaller than the vocabulary")
+        self.encoder = make_cell(cfg.cell, n, self.src_dim, cfg.hidden)
+        self.decoder = make_cell(cfg.cell, n, self.tgt_dim, cfg.hidden)
+        readout_in = {"ved": cfg.hidden, "aed": 2 * cfg.hidden, "ao": cfg.hidden}[cfg.arch]
+        self.readout = Readout(n, readout_in, cfg.tgt_vocab)
+        init_stacked(self, self.seeds)
+        if cfg.arch == "ao":
+            self.register_buffer("pe_src", self._rotated_encoding(self.src_dim, salt=1))
+            self.register_buffer("pe_tgt", self._rotated_encoding(self.tgt_dim, salt=2))
+
+    def _rotated_encoding(self, dim: int, salt: int) -> torch.Tensor:
+        pe = sinusoidal_encoding(self.cfg.max_positions, dim)
+        out = []
+        for seed in self.seeds:
+            gen = torch.Generator().manual_seed(int(seed) * 1000 + salt)
+            q, r = torch.linalg.qr(torch.randn(dim, dim, generator=gen, dtype=torch.float64))
+            q = q * torch.sign(torch.diagonal(r))  # unique Haar-distributed rotation
+            out.append(pe @ q.float())
+        return torch.stack(out)  # [S, P, D]
+
+    @property
+    def n_seeds(self) -> int:
+        return len(self.seeds)
+
+    # -- inputs ---------------------------------------------------------------------------------------------
+    def _embed(self, tokens: torch.Tensor, vocab: int, dim: int, pe: torch.Tensor | None) -> torch.Tensor:
+        x = F.one_hot(tokens, dim).float()
+        if pe is not None:
+            length = tokens.shape[-1]
+            if length > pe.shape[1]:
+                raise ValueError(f"sequence length {length} exceeds max_positions {pe.shape[1]}")
+            x = x + pe[:, None, :length, :]
+        return x
+
+    @staticmethod
+    def _feed_forward(cell, gx: torch.Tensor) -> torch.Tensor:
+        """AO: the cell on a zero previous state, for all time steps in one call."""
+        n, b, t, g = gx.shape
+        state = cell.initial_state(n, b * t, device=gx.device)
+        return cell.output(cell.step(gx.reshape(n, b * t, g), state)).view(n, b, t, -1)
+
+    # -- encoder ---------------------------------------------------------------------------------------------
+    def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Encoder hidden states [S,B,T,H] and the state the decoder starts from."""
+        x = self._embed(src, self.cfg.src_vocab, self.src_dim, getattr(self, "pe_src", None))
+        gx = self.encoder.input_projection(x)
+        n, b, t_max, _ = gx.shape
+        state = self.encoder.initial_state(n, b, device=src.device)
+        if self.cfg.arch == "ao":
+            return self._feed_forward(self.encoder, gx), state
+        valid = torch.arange(t_max, device=src.device)[None, :] < src_len[..., None]  # [S,B,T]
+        hs = []
+        for t in range(t_max):
+            new = self.encoder.step(gx[:, :, t], state)
+            state = torch.where(valid[:, :, t, None], new, state)  # hold the state after <eos>
+            hs.append(self.encoder.output(state))
+        return torch.stack(hs, 2), state
+
+    # -- attention -------------------------------------------------------------------------------------------
+    @staticmethod
+    def attend(dec_h: torch.Tensor, enc_h: torch.Tensor, src_len: torch.Tensor):
+        """Dot attention of §2: scores a_st = h_s^D·h_t^E [S,B,S',T], weights α, contexts c_s."""
+        scores = torch.einsum("nbsh,nbth->nbst", dec_h, enc_h)
+        t_max = enc_h.shape[2]
+        beyond = torch.arange(t_max, device=enc_h.device)[None, None, None, :] >= src_len[..., None, None]
+        alpha = torch.softmax(scores.masked_fill(beyond, float("-inf")), dim=-1)
+        context = torch.einsum("nbst,nbth->nbsh", alpha, enc_h)
+        return scores, alpha, context
+
+    def _readout_input(self, dec_h: torch.Tensor, context: torch.Tensor | None) -> torch.Tensor:
+        if self.cfg.arch == "ved":
+            return dec_h
+        if self.cfg.arch == "aed":
+            return torch.cat([dec_h, context], dim=-1)
+        return context
+
+    # -- teacher-forced forward ------------------------------------------------------------------------------
+    def run_with_cache(self, src, src_len, tgt_in) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Teacher-forced pass. ``src`` [S,B,T], ``src_len`` [S,B], ``tgt_in`` [S,B,S'] -> logits [S,B,S',V]."""
+        enc_h, state = self.encode(src, src_len)
+        x = self._embed(tgt_in, self.cfg.tgt_vocab, self.tgt_dim, getattr(self, "pe_tgt", None))
+        gx = self.decoder.input_projection(x)
+        if self.cfg.arch == "ao":
+            dec_h = self._feed_forward(self.decoder, gx)
+        else:
+            hs = []
+            for s in range(gx.shape[2]):
+                state = self.decoder.step(gx[:, :, s], state)
+                hs.append(self.decoder.output(state))
+            dec_h = torch.stack(hs, 2)
+        cache = {"encoder.h": enc_h, "decoder.h": dec_h}
+        context = None
+        if self.cfg.arch != "ved":
+            scores, alpha, context = self.attend(dec_h, enc_h, src_len)
+            cache.update({"attention.scores": scores, "attention.alpha": alpha, "attention.context": context})
+        logits = self.readout(self._readout_input(dec_h, context))
+        return logits, cache
+
+    def forward(self, src, src_len, tgt_in) -> torch.Tensor:
+        return self.run_with_cache(src, src_len, tgt_in)[0]
+
+    # -- greedy decoding -------------------------------------------------------------------------------------
+    @torch.no_grad()
+    def greedy_decode(self, src, src_len, n_steps: int, sos: int) -> torch.Tensor:
+        """Feed back the arg-max word for ``n_steps`` steps: predicted ids [S,B,n_steps]."""
+        enc_h, state = self.encode(src, src_len)
+        n, b = src.shape[:2]
+        if self.cfg.arch == "ao":
+            state = self.decoder.initial_state(n, b, device=src.device)
+        pe = getattr(self, "pe_tgt", None)
+        word = torch.full((n, b, 1), sos, dtype=torch.long, device=src.device)
+        out = []
+        for s in range(n_steps):
+            x = F.one_hot(word, self.tgt_dim).float()
+            if pe is not None:
+                x = x + pe[:, None, s : s + 1, :]
+            new = self.decoder.step(self.decoder.input_projection(x)[:, :, 0], state)
+            dec_h = self.decoder.output(new)[:, :, None]
+            context = None
+            if self.cfg.arch != "ved":
+                context = self.attend(dec_h, enc_h, src_len)[2]
+            word = self.readout(self._readout_input(dec_h, context)).argmax(-1)
+            out.append(word[:, :, 0])
+            if self.cfg.arch != "ao":
+                state = new
+        return torch.stack(out, 2)

@@ -1,0 +1,65 @@
+"""Parameters with a leading seed axis, so that S seeds of one model train together in one process.
+
+Every weight is a tensor ``[S, ...]``; slice ``s`` is initialised from a generator seeded with ``seeds[s]`` alone,
+so seed ``s`` of a stacked model starts exactly where a separate run with that seed would.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+class StackedModule(nn.Module):
+    """A module whose parameters are created with :meth:`param` and initialised by :func:`init_stacked`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._bounds: dict[str, float] = {}
+
+    def param(self, name: str, n_seeds: int, *shape: int, bound: float) -> nn.Parameter:
+        """Register ``[n_seeds, *shape]`` drawn from U(-bound, bound) (PyTorch's default for RNNs and linears)."""
+        p = nn.Parameter(torch.empty(n_seeds, *shape))
+        self.register_parameter(name, p)
+        self._bounds[name] = bound
+        return p
+
+
+def fan_in_bound(fan_in: int) -> float:
+    return 1.0 / math.sqrt(fan_in)
+
+
+@torch.no_grad()
+def init_stacked(model: nn.Module, seeds: list[int]) -> None:
+    """Fill slice ``s`` of every stacked parameter from ``torch.Generator().manual_seed(seeds[s])``.
+
+    Parameters are visited in registration order, so the draw sequence of one seed does not depend on which
+    other seeds share the stack.
+    """
+    for s, seed in enumerate(seeds):
+        gen = torch.Generator().manual_seed(int(seed))
+        for module in model.modules():
+            if not isinstance(module, StackedModule):
+                continue
+            for name, bound in module._bounds.items():
+                p = getattr(module, name)
+                p[s].copy_(torch.empty(p.shape[1:]).uniform_(-bound, bound, generator=gen))
+
+
+def per_seed_grad_norm(params: list[torch.Tensor]) -> torch.Tensor:
+    """Global gradient norm of each seed's own parameters, ``[S]``."""
+    sq = sum(p.grad.pow(2).flatten(1).sum(1) for p in params if p.grad is not None)
+    return sq.sqrt()
+
+
+@torch.no_grad()
+def clip_grad_norm_per_seed(params: list[torch.Tensor], max_norm: float) -> torch.Tensor:
+    """``torch.nn.utils.clip_grad_norm_`` applied to each seed separately; returns the norms before clipping."""
+    norms = per_seed_grad_norm(params)
+    scale = (max_norm / (norms + 1e-6)).clamp(max=1.0)
+    for p in params:
+        if p.grad is not None:
+            p.grad.mul_(scale.view(-1, *([1] * (p.grad.dim() - 1))))
+    return norms

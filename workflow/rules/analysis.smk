@@ -1,0 +1,25 @@
+rule analyze:
+    input:
+        exports=lambda wc: chunk_outputs("results/activations/{experiment}/{chunk}/encoder.parquet", wc.experiment)
+        + chunk_outputs("results/activations/{experiment}/{chunk}/decoder.parquet", wc.experiment)
+        + chunk_outputs("results/activations/{experiment}/{chunk}/readout.parquet", wc.experiment),
+        vocab=lambda wc: f"results/data/{experiment_task(wc)}/vocab.json",
+    output:
+        summary="results/analysis/{experiment}/summary.csv",
+        temporal="results/analysis/{experiment}/temporal.parquet",
+        input_components="results/analysis/{experiment}/input.parquet",
+        input_delta="results/analysis/{experiment}/input_delta.parquet",
+        readout="results/analysis/{experiment}/readout.parquet",
+    params:
+        export_dirs=lambda wc: " ".join(chunk_outputs("results/activations/{experiment}/{chunk}", wc.experiment)),
+        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
+    log:
+        "results/logs/analysis/{experiment}.log",
+    benchmark:
+        "results/benchmarks/analysis/{experiment}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch}"
+        " --out-dir results/analysis/{wildcards.experiment} > {log} 2>&1"

@@ -1,0 +1,47 @@
+# Config validation (schema, then cross-field rules) and the helpers the rules share.
+import json
+import shlex
+import sys
+
+from snakemake.utils import validate
+
+sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
+
+from attnrepro import config as cfglib  # noqa: E402
+from attnrepro.errors import AttnReproError  # noqa: E402
+
+validate(config, schema="../schemas/config.schema.yaml")
+try:
+    cfglib.check(config)
+except AttnReproError as err:
+    raise WorkflowError(f"config: {err}") from None
+
+SEED_CHUNKS = {
+    cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])
+}
+
+
+wildcard_constraints:
+    task="|".join(config["tasks"]),
+    experiment="|".join(config["experiments"]),
+    chunk="|".join(SEED_CHUNKS),
+
+
+def experiment_task(wildcards):
+    return config["experiments"][wildcards.experiment]["task"]
+
+
+def json_arg(obj):
+    """A config block as one shell-quoted JSON argument; also what makes a change of it rerun the rule."""
+    return shlex.quote(json.dumps(obj, sort_keys=True))
+
+
+def chunk_outputs(pattern, experiment):
+    return [pattern.format(experiment=experiment, chunk=c) for c in SEED_CHUNKS]
+
+
+def all_figures():
+    out = []
+    if "aitken2021_fig2" in config["figures"]:
+        out += expand("results/figures/aitken2021/fig2{panel}.{ext}", panel=["a", "b"], ext=["png", "pdf"])
+    return out

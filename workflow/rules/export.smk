@@ -1,0 +1,27 @@
+rule export:
+    input:
+        model="results/models/{experiment}/{chunk}/model.pt",
+        test=lambda wc: f"results/data/{experiment_task(wc)}/test.parquet",
+    output:
+        encoder="results/activations/{experiment}/{chunk}/encoder.parquet",
+        decoder="results/activations/{experiment}/{chunk}/decoder.parquet",
+        readout="results/activations/{experiment}/{chunk}/readout.parquet",
+    params:
+        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        n_examples=config["export"]["n_examples"],
+        device=config["device"],
+    threads: config["threads"]
+    resources:
+        gpu=1,
+        mem_mb=4000,
+        runtime=30,
+    log:
+        "results/logs/export/{experiment}/{chunk}.log",
+    benchmark:
+        "results/benchmarks/export/{experiment}/{chunk}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro export --model {input.model} --data-dir {params.data_dir} --n-examples {params.n_examples}"
+        " --out-dir results/activations/{wildcards.experiment}/{wildcards.chunk}"
+        " --device {params.device} --threads {threads} > {log} 2>&1"

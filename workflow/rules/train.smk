@@ -1,0 +1,32 @@
+rule train:
+    input:
+        train=lambda wc: f"results/data/{experiment_task(wc)}/train.parquet",
+        valid=lambda wc: f"results/data/{experiment_task(wc)}/valid.parquet",
+        vocab=lambda wc: f"results/data/{experiment_task(wc)}/vocab.json",
+    output:
+        # the model is written last: its presence means the job finished
+        metrics="results/models/{experiment}/{chunk}/metrics.csv",
+        model="results/models/{experiment}/{chunk}/model.pt",
+    params:
+        spec=lambda wc: json_arg(cfglib.experiment_spec(config, wc.experiment)),
+        seeds=lambda wc: " ".join(map(str, SEED_CHUNKS[wc.chunk])),
+        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        # checkpoints live outside the outputs so a killed job's rerun finds them
+        ckpt_dir="results/checkpoints/{experiment}/{chunk}",
+        device=config["device"],
+    threads: config["threads"]
+    resources:
+        gpu=1,
+        mem_mb=4000,
+        runtime=240,
+    retries: 1
+    log:
+        "results/logs/train/{experiment}/{chunk}.log",
+    benchmark:
+        "results/benchmarks/train/{experiment}/{chunk}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
+        " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
+        " --device {params.device} --threads {threads} > {log} 2>&1"
