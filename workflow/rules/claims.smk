@@ -1,17 +1,10 @@
-def claim_summaries():
-    return {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
-
-
 rule claims:
     input:
         list(claim_summaries().values()),
     output:
         report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
     params:
-        summaries=" ".join(
-            shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{path}")
-            for (name, path), exp in zip(claim_summaries().items(), config["experiments"].values())
-        ),
+        summaries=claim_summary_args(),
         confidence=config["claims"]["confidence"],
     log:
         "results/logs/claims.log",

@@ -45,3 +45,15 @@ def all_figures():
     if "aitken2021_fig2" in config["figures"]:
         out += expand("results/figures/aitken2021/fig2{panel}.{ext}", panel=["a", "b"], ext=["png", "pdf"])
     return out
+
+
+def claim_summaries():
+    return {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+
+
+def claim_summary_args():
+    """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
+    return " ".join(
+        shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}")
+        for name, exp in config["experiments"].items()
+    )

@@ -33,6 +33,18 @@ def principal_axes(x: np.ndarray, k: int = 2) -> tuple[np.ndarray, np.ndarray, n
     return mean, vt[:k], var[:k] / var.sum()
 
 
+def word_palette(source_words: list[str], target_words: list[str]) -> dict[str, tuple]:
+    """The i-th source word and the i-th target word share a colour (A and 1 in one-to-one); specials are purple."""
+    specials = {"<sos>", "<eos>", "<pad>"}
+    colors = [c for i, c in enumerate(sns.color_palette("tab10")) if i != 4]  # tab10's purple is the specials'
+    palette = {w: SPECIAL_COLOR for w in specials}
+    for words in (source_words, target_words):
+        plain = [w for w in words if w not in specials]
+        cycle = colors if len(plain) <= len(colors) else sns.color_palette("husl", len(plain))
+        palette.update({w: cycle[i] for i, w in enumerate(plain)})
+    return palette
+
+
 def fig2a(temporal: pd.DataFrame, title: str = "") -> plt.Figure:
     enc = temporal[temporal.side == "encoder"].sort_values("pos")
     dec = temporal[temporal.side == "decoder"].sort_values("pos")
@@ -65,11 +77,7 @@ def fig2b(input_comp: pd.DataFrame, input_delta: pd.DataFrame, readout: pd.DataF
     """``readout``: rows (token, weight0..) of one seed; ``readout_part`` the columns acting on c_s (or h_s^D)."""
     chi_e = input_comp[input_comp.side == "encoder"]
     mean, axes, ratio = principal_axes(_vectors(chi_e, "chi"))
-    words = sorted(set(input_delta.token) | set(readout.token) - {"<pad>"})
-    specials = {"<sos>", "<eos>", "<pad>"}
-    plain = [w for w in words if w not in specials]
-    palette = dict(zip(plain, sns.color_palette("tab10" if len(plain) <= 10 else "husl", len(plain))))
-    palette.update({w: SPECIAL_COLOR for w in specials})
+    palette = word_palette(list(chi_e.token), list(readout.token))
     rng = np.random.default_rng(seed)
     fig, ax = plt.subplots(figsize=(5.5, 5))
     for side, alpha, marker in (("encoder", 0.25, "o"), ("decoder", 0.6, ".")):

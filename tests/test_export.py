@@ -1,0 +1,78 @@
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+import torch
+
+from attnrepro import tasks
+from attnrepro.analysis.aitken import analyze_seed
+from attnrepro.data import Vocab, encode
+from attnrepro.export import export_activations, states, vectors
+from attnrepro.io import write_parquet
+from attnrepro.model import EncoderDecoder, ModelConfig
+
+
+@pytest.fixture
+def exported(tiny_task, tmp_path):
+    splits = tasks.generate(tiny_task)
+    vocab = Vocab.from_words(*tasks.words(tiny_task))
+    test = encode(splits["test"], vocab)
+    model = EncoderDecoder(ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt)), [4, 9])
+    tables = export_activations(model, test, vocab)
+    for name, t in tables.items():
+        write_parquet(t, tmp_path / f"{name}.parquet")
+    return model, test, vocab, tmp_path
+
+
+def test_tables_read_with_plain_pandas(exported):
+    model, test, vocab, path = exported
+    enc = pd.read_parquet(path / "encoder.parquet")
+    dec = pd.read_parquet(path / "decoder.parquet")
+    ro = pd.read_parquet(path / "readout.parquet")
+    n_enc = int(test.src_len.sum())
+    assert len(enc) == 2 * n_enc and set(enc.seed) == {4, 9}
+    assert len(dec) == 2 * int(test.tgt_len.sum())
+    assert len(ro) == 2 * len(vocab.tgt)
+    assert list(enc.columns) == ["seed", "example", "t", "token", "src_len", "h"]
+    assert len(enc.h.iloc[0]) == 8 and len(ro.weight.iloc[0]) == 16
+    # the last encoder row of each example reads <eos>; the first decoder row reads <sos>
+    last = enc[enc.t == enc.src_len - 1]
+    assert (last.token == "<eos>").all()
+    assert (dec[dec.s == 0].token == "<sos>").all()
+    # attention rows cover exactly the real source positions and sum to one
+    lengths = dec.alpha.map(len).to_numpy()
+    assert (lengths == test.src_len.numpy()[dec.example.to_numpy()]).all()
+    np.testing.assert_allclose(dec.alpha.map(np.sum), 1.0, rtol=1e-5)
+
+
+def test_exported_states_equal_the_model_cache(exported):
+    model, test, vocab, path = exported
+    table = pq.read_table(path / "encoder.parquet")
+    meta, h = states(table, 9, ("example", "t"))
+    n = model.n_seeds
+    with torch.no_grad():
+        _, cache = model.run_with_cache(test.src.expand(n, *test.src.shape), test.src_len.expand(n, -1),
+                                        test.tgt_in.expand(n, *test.tgt_in.shape))
+    expected = cache["encoder.h"][1][meta.example.to_numpy(copy=True), meta.t.to_numpy(copy=True)].numpy()
+    np.testing.assert_array_equal(h, expected)
+    ro = pq.read_table(path / "readout.parquet")
+    np.testing.assert_array_equal(vectors(ro, "weight")[: len(vocab.tgt)], model.readout.weight[0].detach().numpy().T)
+
+
+def test_analysis_of_an_export(exported):
+    model, test, vocab, path = exported
+    enc, dec = pq.read_table(path / "encoder.parquet"), pq.read_table(path / "decoder.parquet")
+    em, eh = states(enc, 4, ("example", "t"))
+    dm, dh = states(dec, 4, ("example", "s"))
+    out = analyze_seed(em, eh, dm, dh, list(vocab.src), list(vocab.tgt), has_attention=True)
+    assert set(out) == {"temporal", "input", "input_delta", "terms", "summary"}
+    s = out["summary"].iloc[0]
+    shares = [s[c] for c in out["summary"].columns if c.startswith("share_") and c != "share_mu_input"]
+    assert sum(shares) == pytest.approx(1.0)
+    # the alignment recomputed from the exported states equals the model's own scores at t*
+    scores = dec.to_pandas()
+    scores = scores[scores.seed == 4].sort_values(["example", "s"]).reset_index(drop=True)
+    terms = out["terms"]
+    model_a = [row.scores[t] for row, t in zip(scores.itertuples(), terms.t_star)]
+    np.testing.assert_allclose(terms.a, model_a, rtol=1e-4, atol=1e-5)
+    assert (terms.t_star.to_numpy() == [np.argmax(r) for r in scores.scores]).all()

@@ -1,0 +1,139 @@
+import pytest
+import torch
+
+from attnrepro.model import EncoderDecoder, ModelConfig
+
+V_SRC, V_TGT = 5, 6
+
+
+def batch(n_seeds=1, b=4, t=7, s=7, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    src = torch.randint(2, V_SRC, (n_seeds, b, t), generator=g)
+    src_len = torch.tensor([t, t - 2, 3, t - 1])[:b].expand(n_seeds, b).clone()
+    for k in range(b):
+        src[:, k, src_len[0, k] - 1] = 1  # <eos>
+        src[:, k, src_len[0, k]:] = 0
+    tgt_in = torch.randint(1, V_TGT, (n_seeds, b, s), generator=g)
+    return src, src_len, tgt_in
+
+
+def model(arch, seeds=(0,), hidden=8):
+    dim = 16 if arch == "ao" else 0
+    return EncoderDecoder(ModelConfig(arch, "gru", hidden, V_SRC, V_TGT, input_dim=dim, max_positions=16), list(seeds))
+
+
+@pytest.mark.parametrize("arch", ["ved", "aed", "ao"])
+def test_shapes_and_cache(arch):
+    m = model(arch, seeds=(0, 1, 2))
+    src, src_len, tgt_in = batch(3)
+    logits, cache = m.run_with_cache(src, src_len, tgt_in)
+    assert logits.shape == (3, 4, 7, V_TGT)
+    assert cache["encoder.h"].shape == (3, 4, 7, 8)
+    assert cache["decoder.h"].shape == (3, 4, 7, 8)
+    if arch == "ved":
+        assert "attention.alpha" not in cache
+    else:
+        assert cache["attention.alpha"].shape == (3, 4, 7, 7)
+        torch.testing.assert_close(cache["attention.alpha"].sum(-1), torch.ones(3, 4, 7))
+    pred = m.greedy_decode(src, src_len, 5, sos=1)
+    assert pred.shape == (3, 4, 5) and pred.dtype == torch.long
+
+
+@pytest.mark.parametrize("arch", ["aed", "ao"])
+def test_attention_is_zero_beyond_the_input(arch):
+    m = model(arch)
+    src, src_len, tgt_in = batch()
+    _, cache = m.run_with_cache(src, src_len, tgt_in)
+    alpha = cache["attention.alpha"][0]
+    for k, n in enumerate(src_len[0].tolist()):
+        assert (alpha[k, :, n:] == 0).all()
+        assert (alpha[k, :, :n] > 0).all()
+
+
+def test_aed_scores_are_dot_products():
+    m = model("aed")
+    src, src_len, tgt_in = batch()
+    _, cache = m.run_with_cache(src, src_len, tgt_in)
+    expected = cache["decoder.h"] @ cache["encoder.h"].transpose(-1, -2)
+    torch.testing.assert_close(cache["attention.scores"], expected)
+
+
+def test_encoder_holds_its_state_after_eos():
+    m = model("aed")
+    src, src_len, tgt_in = batch()
+    enc_h, final = m.encode(src, src_len)
+    for k, n in enumerate(src_len[0].tolist()):
+        for t in range(n, src.shape[-1]):
+            assert torch.equal(enc_h[0, k, t], enc_h[0, k, n - 1])
+        assert torch.equal(final[0, k], enc_h[0, k, n - 1])
+
+
+def test_padding_does_not_change_real_positions():
+    m = model("aed")
+    src, src_len, tgt_in = batch()
+    short = src[..., :7]
+    wide = torch.cat([short, torch.zeros(1, 4, 5, dtype=torch.long)], -1)
+    a, _ = m.run_with_cache(short, src_len, tgt_in)
+    b, _ = m.run_with_cache(wide, src_len, tgt_in)
+    torch.testing.assert_close(a, b)
+
+
+def test_ao_has_no_recurrence():
+    """Changing an earlier input word leaves later AO states untouched (VED/AED states change)."""
+    src, src_len, tgt_in = batch()
+    changed = src.clone()
+    changed[0, 0, 0] = 2 if src[0, 0, 0] != 2 else 3
+    for arch, same in (("ao", True), ("aed", False)):
+        m = model(arch)
+        h1 = m.encode(src, src_len)[0][0, 0, 1:]
+        h2 = m.encode(changed, src_len)[0][0, 0, 1:]
+        assert torch.equal(h1, h2) is same
+
+
+def test_decoder_first_step_starts_from_encoder_final_state():
+    """VED's decoder depends on the source only through the encoder's final state."""
+    m = model("ved")
+    src, src_len, tgt_in = batch()
+    changed = src.clone()
+    changed[0, 0, 0] = 2 if src[0, 0, 0] != 2 else 3
+    l1 = m(src, src_len, tgt_in)[0, 0]
+    l2 = m(changed, src_len, tgt_in)[0, 0]
+    assert not torch.allclose(l1, l2)
+
+
+@pytest.mark.parametrize("arch", ["ved", "aed", "ao"])
+def test_stacked_seeds_equal_separate_models(arch):
+    stacked = model(arch, seeds=(3, 5))
+    src, src_len, tgt_in = batch(2)
+    logits = stacked(src, src_len, tgt_in)
+    for k, seed in enumerate((3, 5)):
+        single = model(arch, seeds=(seed,))
+        torch.testing.assert_close(logits[k : k + 1], single(src[k : k + 1], src_len[k : k + 1], tgt_in[k : k + 1]))
+
+
+def test_different_seeds_differ():
+    a, b = model("aed", seeds=(0,)), model("aed", seeds=(1,))
+    assert not torch.equal(a.encoder.w_h, b.encoder.w_h)
+
+
+def test_gru_cell_matches_torch():
+    from attnrepro.cells import GRUCell
+
+    cell = GRUCell(1, 5, 8)
+    ref = torch.nn.GRUCell(5, 8)
+    with torch.no_grad():
+        ref.weight_ih.copy_(cell.w_x[0].T)
+        ref.weight_hh.copy_(cell.w_h[0].T)
+        ref.bias_ih.copy_(cell.b_x[0, 0])
+        ref.bias_hh.copy_(cell.b_h[0, 0])
+    x, h = torch.randn(3, 5), torch.randn(3, 8)
+    gx = cell.input_projection(x[None, :, None, :])[:, :, 0]
+    torch.testing.assert_close(cell.step(gx, h[None])[0], ref(x, h))
+
+
+def test_ao_rejects_too_long_sequences():
+    m = model("ao")
+    src, src_len, tgt_in = batch(t=7)
+    long = torch.zeros(1, 4, 20, dtype=torch.long)
+    with pytest.raises(ValueError, match="max_positions"):
+        m.encode(long, src_len)

@@ -1,0 +1,97 @@
+"""The smoke config end to end with Snakemake in a temporary directory (marked slow; CI runs it)."""
+
+import re
+import shutil
+
+import matplotlib.image as mpimg
+import numpy as np
+import pandas as pd
+import pytest
+
+from conftest import snakemake
+
+pytestmark = pytest.mark.slow
+
+STAGES = ["data", "train", "export", "analyze", "figure_aitken2021_fig2", "claims", "all"]
+
+
+@pytest.fixture(scope="module")
+def smoke_run(root, tmp_path_factory):
+    work = tmp_path_factory.mktemp("smoke")
+    shutil.copy(root / "config" / "smoke.yaml", work / "smoke.yaml")
+    dry = snakemake("-n", "--configfile", "smoke.yaml", cwd=work)
+    snakemake("--cores", "2", "--configfile", "smoke.yaml", cwd=work, timeout=300)
+    return work, dry.stdout
+
+
+def test_dry_run_lists_every_stage_in_order(smoke_run):
+    _, dry = smoke_run
+    stats = dry[dry.index("Job stats"):]
+    counts = dict(re.findall(r"^(\w+)\s+(\d+)$", stats, flags=re.M))
+    assert [s for s in STAGES if s in counts] == STAGES
+    assert counts["train"] == "2" and counts["export"] == "2"  # two seed groups of one seed each
+
+
+def test_figures_exist_and_are_not_blank(smoke_run):
+    work, _ = smoke_run
+    for panel in ("a", "b"):
+        png = work / "results" / "figures" / "aitken2021" / f"fig2{panel}.png"
+        pdf = png.with_suffix(".pdf")
+        assert png.stat().st_size > 20_000 and pdf.stat().st_size > 5_000
+        img = mpimg.imread(png)
+        assert img.shape[0] > 300 and img.shape[1] > 300
+        assert img[..., :3].std() > 0.05  # something is drawn
+        assert (img[..., :3].reshape(-1, 3).round(1) != 1).any(axis=1).mean() > 0.05
+
+
+def test_claims_row_has_a_verdict(smoke_run):
+    work, _ = smoke_run
+    claims = pd.read_csv(work / "results" / "claims.csv")
+    row = claims[claims.claim_id == "one_to_one_temporal_alignment"].iloc[0]
+    assert row.paper == "aitken2021" and row.n_seeds == 2
+    assert 0 < row.measured_mean < 1 and row.ci_low <= row.measured_mean <= row.ci_high
+    assert row.verdict in {"reproduced", "not reproduced", "inconclusive"}
+
+
+def test_every_rule_logged_and_benchmarked(smoke_run):
+    work, _ = smoke_run
+    logs = list((work / "results" / "logs").rglob("*.log"))
+    benches = list((work / "results" / "benchmarks").rglob("*.tsv"))
+    assert len(logs) >= 9 and len(benches) >= 9
+    train_log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0.log").read_text()
+    assert "train:" in train_log and "final token accuracy" in train_log  # the progress bar and summary
+
+
+def test_metrics_and_activations_are_plain_parquet(smoke_run):
+    work, _ = smoke_run
+    metrics = pd.read_csv(work / "results" / "models" / "aed_gru_one_to_one" / "s1" / "metrics.csv")
+    assert set(metrics.seed) == {1} and metrics.step.max() == 40
+    enc = pd.read_parquet(work / "results" / "activations" / "aed_gru_one_to_one" / "s1" / "encoder.parquet")
+    assert np.stack(enc.h.to_numpy()).shape == (len(enc), 16)
+
+
+def test_rerun_has_nothing_to_do(smoke_run):
+    work, _ = smoke_run
+    proc = snakemake("-n", "--configfile", "smoke.yaml", cwd=work)
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_one_figure_reruns_alone(smoke_run):
+    work, _ = smoke_run
+    proc = snakemake("-n", "--configfile", "smoke.yaml", "--forcerun", "results/figures/aitken2021/fig2a.png",
+                     "results/figures/aitken2021/fig2a.png", cwd=work)
+    stats = proc.stdout[proc.stdout.index("Job stats"):]
+    assert re.search(r"^figure_aitken2021_fig2\s+1$", stats, flags=re.M)
+    assert "train " not in stats and "export " not in stats
+
+
+def test_report_builds(smoke_run):
+    work, _ = smoke_run
+    snakemake("--configfile", "smoke.yaml", "--report", "results/report.html", cwd=work, timeout=300)
+    html = (work / "results" / "report.html").read_text(errors="ignore")
+    assert "fig2a.png" in html and "claims.csv" in html
+
+
+def test_lint_is_clean(root, tmp_path):
+    proc = snakemake("--lint", cwd=root, check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
