@@ -59,7 +59,6 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
     src_words, tgt_words = np.array(vocab.src, dtype=object), np.array(vocab.tgt, dtype=object)
 
     s_len, t_len = data.src_len.numpy(), data.tgt_len.numpy()
-    m = len(data)
     enc_ex, enc_t = np.nonzero(np.arange(data.src.shape[1])[None, :] < s_len[:, None])
     dec_ex, dec_s = np.nonzero(np.arange(data.tgt_in.shape[1])[None, :] < t_len[:, None])
     enc_h, dec_h = cache["encoder.h"].cpu().numpy(), cache["decoder.h"].cpu().numpy()
@@ -101,7 +100,6 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
             "weight": _vectors(w),
             "bias": pa.array(model.readout.bias[k, 0].cpu().numpy().astype(np.float32)),
         }))
-    assert m == data.src.shape[0]
     return {"encoder": pa.concat_tables(enc_tables), "decoder": pa.concat_tables(dec_tables),
             "readout": pa.concat_tables(readout_tables)}
 

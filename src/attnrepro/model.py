@@ -103,13 +103,14 @@ class EncoderDecoder(nn.Module):
         return len(self.seeds)
 
     # -- inputs ---------------------------------------------------------------------------------------------
-    def _embed(self, tokens: torch.Tensor, vocab: int, dim: int, pe: torch.Tensor | None) -> torch.Tensor:
+    def _embed(self, tokens: torch.Tensor, dim: int, pe: torch.Tensor | None, offset: int = 0) -> torch.Tensor:
+        """One-hot inputs [S,B,L,dim], plus the positional code of positions offset.. (AO)."""
         x = F.one_hot(tokens, dim).float()
         if pe is not None:
-            length = tokens.shape[-1]
-            if length > pe.shape[1]:
-                raise ValueError(f"sequence length {length} exceeds max_positions {pe.shape[1]}")
-            x = x + pe[:, None, :length, :]
+            end = offset + tokens.shape[-1]
+            if end > pe.shape[1]:
+                raise ValueError(f"sequence length {end} exceeds max_positions {pe.shape[1]}")
+            x = x + pe[:, None, offset:end, :]
         return x
 
     @staticmethod
@@ -122,7 +123,7 @@ class EncoderDecoder(nn.Module):
     # -- encoder ---------------------------------------------------------------------------------------------
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoder hidden states [S,B,T,H] and the state the decoder starts from."""
-        x = self._embed(src, self.cfg.src_vocab, self.src_dim, getattr(self, "pe_src", None))
+        x = self._embed(src, self.src_dim, getattr(self, "pe_src", None))
         gx = self.encoder.input_projection(x)
         n, b, t_max, _ = gx.shape
         state = self.encoder.initial_state(n, b, device=src.device)
@@ -158,7 +159,7 @@ class EncoderDecoder(nn.Module):
     def run_with_cache(self, src, src_len, tgt_in) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Teacher-forced pass. ``src`` [S,B,T], ``src_len`` [S,B], ``tgt_in`` [S,B,S'] -> logits [S,B,S',V]."""
         enc_h, state = self.encode(src, src_len)
-        x = self._embed(tgt_in, self.cfg.tgt_vocab, self.tgt_dim, getattr(self, "pe_tgt", None))
+        x = self._embed(tgt_in, self.tgt_dim, getattr(self, "pe_tgt", None))
         gx = self.decoder.input_projection(x)
         if self.cfg.arch == "ao":
             dec_h = self._feed_forward(self.decoder, gx)
@@ -191,9 +192,7 @@ class EncoderDecoder(nn.Module):
         word = torch.full((n, b, 1), sos, dtype=torch.long, device=src.device)
         out = []
         for s in range(n_steps):
-            x = F.one_hot(word, self.tgt_dim).float()
-            if pe is not None:
-                x = x + pe[:, None, s : s + 1, :]
+            x = self._embed(word, self.tgt_dim, pe, offset=s)
             new = self.decoder.step(self.decoder.input_projection(x)[:, :, 0], state)
             dec_h = self.decoder.output(new)[:, :, None]
             context = None

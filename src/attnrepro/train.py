@@ -11,6 +11,7 @@ to an uninterrupted run.
 
 from __future__ import annotations
 
+import hashlib
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
@@ -23,6 +24,7 @@ from tqdm import tqdm
 
 from .config import TrainConfig, fingerprint
 from .data import Encoded
+from .errors import AttnReproError
 from .io import atomic_path
 from .model import EncoderDecoder, ModelConfig
 from .stacked import clip_grad_norm_per_seed
@@ -99,8 +101,6 @@ def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
 
 
 def data_fingerprint(data: Encoded) -> str:
-    import hashlib
-
     h = hashlib.sha256()
     for t in (data.src, data.tgt_in, data.tgt_out):
         h.update(t.numpy().tobytes())
@@ -178,8 +178,6 @@ def save_model(model: EncoderDecoder, vocab: dict, path: str | Path) -> None:
 
 
 def load_model(path: str | Path, device="cpu") -> tuple[EncoderDecoder, dict]:
-    from .errors import AttnReproError
-
     path = Path(path)
     if not path.exists():
         raise AttnReproError(f"{path}: model file not found")
