@@ -116,21 +116,6 @@ def test_different_seeds_differ():
     assert not torch.equal(a.encoder.w_h, b.encoder.w_h)
 
 
-def test_gru_cell_matches_torch():
-    from attnrepro.cells import GRUCell
-
-    cell = GRUCell(1, 5, 8)
-    ref = torch.nn.GRUCell(5, 8)
-    with torch.no_grad():
-        ref.weight_ih.copy_(cell.w_x[0].T)
-        ref.weight_hh.copy_(cell.w_h[0].T)
-        ref.bias_ih.copy_(cell.b_x[0, 0])
-        ref.bias_hh.copy_(cell.b_h[0, 0])
-    x, h = torch.randn(3, 5), torch.randn(3, 8)
-    gx = cell.input_projection(x[None, :, None, :])[:, :, 0]
-    torch.testing.assert_close(cell.step(gx, h[None])[0], ref(x, h))
-
-
 def test_ao_rejects_too_long_sequences():
     m = model("ao")
     src, src_len, tgt_in = batch(t=7)

@@ -82,3 +82,12 @@ def test_encode_rejects_unknown_word():
     vocab = Vocab.from_words(["A"], ["1"])
     with pytest.raises(ValueError, match="'Z'"):
         encode(pd.DataFrame({"src": [["A", "Z"]], "tgt": [["1", "1"]]}), vocab)
+
+
+def test_escan_task_through_the_registry():
+    task = dict(kind="escan", min_len=15, max_len=20, n_train=40, n_valid=5, n_test=5, seed=2)
+    splits = tasks.generate(task)
+    src_words, tgt_words = tasks.words(task)
+    assert "<.>" in src_words and "I_TURN_LEFT" in tgt_words and "I_LOOK" not in tgt_words
+    enc = encode(splits["train"], Vocab.from_words(src_words, tgt_words))  # every word is in the vocabulary
+    assert enc.src_len.min() >= 16 and enc.src_len.max() <= 21

@@ -63,6 +63,9 @@ def check(config: dict[str, Any]) -> None:
         if exp["task"] not in tasks:
             raise AttnReproError(f"experiments.{name}.task: unknown task {exp['task']!r}; defined: {sorted(tasks)}")
         model = exp["model"]
+        if model["cell"] == "ff" and model["arch"] != "ao":
+            raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
+                                 f"works only with arch 'ao', not {model['arch']!r}")
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")

@@ -7,41 +7,59 @@ size of one split never changes the others.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 import pandas as pd
 
+from . import escan as _escan
 from . import one_to_one as _one_to_one
 from . import sort as _sort
 
 SPLITS = ("train", "valid", "test")
 
-# kind -> (generator, source words, target words)
-KINDS = {
-    "one_to_one": (lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s),
-                   _one_to_one.source_words, _one_to_one.target_words),
-    "reversed": (lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s,
-                                                        reverse=True),
-                 _one_to_one.source_words, _one_to_one.target_words),
-    "sort": (lambda c, n, s: _sort.sort(c["n_words"], c["min_len"], c["max_len"], n, s),
-             _sort.source_words, _sort.target_words),
+Pairs = tuple[list[list[str]], list[list[str]]]
+
+
+@dataclass(frozen=True)
+class Kind:
+    generate: Callable[[dict[str, Any], int, int], Pairs]     # (task config, n, seed) -> (sources, targets)
+    words: Callable[[dict[str, Any]], tuple[list[str], list[str]]]  # task config -> (source, target) words
+
+
+def _escan_args(c):
+    return c.get("words", list(_escan.DEFAULT_WORDS)), c.get("separator", "<.>")
+
+
+KINDS: dict[str, Kind] = {
+    "one_to_one": Kind(
+        lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s),
+        lambda c: (_one_to_one.source_words(c["n_words"]), _one_to_one.target_words(c["n_words"]))),
+    "reversed": Kind(
+        lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s, reverse=True),
+        lambda c: (_one_to_one.source_words(c["n_words"]), _one_to_one.target_words(c["n_words"]))),
+    "sort": Kind(
+        lambda c, n, s: _sort.sort(c["n_words"], c["min_len"], c["max_len"], n, s),
+        lambda c: (_sort.source_words(c["n_words"]), _sort.target_words(c["n_words"]))),
+    "escan": Kind(
+        lambda c, n, s: _escan.escan(c["min_len"], c["max_len"], n, s, *_escan_args(c)),
+        lambda c: (_escan.source_words(*_escan_args(c)), _escan.target_words(*_escan_args(c)))),
 }
 
 
 def generate(task: dict[str, Any]) -> dict[str, pd.DataFrame]:
     """Generate every split of ``task``; returns ``{split: DataFrame(src, tgt)}`` with lists of words."""
-    generator = KINDS[task["kind"]][0]
+    kind = KINDS[task["kind"]]
     children = np.random.SeedSequence(task["seed"]).spawn(len(SPLITS))
     out = {}
     for split, child in zip(SPLITS, children):
         seed = int(child.generate_state(1)[0])
-        src, tgt = generator(task, task[f"n_{split}"], seed)
+        src, tgt = kind.generate(task, task[f"n_{split}"], seed)
         out[split] = pd.DataFrame({"src": src, "tgt": tgt})
     return out
 
 
 def words(task: dict[str, Any]) -> tuple[list[str], list[str]]:
     """The task's source and target words (without the special tokens)."""
-    _, src_words, tgt_words = KINDS[task["kind"]]
-    return src_words(task["n_words"]), tgt_words(task["n_words"])
+    return KINDS[task["kind"]].words(task)

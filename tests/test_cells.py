@@ -1,0 +1,75 @@
+"""Each cell's equations, checked against PyTorch's own cells or the formula written out."""
+
+import pytest
+import torch
+
+from attnrepro.cells import CELLS, FeedForwardCell, GRUCell, LSTMCell, UGRNNCell
+from attnrepro.model import EncoderDecoder, ModelConfig
+from attnrepro.stacked import init_stacked
+
+
+def made(cell):
+    init_stacked(cell, [0])  # parameters are created empty; the model initialises them per seed
+    return cell
+
+
+def one_step(cell, x, state):
+    gx = cell.input_projection(x[None, :, None, :])[:, :, 0]
+    return cell.step(gx, state[None])[0]
+
+
+def test_gru_matches_torch():
+    cell, ref = made(GRUCell(1, 5, 8)), torch.nn.GRUCell(5, 8)
+    with torch.no_grad():
+        ref.weight_ih.copy_(cell.w_x[0].T)
+        ref.weight_hh.copy_(cell.w_h[0].T)
+        ref.bias_ih.copy_(cell.b_x[0, 0])
+        ref.bias_hh.copy_(cell.b_h[0, 0])
+    x, h = torch.randn(3, 5), torch.randn(3, 8)
+    torch.testing.assert_close(one_step(cell, x, h), ref(x, h))
+
+
+def test_lstm_matches_torch():
+    cell, ref = made(LSTMCell(1, 5, 8)), torch.nn.LSTMCell(5, 8)
+    with torch.no_grad():
+        ref.weight_ih.copy_(cell.w_x[0].T)
+        ref.weight_hh.copy_(cell.w_h[0].T)
+        ref.bias_ih.copy_(cell.b_x[0, 0])
+        ref.bias_hh.copy_(cell.b_h[0, 0])
+    x, h, c = torch.randn(3, 5), torch.randn(3, 8), torch.randn(3, 8)
+    new = one_step(cell, x, torch.cat([h, c], -1))
+    h_ref, c_ref = ref(x, (h, c))
+    torch.testing.assert_close(new[:, :8], h_ref)
+    torch.testing.assert_close(new[:, 8:], c_ref)
+    torch.testing.assert_close(cell.output(new), h_ref)
+
+
+def test_ugrnn_equations():
+    cell = made(UGRNNCell(1, 5, 8))
+    x, h = torch.randn(3, 5), torch.randn(3, 8)
+    w_x, w_h, b = cell.w_x[0], cell.w_h[0], cell.b_x[0, 0]
+    g = torch.sigmoid(x @ w_x[:, :8] + h @ w_h[:, :8] + b[:8])
+    c = torch.tanh(x @ w_x[:, 8:] + h @ w_h[:, 8:] + b[8:])
+    torch.testing.assert_close(one_step(cell, x, h), g * h + (1 - g) * c)
+
+
+def test_feed_forward_ignores_the_state():
+    cell = made(FeedForwardCell(1, 5, 8))
+    x = torch.randn(3, 5)
+    a, b = one_step(cell, x, torch.zeros(3, 8)), one_step(cell, x, torch.randn(3, 8))
+    torch.testing.assert_close(a, b)
+    torch.testing.assert_close(a, torch.tanh(x @ cell.w_x[0] + cell.b_x[0, 0]))
+
+
+WIRINGS = [(c, a) for c in sorted(CELLS) for a in ("ved", "aed", "ao") if c != "ff" or a == "ao"]  # ff is AO-only
+
+
+@pytest.mark.parametrize("cell, arch", WIRINGS)
+def test_every_cell_in_every_wiring(cell, arch):
+    m = EncoderDecoder(ModelConfig(arch, cell, 6, 5, 6, input_dim=16 if arch == "ao" else 0), [0, 1])
+    src = torch.randint(2, 5, (2, 3, 7))
+    src_len = torch.full((2, 3), 7)
+    logits, cache = m.run_with_cache(src, src_len, torch.randint(1, 6, (2, 3, 5)))
+    assert logits.shape == (2, 3, 5, 6) and cache["encoder.h"].shape == (2, 3, 7, 6)
+    logits.sum().backward()
+    assert all(p.grad is not None for p in m.parameters())

@@ -1,0 +1,60 @@
+import subprocess
+import sys
+
+from attnrepro.tasks import scan
+
+
+def test_counts():
+    assert len(scan.v_phrases()) == 34
+    assert len(scan.s_phrases()) == 102
+    cmds = scan.commands()
+    assert len(cmds) == 20_910 and len(set(cmds)) == 20_910
+
+
+def test_tricky_commands():
+    assert scan.interpret("turn opposite left") == ["I_TURN_LEFT", "I_TURN_LEFT"]
+    assert scan.interpret("turn around right") == ["I_TURN_RIGHT"] * 4
+    assert scan.interpret("jump around right thrice after walk") == (
+        ["I_WALK"] + ["I_TURN_RIGHT", "I_JUMP"] * 12)
+    assert scan.interpret("run left") == ["I_TURN_LEFT", "I_RUN"]
+    assert scan.interpret("walk opposite right twice") == ["I_TURN_RIGHT", "I_TURN_RIGHT", "I_WALK"] * 2
+    assert scan.interpret("look and turn left") == ["I_LOOK", "I_TURN_LEFT"]
+    assert scan.interpret("look after turn left") == ["I_TURN_LEFT", "I_LOOK"]
+    assert scan.interpret("jump thrice") == ["I_JUMP"] * 3
+
+
+def test_longest_output_is_48_actions():
+    # "x around dir thrice" gives 24 actions; two of them joined give the SCAN maximum of 48
+    assert max(len(scan.interpret(c)) for c in scan.commands()) == 48
+
+
+def test_command_line_prints_the_release_format():
+    out = subprocess.run([sys.executable, "-m", "attnrepro.tasks.scan"], capture_output=True, text=True, check=True)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 20_910
+    assert "IN: turn opposite left OUT: I_TURN_LEFT I_TURN_LEFT" in lines
+    assert all(line.startswith("IN: ") and " OUT: " in line for line in lines)
+
+
+def test_escan_lengths_words_and_alignment():
+    from attnrepro.tasks import escan
+
+    src, tgt = escan.escan(15, 20, 300, seed=4)
+    assert len(src) == 300
+    assert all(15 <= len(s) <= 20 for s in src)
+    assert set(w for s in src for w in s) <= set(escan.DEFAULT_WORDS) | {"<.>"}
+    for s, t in zip(src, tgt):
+        # splitting at the separator gives commands whose interpretations are the output's pieces
+        s_parts = " ".join(s).split(" <.> ")
+        t_parts = " ".join(t).split(" <.> ")
+        assert len(s_parts) == len(t_parts)
+        for a, b in zip(s_parts, t_parts):
+            assert scan.interpret(a) == b.split()
+            assert "left twice" not in a
+
+
+def test_escan_is_seeded():
+    from attnrepro.tasks import escan
+
+    assert escan.escan(15, 20, 5, seed=1) == escan.escan(15, 20, 5, seed=1)
+    assert escan.escan(15, 20, 5, seed=1) != escan.escan(15, 20, 5, seed=2)
