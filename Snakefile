@@ -20,6 +20,7 @@ include: "workflow/rules/export.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/archive.smk"
 
 
 report: "workflow/report/workflow.rst"
@@ -29,11 +30,11 @@ localrules:
     all,
     figure_aitken2021_fig2,
     claims,
+    archive,
+    verify,
 
 
 rule all:
     input:
-        expand("results/data/{task}/vocab.json", task=config["tasks"]),
-        all_figures(),
-        "results/claims.csv",
+        final_targets(),
     default_target: True

@@ -31,3 +31,25 @@ def snakemake(*args, cwd, check=True, timeout=600) -> subprocess.CompletedProces
 @pytest.fixture
 def tiny_task():
     return dict(kind="one_to_one", n_words=3, min_len=4, max_len=7, n_train=200, n_valid=16, n_test=16, seed=3)
+
+
+@pytest.fixture(scope="session")
+def smoke_run(tmp_path_factory):
+    """The smoke config run once end to end in a temporary directory; returns (directory, dry-run output)."""
+    import shutil
+
+    work = tmp_path_factory.mktemp("smoke")
+    shutil.copy(ROOT / "config" / "smoke.yaml", work / "smoke.yaml")
+    dry = snakemake("-n", "--configfile", "smoke.yaml", cwd=work)
+    snakemake("--cores", "2", "--configfile", "smoke.yaml", cwd=work, timeout=300)
+    return work, dry.stdout
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """The 'Job stats' table of a snakemake (dry-)run: rule -> number of jobs."""
+    import re
+
+    if "Job stats" not in output:
+        return {}
+    stats = output[output.index("Job stats"):]
+    return {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", stats, flags=re.M) if rule != "total"}

@@ -13,13 +13,21 @@ side, ``inconclusive`` otherwise (and always with fewer than two seeds, where no
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from scipy import stats
 
 COLUMNS = ["paper", "claim_id", "description", "reference_value", "measured_mean", "ci_low", "ci_high",
-           "n_seeds", "verdict", "experiment", "rule"]
+           "n_seeds", "verdict", "experiment", "rule", "figure"]
+
+PAPERS = {
+    "aitken2021": "Aitken et al. 2021, Understanding How Encoder-Decoder Architectures Attend",
+    "snell2021": "Snell et al. 2021, Approximating How Single Head Attention Learns",
+    "kobayashi2020": "Kobayashi et al. 2020, Attention Module is Not Only a Weight",
+    "blog003": "Background post on the attention mechanism",
+}
 
 
 @dataclass(frozen=True)
@@ -33,6 +41,7 @@ class Claim:
     task_kinds: tuple[str, ...]    # experiments this claim is tested on
     archs: tuple[str, ...]
     reference_value: float | None = None  # the paper's own number, where it prints one
+    figure: str = ""               # the figure that shows it, relative to results/
 
     @property
     def rule(self) -> str:
@@ -50,7 +59,7 @@ CLAIMS: tuple[Claim, ...] = (
                      "alignment (share of Σ|nine terms| of Eq. 3 at argmax_t a_st; the paper prints no number, "
                      "'almost all' is read as more than 80%)"),
         measure="share_mu_mu", direction=">", threshold=0.8,
-        task_kinds=("one_to_one",), archs=("aed",),
+        task_kinds=("one_to_one",), archs=("aed",), figure="figures/aitken2021/fig2a.png",
     ),
 )
 
@@ -97,6 +106,32 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
                 "paper": claim.paper, "claim_id": claim.claim_id, "description": claim.description,
                 "reference_value": claim.reference_value, "measured_mean": mean, "ci_low": low, "ci_high": high,
                 "n_seeds": len(values), "verdict": verdict(claim, low, high), "experiment": name,
-                "rule": claim.rule,
+                "rule": claim.rule, "figure": claim.figure,
             })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _fmt(x: float) -> str:
+    return "–" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.3g}"
+
+
+def to_markdown(table: pd.DataFrame) -> str:
+    """``results/claims.md``: per paper, claim by claim, the paper's value, ours with CI and seeds, the verdict."""
+    n_ok = int((table.verdict == "reproduced").sum())
+    lines = ["# Claims", "", f"**{n_ok} of {len(table)} claims reproduce** "
+             f"({int((table.verdict == 'not reproduced').sum())} do not, "
+             f"{int((table.verdict == 'inconclusive').sum())} inconclusive). Verdicts: the whole 95% CI over seeds "
+             "on the claimed side of the threshold in *rule* = reproduced, wholly on the other side = not "
+             "reproduced, else inconclusive.", ""]
+    for paper, rows in table.groupby("paper", sort=False):
+        lines += [f"## {PAPERS.get(paper, paper)}", "",
+                  "| claim | experiment | paper | ours (95% CI) | seeds | verdict | rule | figure |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in rows.itertuples():
+            ours = f"{_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
+            fig = f"[{Path(r.figure).name}]({r.figure})" if isinstance(r.figure, str) and r.figure else ""
+            desc = r.description.replace("|", "\\|")  # a bare | would end the table cell
+            lines.append(f"| **{r.claim_id}**: {desc} | {r.experiment} | {_fmt(r.reference_value)} | "
+                         f"{ours} | {r.n_seeds} | {r.verdict} | `{r.rule}` | {fig} |")
+        lines.append("")
+    return "\n".join(lines)

@@ -156,15 +156,15 @@ def cmd_figure(args) -> None:
                                ro[ro.seed == args.seed], part, title=title, seed=args.seed)
     else:
         raise AttnReproError(f"unknown figure {args.name!r}")
-    save(fig, args.png, args.pdf)
+    save(fig, args.png, args.pdf, dpi=args.dpi)
 
 
 # -- claims -------------------------------------------------------------------------------------------------
 def cmd_claims(args) -> None:
     import pandas as pd
 
-    from .claims import summarize
-    from .io import write_csv
+    from .claims import summarize, to_markdown
+    from .io import atomic_path, write_csv
 
     summaries, experiments = {}, {}
     for item in args.summary:
@@ -178,7 +178,46 @@ def cmd_claims(args) -> None:
         experiments[name] = (kind, arch)
     table = summarize(summaries, experiments, confidence=args.confidence)
     write_csv(table, args.out)
+    if args.markdown:
+        with atomic_path(args.markdown) as tmp:
+            tmp.write_text(to_markdown(table) + "\n")
     print(table.drop(columns=["description"]).to_string(), file=sys.stderr)
+
+
+# -- archive / verify ---------------------------------------------------------------------------------------
+def cmd_archive(args) -> None:
+    from .artifact import build
+
+    import yaml
+
+    config_yaml = yaml.safe_dump(json.loads(args.config_json), sort_keys=False)
+    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), activations=args.activations)
+    print(f"{args.out}: {len(entries)} files", file=sys.stderr)
+
+
+def cmd_verify(args) -> None:
+    import tarfile
+    import tempfile
+
+    from .artifact import verify
+
+    target = Path(args.artifact)
+    if not target.exists():
+        raise AttnReproError(f"{target}: not found")
+    with tempfile.TemporaryDirectory() as tmp:
+        if target.is_file():
+            try:
+                with tarfile.open(target) as tar:
+                    tar.extractall(tmp, filter="data")
+            except (tarfile.TarError, OSError) as err:
+                raise AttnReproError(f"{target}: not a readable artifact archive ({err})") from err
+            root = Path(tmp) / "artifact"
+        else:
+            root = target
+        problems = verify(root)
+    if problems:
+        raise AttnReproError(f"{target} does not match its manifest:\n  " + "\n  ".join(problems))
+    print(f"{target}: every file matches its manifest")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -224,13 +263,27 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--seed", type=int, required=True)
     f.add_argument("--png", required=True)
     f.add_argument("--pdf", required=True)
+    f.add_argument("--dpi", type=int, default=150)
     f.set_defaults(func=cmd_figure)
 
     c = sub.add_parser("claims", help="aggregate per-seed measures into the claims table")
     c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:summary.csv")
     c.add_argument("--confidence", type=float, default=0.95)
     c.add_argument("--out", required=True)
+    c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
     c.set_defaults(func=cmd_claims)
+
+    ar = sub.add_parser("archive", help="write the paper artifact (code, config, environment, results, manifest)")
+    ar.add_argument("--repo", required=True, help="the git checkout of the workflow")
+    ar.add_argument("--results", required=True)
+    ar.add_argument("--config-json", required=True, help="the resolved config as JSON")
+    ar.add_argument("--activations", action="store_true", help="include results/activations")
+    ar.add_argument("--out", required=True)
+    ar.set_defaults(func=cmd_archive)
+
+    v = sub.add_parser("verify", help="check an artifact (.tar.gz or unpacked folder) against its manifest")
+    v.add_argument("artifact")
+    v.set_defaults(func=cmd_verify)
     return p
 
 

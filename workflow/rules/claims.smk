@@ -2,7 +2,8 @@ rule claims:
     input:
         list(claim_summaries().values()),
     output:
-        report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
+        csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
+        md="results/claims.md",
     params:
         summaries=claim_summary_args(),
         confidence=config["claims"]["confidence"],
@@ -13,4 +14,5 @@ rule claims:
     conda:
         "../../envs/attnrepro.yaml"
     shell:
-        "attnrepro claims --summary {params.summaries} --confidence {params.confidence} --out {output} > {log} 2>&1"
+        "attnrepro claims --summary {params.summaries} --confidence {params.confidence}"
+        " --out {output.csv} --markdown {output.md} > {log} 2>&1"

@@ -40,6 +40,15 @@ def chunk_outputs(pattern, experiment):
     return [pattern.format(experiment=experiment, chunk=c) for c in SEED_CHUNKS]
 
 
+def final_targets():
+    """What `rule all` builds, and what the artifact archives."""
+    return (
+        expand("results/data/{task}/vocab.json", task=config["tasks"])
+        + all_figures()
+        + ["results/claims.csv", "results/claims.md"]
+    )
+
+
 def all_figures():
     out = []
     if "aitken2021_fig2" in config["figures"]:

@@ -21,6 +21,7 @@ rule figure_aitken2021_fig2:
     params:
         experiment=FIG2.get("experiment"),
         seed=FIG2.get("seed"),
+        dpi=FIG2.get("dpi"),
     log:
         "results/logs/figures/aitken2021_fig2{panel}.log",
     benchmark:
@@ -29,4 +30,4 @@ rule figure_aitken2021_fig2:
         "../../envs/attnrepro.yaml"
     shell:
         "attnrepro figure aitken2021-fig2{wildcards.panel} --analysis-dir results/analysis/{params.experiment}"
-        " --experiment {params.experiment} --seed {params.seed} --png {output.png} --pdf {output.pdf} > {log} 2>&1"
+        " --experiment {params.experiment} --seed {params.seed} --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
