@@ -166,3 +166,14 @@ def test_sigkilled_training_job_resumes_to_identical_weights(tmp_path, tiny_task
     b, _ = load_model(tmp_path / "killed" / "model.pt")
     assert_same_weights(a, b)
     assert Path(tmp_path / "full" / "m.csv").read_text() == Path(tmp_path / "killed" / "m.csv").read_text()
+
+
+def test_same_config_and_seed_give_identical_metrics_and_activations(data, tmp_path):
+    from attnrepro.export import export_activations
+
+    vocab, _, va = data
+    runs = [run(data, tmp_path / name, seeds=(3,)) for name in ("first", "second")]
+    pd.testing.assert_frame_equal(runs[0][1], runs[1][1])
+    tables = [export_activations(model, va, vocab) for model, _ in runs]
+    for name in ("encoder", "decoder", "readout"):
+        assert tables[0][name].equals(tables[1][name]), name

@@ -74,7 +74,8 @@ def test_report_builds(smoke_run):
     work, _ = smoke_run
     snakemake("--configfile", "smoke.yaml", "--report", "results/report.html", cwd=work, timeout=300)
     html = (work / "results" / "report.html").read_text(errors="ignore")
-    assert "fig2a.png" in html and "claims.csv" in html
+    for name in ("fig2a.png", "fig2b.png", "claims.csv"):
+        assert name in html, name
 
 
 def test_lint_is_clean(root, tmp_path):

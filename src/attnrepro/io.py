@@ -49,6 +49,14 @@ def write_parquet(table: pa.Table | pd.DataFrame, path: str | os.PathLike) -> No
         pq.write_table(table, tmp)
 
 
+def quarantine(path: Path, why: str) -> AttnReproError:
+    """Move a corrupt workflow output aside (kept as ``<name>.corrupt``, never deleted) so that the rerun sees it
+    missing and rebuilds it; returns the error to raise."""
+    aside = path.with_name(path.name + ".corrupt")
+    os.replace(path, aside)
+    return AttnReproError(f"{path}: {why}; moved aside to {aside.name}, rerun to rebuild it")
+
+
 def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
     """Read a Parquet file; a missing, truncated or foreign file raises an error that names it."""
     path = Path(path)
@@ -57,7 +65,7 @@ def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None
     try:
         table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as err:
-        raise AttnReproError(f"{path}: not a readable Parquet file ({err}); delete it and rerun") from err
+        raise quarantine(path, f"not a readable Parquet file ({err})") from err
     if columns is not None:
         missing = set(columns) - set(table.column_names)
         if missing:
@@ -85,5 +93,5 @@ def read_json(path: str | os.PathLike):
         raise AttnReproError(f"{path}: file not found")
     try:
         return json.loads(path.read_text())
-    except json.JSONDecodeError as err:
-        raise AttnReproError(f"{path}: not valid JSON ({err})") from err
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise quarantine(path, f"not valid JSON ({err})") from err

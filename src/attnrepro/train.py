@@ -25,7 +25,7 @@ from tqdm import tqdm
 from .config import TrainConfig, fingerprint
 from .data import Encoded
 from .errors import AttnReproError
-from .io import atomic_path
+from .io import atomic_path, quarantine
 from .model import EncoderDecoder, ModelConfig
 from .stacked import clip_grad_norm_per_seed
 
@@ -185,6 +185,6 @@ def load_model(path: str | Path, device="cpu") -> tuple[EncoderDecoder, dict]:
         blob = torch.load(path, map_location=device, weights_only=False)
         model = EncoderDecoder(ModelConfig(**blob["model_config"]), blob["seeds"])
         model.load_state_dict(blob["state_dict"])
-    except Exception as err:
-        raise AttnReproError(f"{path}: not a readable model file ({type(err).__name__}: {err}); delete it and rerun") from err
+    except Exception as err:  # torch.load of a truncated file raises anything from EOFError to RuntimeError
+        raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
     return model.to(device), blob["vocab"]

@@ -1,0 +1,154 @@
+"""The bad-input table: each bad input ends before any compute with a message that names the culprit, and
+leaves no partial output behind. Config mistakes are caught by `snakemake -n` before any job starts; bad files
+by the `attnrepro` command a rule runs, before it computes anything."""
+
+import copy
+import json
+
+import pytest
+import yaml
+
+from attnrepro.cli import main
+
+from conftest import snakemake
+
+DELETE = object()
+
+
+def with_change(cfg, path, value):
+    cfg = copy.deepcopy(cfg)
+    node = cfg
+    for key in path[:-1]:
+        node = node[key]
+    if value is DELETE:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+    return cfg
+
+
+@pytest.fixture(scope="module")
+def smoke(root):
+    return yaml.safe_load((root / "config" / "smoke.yaml").read_text())
+
+
+AED = ("experiments", "aed_gru_one_to_one")
+BAD_CONFIGS = [
+    # (key path, bad value, text the message must contain)
+    (("epochs",), 3, "epochs"),                                       # unknown top-level key
+    (("train", "stpes"), 3, "stpes"),                                 # misspelt key
+    (("train", "steps"), "many", "many"),                             # wrong type
+    (("train", "steps"), 0, "0"),                                     # zero size
+    (("train", "batch_size"), -4, "-4"),                              # negative size
+    (("tasks", "one_to_one", "n_train"), 0, "0"),
+    (("seeds",), [], "seeds"),                                        # empty seed list
+    (("seeds",), [1, 1], "seeds"),                                    # repeated seed
+    (("tasks", "one_to_one", "kind"), "copying", "copying"),          # unknown task
+    (AED + ("model", "cell"), "lstm2", "lstm2"),                      # unknown cell
+    (AED + ("model", "arch"), "rnn", "rnn"),                          # unknown architecture
+    (AED + ("task",), "nope", "nope"),                                # experiment names a missing task
+    (("tasks", "one_to_one", "min_len"), 30, "min_len"),              # lengths out of order
+    (("experiments", "ao_gru_one_to_one", "model", "max_positions"), 10, "max_positions"),  # too long for AO
+    (AED + ("model", "cell"), "ff", "ff"),                            # feed-forward cell outside AO
+    (("figures", "aitken2021_fig2", "seed"), 99, "seed"),             # figure of a seed never trained
+    (("figures", "aitken2021_fig2", "experiment"), "ghost", "ghost"),
+    (("export",), DELETE, "export"),                                  # missing block
+]
+
+
+@pytest.mark.parametrize("path, value, needle", BAD_CONFIGS, ids=[".".join(map(str, c[0])) + f"={c[1]!r}"
+                                                                 for c in BAD_CONFIGS])
+def test_bad_config_stops_before_any_job(tmp_path, smoke, path, value, needle):
+    cfg = with_change(smoke, path, value)
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake("-n", "--configfile", "bad.yaml", cwd=tmp_path, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert needle in out, out[-2000:]
+    assert "Traceback" not in out, out[-3000:]
+    assert not (tmp_path / "results").exists()
+
+
+TASK = dict(kind="one_to_one", n_words=3, min_len=4, max_len=6, n_train=50, n_valid=8, n_test=8, seed=0)
+SPEC = {"task": "t", "model": {"arch": "aed", "cell": "gru", "hidden": 8},
+        "train": {"steps": 4, "batch_size": 4, "lr": 0.01, "lr_decay": 1.0, "betas": [0.9, 0.99], "eps": 1e-8,
+                  "grad_clip": 1.0, "l2": 0.0, "checkpoint_every": 2, "eval_every": 2, "n_eval": 8}}
+
+
+def _data(tmp_path):
+    d = tmp_path / "data"
+    assert main(["data", "--task-json", json.dumps(TASK), "--out-dir", str(d)]) == 0
+    return d
+
+
+def _train(tmp_path, data_dir):
+    out = tmp_path / "out"
+    return main(["train", "--spec-json", json.dumps(SPEC), "--seeds", "0", "--data-dir", str(data_dir),
+                 "--ckpt-dir", str(out / "ckpt"), "--model-out", str(out / "model.pt"),
+                 "--metrics-out", str(out / "metrics.csv"), "--device", "cpu"]), out
+
+
+def _break(kind):
+    def apply(d):
+        if kind == "missing":
+            (d / "train.parquet").unlink()
+        elif kind == "empty file":
+            (d / "train.parquet").write_bytes(b"")
+        elif kind == "corrupt parquet":
+            data = (d / "train.parquet").read_bytes()
+            (d / "train.parquet").write_bytes(data[: len(data) // 2])
+        elif kind == "empty split":
+            import pandas as pd
+
+            pd.DataFrame({"src": pd.Series([], dtype=object), "tgt": pd.Series([], dtype=object)}).to_parquet(
+                d / "train.parquet")
+        elif kind == "unknown word":
+            import pandas as pd
+
+            pd.DataFrame({"src": [["A", "Q"]], "tgt": [["1", "1"]]}).to_parquet(d / "train.parquet")
+        elif kind == "corrupt vocabulary":
+            (d / "vocab.json").write_text("{not json")
+        elif kind == "missing vocabulary":
+            (d / "vocab.json").unlink()
+    return apply
+
+
+BAD_FILES = [
+    ("missing", "train.parquet: file not found"),
+    ("empty file", "train.parquet: not a readable Parquet file"),
+    ("corrupt parquet", "train.parquet: not a readable Parquet file"),
+    ("empty split", "train.parquet: the split is empty"),
+    ("unknown word", "train.parquet: word 'Q'"),
+    ("corrupt vocabulary", "vocab.json: not valid JSON"),
+    ("missing vocabulary", "vocab.json: file not found"),
+]
+
+
+@pytest.mark.parametrize("kind, message", BAD_FILES, ids=[k for k, _ in BAD_FILES])
+def test_bad_data_file_stops_training_before_it_starts(tmp_path, capsys, kind, message):
+    data_dir = _data(tmp_path)
+    _break(kind)(data_dir)
+    rc, out = _train(tmp_path, data_dir)
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert message in err and "Traceback" not in err, err
+    assert not (out / "model.pt").exists() and not (out / "metrics.csv").exists()
+    assert not (out / "ckpt").exists() or not any((out / "ckpt").iterdir())
+
+
+def test_corrupt_input_is_moved_aside_so_the_rerun_rebuilds_it(tmp_path, capsys):
+    data_dir = _data(tmp_path)
+    _break("corrupt parquet")(data_dir)
+    assert _train(tmp_path, data_dir)[0] == 2
+    assert not (data_dir / "train.parquet").exists()            # Snakemake now sees it missing ...
+    assert (data_dir / "train.parquet.corrupt").exists()        # ... and nothing is lost
+
+
+def test_corrupt_model_stops_export(tmp_path, capsys):
+    data_dir = _data(tmp_path)
+    model = tmp_path / "model.pt"
+    model.write_bytes(b"\x00" * 64)
+    rc = main(["export", "--model", str(model), "--data-dir", str(data_dir), "--n-examples", "4",
+               "--out-dir", str(tmp_path / "act"), "--device", "cpu"])
+    assert rc == 2 and "model.pt: not a readable model file" in capsys.readouterr().err
+    assert not (tmp_path / "act").exists()
