@@ -3,12 +3,15 @@
 The analyses read all states of one seed into an [N, H] array plus their (example, position, token) columns.
 Layouts compared, for the default scale (500 examples x ~18.5 positions x 5 seeds, H = 64 and the paper's 128):
 
-- ``fixed_list``: one row per state, ``h`` a fixed_size_list<float32>[H]   (what attnrepro.export writes)
-- ``wide``:       one row per state, H float32 columns h0 .. h{H-1}
-- ``nested``:     one row per sequence, ``h`` a list<list<float32>>
+- ``fixed_list``:    one row per state, ``h`` a fixed_size_list<float32>[H], pyarrow's default writer settings
+- ``fixed_list_rg``: the same with one row group per seed and no dictionary encoding of the floats
+                     (what attnrepro.export writes)
+- ``wide``:          one row per state, H float32 columns h0 .. h{H-1}
+- ``wide_rg``:       the same with one row group per seed
+- ``nested``:        one row per sequence, ``h`` a list<list<float32>>
 
 Usage: python bench/export_layout.py [--out bench/results/export_layout.json]
-Writes the median of 5 reads per layout (and file sizes) to JSON and prints a Markdown table.
+Writes the median of 7 reads per layout (and file sizes) to JSON and prints a Markdown table.
 """
 
 from __future__ import annotations
@@ -40,16 +43,28 @@ def make(n_examples=500, n_seeds=5, hidden=64, seed=0):
     return meta, h, lengths
 
 
-def write_fixed(meta, h, path):
+def per_seed_rows(meta):
+    return int(np.bincount(meta["seed"]).max())
+
+
+def write_fixed(meta, h, path, **kw):
     cols = {k: pa.array(v) for k, v in meta.items()}
     cols["h"] = pa.FixedSizeListArray.from_arrays(pa.array(h.reshape(-1)), h.shape[1])
-    pq.write_table(pa.table(cols), path)
+    pq.write_table(pa.table(cols), path, **kw)
 
 
-def write_wide(meta, h, path):
+def write_fixed_rg(meta, h, path):
+    write_fixed(meta, h, path, row_group_size=per_seed_rows(meta), use_dictionary=False)
+
+
+def write_wide(meta, h, path, **kw):
     cols = {k: pa.array(v) for k, v in meta.items()}
     cols.update({f"h{i}": pa.array(h[:, i]) for i in range(h.shape[1])})
-    pq.write_table(pa.table(cols), path)
+    pq.write_table(pa.table(cols), path, **kw)
+
+
+def write_wide_rg(meta, h, path):
+    write_wide(meta, h, path, row_group_size=per_seed_rows(meta))
 
 
 def write_nested(meta, h, lengths, path):
@@ -85,7 +100,7 @@ def read_nested(path, seed):
     return inner.values.to_numpy().reshape(len(inner), -1)
 
 
-def median_time(fn, *args, repeat=5):
+def median_time(fn, *args, repeat=7):
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -104,7 +119,9 @@ def main():
         for hidden in (64, 128):
             meta, h, lengths = make(hidden=hidden)
             expected = h[meta["seed"] == 2]
-            for name, write, read in (("fixed_list", write_fixed, read_fixed), ("wide", write_wide, read_wide),
+            for name, write, read in (("fixed_list", write_fixed, read_fixed),
+                                      ("fixed_list_rg", write_fixed_rg, read_fixed),
+                                      ("wide", write_wide, read_wide), ("wide_rg", write_wide_rg, read_wide),
                                       ("nested", lambda m, x, path: write_nested(m, x, lengths, path), read_nested)):
                 path = Path(d) / f"{name}_{hidden}.parquet"
                 t0 = time.perf_counter()

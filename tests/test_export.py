@@ -76,3 +76,24 @@ def test_analysis_of_an_export(exported):
     model_a = [row.scores[t] for row, t in zip(scores.itertuples(), terms.t_star)]
     np.testing.assert_allclose(terms.a, model_a, rtol=1e-4, atol=1e-5)
     assert (terms.t_star.to_numpy() == [np.argmax(r) for r in scores.scores]).all()
+
+
+def test_cli_export_writes_one_row_group_per_seed(tiny_task, tmp_path):
+    import json
+
+    from attnrepro.cli import main
+    from attnrepro.train import save_model
+
+    data = tmp_path / "data"
+    assert main(["data", "--task-json", json.dumps(tiny_task), "--out-dir", str(data)]) == 0
+    vocab = Vocab.from_words(*tasks.words(tiny_task))
+    model = EncoderDecoder(ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt)), [0, 1, 2])
+    save_model(model, vocab.to_dict(), tmp_path / "model.pt")
+    assert main(["export", "--model", str(tmp_path / "model.pt"), "--data-dir", str(data), "--n-examples", "16",
+                 "--out-dir", str(tmp_path / "act"), "--device", "cpu"]) == 0
+    for name in ("encoder", "decoder", "readout"):
+        meta = pq.ParquetFile(tmp_path / "act" / f"{name}.parquet").metadata
+        assert meta.num_row_groups == 3
+        seeds = {tuple(pq.ParquetFile(tmp_path / "act" / f"{name}.parquet").read_row_group(i).column("seed")
+                       .unique().to_pylist()) for i in range(3)}
+        assert seeds == {(0,), (1,), (2,)}

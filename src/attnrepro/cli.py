@@ -83,7 +83,7 @@ def cmd_train(args) -> None:
 # -- export -------------------------------------------------------------------------------------------------
 def cmd_export(args) -> None:
     from .data import Vocab
-    from .export import export_activations
+    from .export import export_activations, parquet_options
     from .io import write_parquet
     from .train import load_model
 
@@ -95,7 +95,7 @@ def cmd_export(args) -> None:
         raise AttnReproError(f"{args.model}: trained on another vocabulary than {args.data_dir}/vocab.json; retrain")
     tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device)
     for name, table in tables.items():
-        write_parquet(table, Path(args.out_dir) / f"{name}.parquet")
+        write_parquet(table, Path(args.out_dir) / f"{name}.parquet", **parquet_options(table))
         print(f"{name}: {table.num_rows} rows", file=sys.stderr)
 
 

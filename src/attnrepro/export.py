@@ -18,9 +18,10 @@ positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of 
     seed · token string · weight fixed_size_list<float32>[R] (the readout vector; R = H for VED/AO, 2H for AED
     with the first H acting on h_s^D and the last H on c_s) · bias float32
 
-Why this layout: one row per state with the vector as a fixed-size list converts to an ``[N, H]`` numpy array
-without copying (``column.values.to_numpy()``), which measured fastest of the layouts we tried for the analyses'
-access pattern (all states of one seed at once); see ``bench/export_layout.py`` and ``docs/activations.md``.
+Why this layout: one row per state with the vector as a fixed-size list, written with one row group per seed
+and dictionary encoding only for the word columns (:func:`parquet_options`), measured fastest to read into an
+``[N, H]`` array for the analyses' access pattern (all states of one seed) and smallest on disk of the layouts in
+``bench/export_layout.py``; numbers in ``docs/activations.md``.
 """
 
 from __future__ import annotations
@@ -102,6 +103,14 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
         }))
     return {"encoder": pa.concat_tables(enc_tables), "decoder": pa.concat_tables(dec_tables),
             "readout": pa.concat_tables(readout_tables)}
+
+
+def parquet_options(table: pa.Table) -> dict:
+    """Writer settings of the exported tables: a row group per seed (a seed's rows are read without touching the
+    others) and dictionary encoding for the word columns only (floats do not repeat)."""
+    per_seed = int(np.bincount(table.column("seed").to_numpy() - min(table.column("seed").to_pylist())).max())
+    words = [c for c in ("token", "target", "predicted") if c in table.column_names]
+    return {"row_group_size": per_seed, "use_dictionary": words}
 
 
 def vectors(table: pa.Table, column: str = "h") -> np.ndarray:

@@ -42,11 +42,12 @@ def _umask() -> int:
     return mask
 
 
-def write_parquet(table: pa.Table | pd.DataFrame, path: str | os.PathLike) -> None:
+def write_parquet(table: pa.Table | pd.DataFrame, path: str | os.PathLike, **options) -> None:
+    """Write atomically; ``options`` go to ``pyarrow.parquet.write_table`` (row groups, dictionary encoding)."""
     if isinstance(table, pd.DataFrame):
         table = pa.Table.from_pandas(table, preserve_index=False)
     with atomic_path(path) as tmp:
-        pq.write_table(table, tmp)
+        pq.write_table(table, tmp, **options)
 
 
 def quarantine(path: Path, why: str) -> AttnReproError:
