@@ -53,3 +53,17 @@ def job_counts(output: str) -> dict[str, int]:
         return {}
     stats = output[output.index("Job stats"):]
     return {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", stats, flags=re.M) if rule != "total"}
+
+
+def long_training_config(directory, steps):
+    """The smoke config cut to one experiment and one seed, training long enough (``steps``, a checkpoint every
+    25) to be killed mid-run; written to ``directory/long.yaml``, whose name is returned."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg["seeds"], cfg["seeds_per_job"] = [0], 1
+    del cfg["experiments"]["ao_gru_one_to_one"]
+    cfg["train"].update(steps=steps, checkpoint_every=25, eval_every=500, batch_size=16)
+    cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 8
+    (directory / "long.yaml").write_text(yaml.safe_dump(cfg))
+    return "long.yaml"

@@ -18,24 +18,27 @@ def one_step(cell, x, state):
     return cell.step(gx, state[None])[0]
 
 
-def test_gru_matches_torch():
-    cell, ref = made(GRUCell(1, 5, 8)), torch.nn.GRUCell(5, 8)
+def torch_twin(cell, torch_cell):
+    """PyTorch's own cell with seed 0's weights of ``cell`` (same gate layout, weights transposed)."""
+    ref = torch_cell(cell.w_x.shape[1], cell.hidden)
     with torch.no_grad():
         ref.weight_ih.copy_(cell.w_x[0].T)
         ref.weight_hh.copy_(cell.w_h[0].T)
         ref.bias_ih.copy_(cell.b_x[0, 0])
         ref.bias_hh.copy_(cell.b_h[0, 0])
+    return ref
+
+
+def test_gru_matches_torch():
+    cell = made(GRUCell(1, 5, 8))
+    ref = torch_twin(cell, torch.nn.GRUCell)
     x, h = torch.randn(3, 5), torch.randn(3, 8)
     torch.testing.assert_close(one_step(cell, x, h), ref(x, h))
 
 
 def test_lstm_matches_torch():
-    cell, ref = made(LSTMCell(1, 5, 8)), torch.nn.LSTMCell(5, 8)
-    with torch.no_grad():
-        ref.weight_ih.copy_(cell.w_x[0].T)
-        ref.weight_hh.copy_(cell.w_h[0].T)
-        ref.bias_ih.copy_(cell.b_x[0, 0])
-        ref.bias_hh.copy_(cell.b_h[0, 0])
+    cell = made(LSTMCell(1, 5, 8))
+    ref = torch_twin(cell, torch.nn.LSTMCell)
     x, h, c = torch.randn(3, 5), torch.randn(3, 8), torch.randn(3, 8)
     new = one_step(cell, x, torch.cat([h, c], -1))
     h_ref, c_ref = ref(x, (h, c))

@@ -1,6 +1,5 @@
 """Config validation: every shipped config is valid; cross-field rules; the schema matches the code."""
 
-import copy
 
 import pytest
 import yaml

@@ -9,21 +9,9 @@ import time
 
 import pytest
 import torch
-import yaml
-
-from conftest import ROOT, job_counts, snakemake, tool_env
+from conftest import ROOT, job_counts, long_training_config, snakemake, tool_env
 
 pytestmark = pytest.mark.slow
-
-
-def long_config(tmp_path):
-    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
-    cfg["seeds"], cfg["seeds_per_job"] = [0], 1
-    del cfg["experiments"]["ao_gru_one_to_one"]
-    cfg["train"].update(steps=1500, checkpoint_every=25, eval_every=500, batch_size=16)
-    cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 8
-    (tmp_path / "long.yaml").write_text(yaml.safe_dump(cfg))
-    return "long.yaml"
 
 
 def start(work, *args):
@@ -69,7 +57,7 @@ def cleanup():
 
 
 def test_killed_training_is_retried_and_resumes(tmp_path, cleanup):
-    name = long_config(tmp_path)
+    name = long_training_config(tmp_path, 1500)
     proc, log = start(tmp_path, "results/models/aed_gru_one_to_one/s0/model.pt", "--cores", "1",
                       "--configfile", name)
     cleanup.append(proc)
@@ -94,7 +82,7 @@ def test_killed_training_is_retried_and_resumes(tmp_path, cleanup):
 
 
 def test_killed_workflow_leaves_nothing_to_reuse(tmp_path, cleanup):
-    name = long_config(tmp_path)
+    name = long_training_config(tmp_path, 1500)
     proc, log = start(tmp_path, "--cores", "1", "--configfile", name)
     cleanup.append(proc)
     wait_for_checkpoint(tmp_path, proc)

@@ -11,9 +11,8 @@ import time
 import pandas as pd
 import pytest
 import torch
-import yaml
 
-from conftest import ROOT, job_counts, tool_env
+from conftest import ROOT, long_training_config, tool_env
 
 pytestmark = [
     pytest.mark.slurm,
@@ -45,7 +44,7 @@ def profile_run(work, *args, timeout=600, check=True):
     return proc
 
 
-def sacct_jobs(work_marker: str) -> pd.DataFrame:
+def sacct_jobs() -> pd.DataFrame:
     out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "jobid,jobname,partition,alloctres,state,comment"],
                          capture_output=True, text=True, check=True).stdout
     rows = [line.split("|") for line in out.splitlines() if line]
@@ -54,9 +53,9 @@ def sacct_jobs(work_marker: str) -> pd.DataFrame:
 
 def test_smoke_workflow_on_slurm_matches_a_local_run(cluster, smoke_run, tmp_path):
     local, _ = smoke_run
-    before = set(sacct_jobs("").jobid)
+    before = set(sacct_jobs().jobid)
     proc = profile_run(tmp_path, "--configfile", str(ROOT / "config" / "smoke.yaml"), *CLUSTER_ARGS)
-    jobs = sacct_jobs("")
+    jobs = sacct_jobs()
     jobs = jobs[~jobs.jobid.isin(before)]
     # data, 4 train, 4 export, 2 analyze went through Slurm; figures, claims and all ran locally
     assert len(jobs) == 11, jobs
@@ -85,12 +84,7 @@ def test_scancelled_training_job_resumes_on_rerun(cluster, tmp_path):
     'CANCELLED by <uid>' as still running and would wait forever; a user meets the same and reruns."""
     import signal
 
-    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
-    cfg["seeds"], cfg["seeds_per_job"] = [0], 1
-    del cfg["experiments"]["ao_gru_one_to_one"]
-    cfg["train"].update(steps=2000, checkpoint_every=25, eval_every=1000, batch_size=16)
-    cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 8
-    (tmp_path / "long.yaml").write_text(yaml.safe_dump(cfg))
+    long_training_config(tmp_path, 2000)
 
     work = tmp_path / "run"
     args = ["--configfile", str(tmp_path / "long.yaml"), *CLUSTER_ARGS]
