@@ -62,7 +62,7 @@ def long_training_config(directory, steps):
 
     cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
     cfg["seeds"], cfg["seeds_per_job"] = [0], 1
-    del cfg["experiments"]["ao_gru_one_to_one"]
+    del cfg["experiments"]["ao_qkv_one_to_one"]
     cfg["train"].update(steps=steps, checkpoint_every=25, eval_every=500, batch_size=16)
     cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 8
     (directory / "long.yaml").write_text(yaml.safe_dump(cfg))

@@ -98,7 +98,7 @@ def test_changing_a_plot_parameter_reruns_only_the_figure(smoke_run):
 
 def test_changing_training_reruns_that_experiment_downstream_only(smoke_run):
     work, _ = smoke_run
-    proc = _changed_config(work, lambda c: c["experiments"]["ao_gru_one_to_one"].update(train={"steps": 30}))
+    proc = _changed_config(work, lambda c: c["experiments"]["ao_qkv_one_to_one"].update(train={"steps": 30}))
     counts = job_counts(proc.stdout)
     assert counts == {"train": 2, "export": 2, "analyze": 1, "claims": 1, "all": 1}, proc.stdout[-3000:]
     assert "results/models/aed_gru_one_to_one" not in proc.stdout

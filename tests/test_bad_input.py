@@ -48,8 +48,9 @@ BAD_CONFIGS = [
     (AED + ("model", "arch"), "rnn", "rnn"),                          # unknown architecture
     (AED + ("task",), "nope", "nope"),                                # experiment names a missing task
     (("tasks", "one_to_one", "min_len"), 30, "min_len"),              # lengths out of order
-    (("experiments", "ao_gru_one_to_one", "model", "max_positions"), 10, "max_positions"),  # too long for AO
+    (("experiments", "ao_qkv_one_to_one", "model", "max_positions"), 10, "max_positions"),  # too long for AO
     (AED + ("model", "cell"), "ff", "ff"),                            # feed-forward cell outside AO
+    (AED + ("model", "attention"), "additive", "additive"),           # unknown attention
     (("figures", "aitken2021_fig2", "seed"), 99, "seed"),             # figure of a seed never trained
     (("figures", "aitken2021_fig2", "experiment"), "ghost", "ghost"),
     (("export",), DELETE, "export"),                                  # missing block

@@ -39,6 +39,7 @@ def test_every_config_is_valid(root):
 
 def test_schema_names_what_the_code_implements(root):
     from attnrepro.cells import CELLS
+    from attnrepro.attention import ATTENTIONS
     from attnrepro.model import ARCHS
     from attnrepro.tasks import KINDS
 
@@ -46,6 +47,7 @@ def test_schema_names_what_the_code_implements(root):
     assert set(schema["$defs"]["task"]["properties"]["kind"]["enum"]) == set(KINDS)
     assert set(schema["$defs"]["model"]["properties"]["cell"]["enum"]) == set(CELLS)
     assert set(schema["$defs"]["model"]["properties"]["arch"]["enum"]) == set(ARCHS)
+    assert set(schema["$defs"]["model"]["properties"]["attention"]["enum"]) == set(ATTENTIONS)
 
 
 def test_experiment_spec_merges_training_overrides(smoke):
@@ -56,3 +58,10 @@ def test_experiment_spec_merges_training_overrides(smoke):
 
 def test_seed_chunks():
     assert seed_chunks([0, 1, 2, 3, 4], 2) == [[0, 1], [2, 3], [4]]
+
+
+def test_ved_has_no_attention_to_choose(smoke):
+    cfg = with_change(smoke, ("experiments", "aed_gru_one_to_one", "model"),
+                      {"arch": "ved", "cell": "gru", "hidden": 8, "attention": "qkv"})
+    with pytest.raises(AttnReproError, match=r"aed_gru_one_to_one\.model\.attention"):
+        check(cfg)

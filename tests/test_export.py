@@ -12,12 +12,13 @@ from attnrepro.io import write_parquet
 from attnrepro.model import EncoderDecoder, ModelConfig
 
 
-@pytest.fixture
-def exported(tiny_task, tmp_path):
+@pytest.fixture(params=["dot", "qkv"])
+def exported(tiny_task, tmp_path, request):
     splits = tasks.generate(tiny_task)
     vocab = Vocab.from_words(*tasks.words(tiny_task))
     test = encode(splits["test"], vocab)
-    model = EncoderDecoder(ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt)), [4, 9])
+    model = EncoderDecoder(ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt), attention=request.param),
+                           [4, 9])
     tables = export_activations(model, test, vocab)
     for name, t in tables.items():
         write_parquet(t, tmp_path / f"{name}.parquet")
@@ -33,7 +34,9 @@ def test_tables_read_with_plain_pandas(exported):
     assert len(enc) == 2 * n_enc and set(enc.seed) == {4, 9}
     assert len(dec) == 2 * int(test.tgt_len.sum())
     assert len(ro) == 2 * len(vocab.tgt)
-    assert list(enc.columns) == ["seed", "example", "t", "token", "src_len", "h"]
+    learned = model.cfg.attention == "qkv"
+    assert list(enc.columns) == ["seed", "example", "t", "token", "src_len", "h"] + (["key"] if learned else [])
+    assert ("query" in dec.columns) is learned
     assert len(enc.h.iloc[0]) == 8 and len(ro.weight.iloc[0]) == 16
     # the last encoder row of each example reads <eos>; the first decoder row reads <sos>
     last = enc[enc.t == enc.src_len - 1]
@@ -48,7 +51,8 @@ def test_tables_read_with_plain_pandas(exported):
 def test_exported_states_equal_the_model_cache(exported):
     model, test, vocab, path = exported
     table = pq.read_table(path / "encoder.parquet")
-    meta, h = states(table, 9, ("example", "t"))
+    meta, arrays = states(table, 9, ("example", "t"))
+    h = arrays["h"]
     n = model.n_seeds
     with torch.no_grad():
         _, cache = model.run_with_cache(test.src.expand(n, *test.src.shape), test.src_len.expand(n, -1),
@@ -62,9 +66,10 @@ def test_exported_states_equal_the_model_cache(exported):
 def test_analysis_of_an_export(exported):
     model, test, vocab, path = exported
     enc, dec = pq.read_table(path / "encoder.parquet"), pq.read_table(path / "decoder.parquet")
-    em, eh = states(enc, 4, ("example", "t"))
-    dm, dh = states(dec, 4, ("example", "s"))
-    out = analyze_seed(em, eh, dm, dh, list(vocab.src), list(vocab.tgt), has_attention=True)
+    em, ev = states(enc, 4, ("example", "t"))
+    dm, dv = states(dec, 4, ("example", "s"))
+    out = analyze_seed(em, ev["h"], dm, dv["h"], list(vocab.src), list(vocab.tgt), has_attention=True,
+                       enc_key=ev.get("key"), dec_query=dv.get("query"))
     assert set(out) == {"temporal", "input", "input_delta", "terms", "summary"}
     s = out["summary"].iloc[0]
     shares = [s[c] for c in out["summary"].columns if c.startswith("share_") and c != "share_mu_input"]

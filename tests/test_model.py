@@ -17,9 +17,10 @@ def batch(n_seeds=1, b=4, t=7, s=7, seed=0):
     return src, src_len, tgt_in
 
 
-def model(arch, seeds=(0,), hidden=8):
+def model(arch, seeds=(0,), hidden=8, attention="dot"):
     dim = 16 if arch == "ao" else 0
-    return EncoderDecoder(ModelConfig(arch, "gru", hidden, V_SRC, V_TGT, input_dim=dim, max_positions=16), list(seeds))
+    return EncoderDecoder(ModelConfig(arch, "gru", hidden, V_SRC, V_TGT, input_dim=dim, max_positions=16,
+                                      attention=attention), list(seeds))
 
 
 @pytest.mark.parametrize("arch", ["ved", "aed", "ao"])
@@ -101,13 +102,14 @@ def test_decoder_first_step_starts_from_encoder_final_state():
     assert not torch.allclose(l1, l2)
 
 
-@pytest.mark.parametrize("arch", ["ved", "aed", "ao"])
-def test_stacked_seeds_equal_separate_models(arch):
-    stacked = model(arch, seeds=(3, 5))
+@pytest.mark.parametrize("arch, attention", [("ved", "dot"), ("aed", "dot"), ("ao", "dot"), ("aed", "qkv"),
+                                             ("ao", "qkv")])
+def test_stacked_seeds_equal_separate_models(arch, attention):
+    stacked = model(arch, seeds=(3, 5), attention=attention)
     src, src_len, tgt_in = batch(2)
     logits = stacked(src, src_len, tgt_in)
     for k, seed in enumerate((3, 5)):
-        single = model(arch, seeds=(seed,))
+        single = model(arch, seeds=(seed,), attention=attention)
         torch.testing.assert_close(logits[k : k + 1], single(src[k : k + 1], src_len[k : k + 1], tgt_in[k : k + 1]))
 
 
@@ -122,3 +124,26 @@ def test_ao_rejects_too_long_sequences():
     long = torch.zeros(1, 4, 20, dtype=torch.long)
     with pytest.raises(ValueError, match="max_positions"):
         m.encode(long, src_len)
+
+
+@pytest.mark.parametrize("arch", ["aed", "ao"])
+def test_qkv_attention_is_scaled_dot_product_of_learned_projections(arch):
+    m = model(arch, attention="qkv")
+    src, src_len, tgt_in = batch()
+    _, cache = m.run_with_cache(src, src_len, tgt_in)
+    att = m.attention
+    affine = lambda x, w, b: x @ w[0] + b[0]
+    q = affine(cache["decoder.h"][0], att.w_q, att.b_q) / 8 ** 0.5
+    k = affine(cache["encoder.h"][0], att.w_k, att.b_k)
+    v = affine(cache["encoder.h"][0], att.w_v, att.b_v)
+    torch.testing.assert_close(cache["attention.scores"][0], q @ k.transpose(-1, -2))
+    alpha = cache["attention.alpha"][0]
+    for b, n in enumerate(src_len[0].tolist()):
+        assert (alpha[b, :, n:] == 0).all()
+    torch.testing.assert_close(cache["attention.context"][0], alpha @ v)
+    assert m.readout.weight.shape[1] == (16 if arch == "aed" else 8)
+
+
+def test_ved_rejects_an_attention_choice():
+    with pytest.raises(ValueError, match="ved has no attention"):
+        model("ved", attention="qkv")

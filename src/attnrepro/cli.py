@@ -116,9 +116,10 @@ def cmd_analyze(args) -> None:
         dec = read_parquet_table(export_dir / "decoder.parquet")
         readout = read_parquet_table(export_dir / "readout.parquet")
         for seed in sorted(set(enc.column("seed").to_pylist())):
-            enc_meta, enc_h = states(enc, seed, ("example", "t"))
-            dec_meta, dec_h = states(dec, seed, ("example", "s"))
-            result = analyze_seed(enc_meta, enc_h, dec_meta, dec_h, vocab["src"], vocab["tgt"], has_attention)
+            enc_meta, enc_v = states(enc, seed, ("example", "t"))
+            dec_meta, dec_v = states(dec, seed, ("example", "s"))
+            result = analyze_seed(enc_meta, enc_v["h"], dec_meta, dec_v["h"], vocab["src"], vocab["tgt"],
+                                  has_attention, enc_key=enc_v.get("key"), dec_query=dec_v.get("query"))
             for name, df in result.items():
                 df.insert(0, "seed", seed)
                 collected.setdefault(name, []).append(df)

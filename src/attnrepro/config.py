@@ -63,6 +63,8 @@ def check(config: dict[str, Any]) -> None:
         if exp["task"] not in tasks:
             raise AttnReproError(f"experiments.{name}.task: unknown task {exp['task']!r}; defined: {sorted(tasks)}")
         model = exp["model"]
+        if model["arch"] == "ved" and model.get("attention", "dot") != "dot":
+            raise AttnReproError(f"experiments.{name}.model.attention: 'ved' has no attention to choose")
         if model["cell"] == "ff" and model["arch"] != "ao":
             raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
                                  f"works only with arch 'ao', not {model['arch']!r}")

@@ -12,7 +12,8 @@ positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of 
     seed · example · s int16 · token string (the decoder input x_s^D: ``<sos>``, then the previous target word)
     · target string (the word to emit) · predicted string (greedy decoding, fed back its own words) · tgt_len
     int16 · h fixed_size_list<float32>[H] · alpha list<float32> (attention weights over t < src_len; null for
-    VED) · scores list<float32> (alignments a_st, same length; null for VED)
+    VED) · scores list<float32> (alignments a_st, same length; null for VED) · query fixed_size_list<float32>[d]
+    (q_s with the 1/√d folded in, so that a_st = q_s·k_t; only for ``attention: qkv``)
 
 ``readout.parquet`` — one row per output word y and seed:
     seed · token string · weight fixed_size_list<float32>[R] (the readout vector; R = H for VED/AO, 2H for AED
@@ -66,17 +67,23 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
     has_attention = "attention.alpha" in cache
     if has_attention:
         alpha, scores = cache["attention.alpha"].cpu().numpy(), cache["attention.scores"].cpu().numpy()
+    learned = has_attention and model.cfg.attention != "dot"  # queries and keys differ from the states
+    if learned:
+        query, key = cache["attention.query"].cpu().numpy(), cache["attention.key"].cpu().numpy()
 
     enc_tables, dec_tables, readout_tables = [], [], []
     for k, seed in enumerate(model.seeds):
-        enc_tables.append(pa.table({
+        enc = {
             "seed": pa.array(np.full(len(enc_ex), seed, np.int32)),
             "example": pa.array(enc_ex.astype(np.int32)),
             "t": pa.array(enc_t.astype(np.int16)),
             "token": pa.array(src_words[data.src.numpy()[enc_ex, enc_t]].tolist(), pa.string()),
             "src_len": pa.array(s_len[enc_ex].astype(np.int16)),
             "h": _vectors(enc_h[k, enc_ex, enc_t]),
-        }))
+        }
+        if learned:
+            enc["key"] = _vectors(key[k, enc_ex, enc_t])
+        enc_tables.append(pa.table(enc))
         dec = {
             "seed": pa.array(np.full(len(dec_ex), seed, np.int32)),
             "example": pa.array(dec_ex.astype(np.int32)),
@@ -93,6 +100,8 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
         else:
             dec["alpha"] = pa.nulls(len(dec_ex), pa.list_(pa.float32()))
             dec["scores"] = pa.nulls(len(dec_ex), pa.list_(pa.float32()))
+        if learned:
+            dec["query"] = _vectors(query[k, dec_ex, dec_s])
         dec_tables.append(pa.table(dec))
         w = model.readout.weight[k].cpu().numpy().T  # [V, R]
         readout_tables.append(pa.table({
@@ -119,10 +128,12 @@ def vectors(table: pa.Table, column: str = "h") -> np.ndarray:
     return col.values.to_numpy(zero_copy_only=False).reshape(len(col), col.type.list_size)
 
 
-def states(table: pa.Table, seed: int, order: tuple[str, str]) -> tuple[pd.DataFrame, np.ndarray]:
-    """Rows of one seed sorted by ``order`` (e.g. ``("example", "t")``): the scalar columns and the h array."""
+def states(table: pa.Table, seed: int, order: tuple[str, str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
+    """Rows of one seed sorted by ``order`` (e.g. ``("example", "t")``): the scalar columns, and every vector
+    column (``h``, and ``query``/``key`` where exported) as an [N, H] array."""
     import pyarrow.compute as pc
 
     sub = table.filter(pc.equal(table.column("seed"), seed)).sort_by([(c, "ascending") for c in order])
-    meta = sub.drop_columns([c for c in ("h", "alpha", "scores") if c in sub.column_names]).to_pandas()
-    return meta, vectors(sub)
+    lists = [f.name for f in sub.schema if pa.types.is_list(f.type) or pa.types.is_fixed_size_list(f.type)]
+    arrays = {f.name: vectors(sub, f.name) for f in sub.schema if pa.types.is_fixed_size_list(f.type)}
+    return sub.drop_columns(lists).to_pandas(), arrays

@@ -2,7 +2,8 @@
 
 - ``ved``: recurrent encoder and decoder, no attention (Sutskever et al. 2014); readout of h_s^D.
 - ``aed``: VED plus dot attention a_st = h_s^D · h_t^E, α_s = softmax_t(a_s·), c_s = Σ_t α_st h_t^E, masked
-  beyond the input's length; readout of [h_s^D; c_s].
+  beyond the input's length; readout of [h_s^D; c_s]. ``attention: qkv`` swaps in the learned query/key/value
+  attention of footnote 1 (:mod:`attnrepro.attention`), for AED and AO.
 - ``ao``:  no recurrence — each cell acts on a zero previous state (a feed-forward map) — and a fixed sinusoidal
   positional encoding added to the encoder and decoder inputs; readout of c_s. The readout of c_s alone follows
   the authors' code (``../shared/reference/authors-code.md``); the paper does not say.
@@ -13,8 +14,9 @@ spreads over all of them. The encoder holds its state after ``<eos>``; the decod
 final state (``ved``/``aed``) and reads ``<sos>`` then the previous target word (teacher forcing).
 
 :meth:`EncoderDecoder.run_with_cache` returns the logits and a dict of named activations (hook points, as in
-TransformerLens): ``encoder.h`` [S,B,T,H], ``decoder.h`` [S,B,S',H], ``attention.scores`` / ``attention.alpha``
-[S,B,S',T], ``attention.context`` [S,B,S',H].
+TransformerLens): ``encoder.h`` [S,B,T,H], ``decoder.h`` [S,B,S',H], ``attention.query`` [S,B,S',d],
+``attention.key`` / ``attention.value`` [S,B,T,d], ``attention.scores`` / ``attention.alpha`` [S,B,S',T],
+``attention.context`` [S,B,S',d].
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .attention import make_attention
 from .cells import make_cell
 from .stacked import StackedModule, fan_in_bound, init_stacked
 
@@ -41,6 +44,7 @@ class ModelConfig:
     tgt_vocab: int
     input_dim: int = 0          # width of the input vectors; 0 = one-hot width (|V|)
     max_positions: int = 64     # positional-encoding table size (ao only)
+    attention: str = "dot"      # "dot" (§2) or "qkv" (footnote 1); aed and ao only
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -73,6 +77,8 @@ class EncoderDecoder(nn.Module):
         super().__init__()
         if cfg.arch not in ARCHS:
             raise ValueError(f"unknown architecture {cfg.arch!r}; choose one of {ARCHS}")
+        if cfg.arch == "ved" and cfg.attention != "dot":
+            raise ValueError("ved has no attention; 'attention' applies to aed and ao")
         self.cfg, self.seeds = cfg, list(seeds)
         n = len(self.seeds)
         self.src_dim = cfg.input_dim or cfg.src_vocab
@@ -81,6 +87,8 @@ class EncoderDecoder(nn.Module):
             raise ValueError(f"input_dim {cfg.input_dim} is smaller than the vocabulary")
         self.encoder = make_cell(cfg.cell, n, self.src_dim, cfg.hidden)
         self.decoder = make_cell(cfg.cell, n, self.tgt_dim, cfg.hidden)
+        if cfg.arch != "ved":
+            self.attention = make_attention(cfg.attention, n, cfg.hidden)
         readout_in = {"ved": cfg.hidden, "aed": 2 * cfg.hidden, "ao": cfg.hidden}[cfg.arch]
         self.readout = Readout(n, readout_in, cfg.tgt_vocab)
         init_stacked(self, self.seeds)
@@ -137,17 +145,6 @@ class EncoderDecoder(nn.Module):
             hs.append(self.encoder.output(state))
         return torch.stack(hs, 2), state
 
-    # -- attention -------------------------------------------------------------------------------------------
-    @staticmethod
-    def attend(dec_h: torch.Tensor, enc_h: torch.Tensor, src_len: torch.Tensor):
-        """Dot attention of §2: scores a_st = h_s^D·h_t^E [S,B,S',T], weights α, contexts c_s."""
-        scores = torch.einsum("nbsh,nbth->nbst", dec_h, enc_h)
-        t_max = enc_h.shape[2]
-        beyond = torch.arange(t_max, device=enc_h.device)[None, None, None, :] >= src_len[..., None, None]
-        alpha = torch.softmax(scores.masked_fill(beyond, float("-inf")), dim=-1)
-        context = torch.einsum("nbst,nbth->nbsh", alpha, enc_h)
-        return scores, alpha, context
-
     def _readout_input(self, dec_h: torch.Tensor, context: torch.Tensor | None) -> torch.Tensor:
         if self.cfg.arch == "ved":
             return dec_h
@@ -172,8 +169,9 @@ class EncoderDecoder(nn.Module):
         cache = {"encoder.h": enc_h, "decoder.h": dec_h}
         context = None
         if self.cfg.arch != "ved":
-            scores, alpha, context = self.attend(dec_h, enc_h, src_len)
-            cache.update({"attention.scores": scores, "attention.alpha": alpha, "attention.context": context})
+            att = self.attention(dec_h, enc_h, src_len)
+            cache.update({f"attention.{k}": v for k, v in att.items()})
+            context = att["context"]
         logits = self.readout(self._readout_input(dec_h, context))
         return logits, cache
 
@@ -197,7 +195,7 @@ class EncoderDecoder(nn.Module):
             dec_h = self.decoder.output(new)[:, :, None]
             context = None
             if self.cfg.arch != "ved":
-                context = self.attend(dec_h, enc_h, src_len)[2]
+                context = self.attention(dec_h, enc_h, src_len)["context"]
             word = self.readout(self._readout_input(dec_h, context)).argmax(-1)
             out.append(word[:, :, 0])
             if self.cfg.arch != "ao":

@@ -25,8 +25,12 @@ def vector_frame(vectors: np.ndarray, prefix: str, **columns) -> pd.DataFrame:
 
 
 def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h: np.ndarray,
-                 src_vocab: list[str], tgt_vocab: list[str], has_attention: bool) -> dict[str, pd.DataFrame]:
+                 src_vocab: list[str], tgt_vocab: list[str], has_attention: bool,
+                 enc_key: np.ndarray | None = None, dec_query: np.ndarray | None = None) -> dict[str, pd.DataFrame]:
     """``enc``/``dec``: the scalar columns of one seed's exported rows; ``*_h``: their hidden states.
+    ``enc_key``/``dec_query``: the attention's keys and queries where they are not the states themselves
+    (learned query/key/value attention); the nine alignment terms then split k = μ + χ + Δ and q likewise, which
+    is exact because a_st = q_s·k_t.
 
     Returns DataFrames ``temporal`` (side, pos, mu*), ``input`` (side, token, chi*), ``input_delta``
     (side, example, pos, token, v*), ``terms`` (alignment terms, attention models only) and ``summary``
@@ -59,7 +63,12 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "decoder_delta_norm": _relative_norm(D),
     }
     if has_attention:
-        terms = alignment_terms(D, dec["example"].to_numpy(), E, enc["example"].to_numpy())
+        if dec_query is not None:
+            D_a = decompose(dec_query, D.pos, D.token, n_tokens=len(tgt_vocab))
+            E_a = decompose(enc_key, E.pos, E.token, n_tokens=len(src_vocab))
+        else:
+            D_a, E_a = D, E
+        terms = alignment_terms(D_a, dec["example"].to_numpy(), E_a, enc["example"].to_numpy())
         out["terms"] = terms
         shares = top_alignment_shares(terms)
         summary.update({f"share_{k}": float(shares[k]) for k in TERMS})
