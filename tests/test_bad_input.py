@@ -145,6 +145,35 @@ def test_corrupt_input_is_moved_aside_so_the_rerun_rebuilds_it(tmp_path, capsys)
     assert (data_dir / "train.parquet.corrupt").exists()        # ... and nothing is lost
 
 
+def test_parquet_without_a_needed_column_is_reported_not_moved(tmp_path, capsys):
+    import pandas as pd
+
+    data_dir = _data(tmp_path)
+    pd.DataFrame({"source": [["A"]], "tgt": [["1"]]}).to_parquet(data_dir / "train.parquet")
+    rc, _ = _train(tmp_path, data_dir)
+    assert rc == 2 and "train.parquet: missing columns ['src']" in capsys.readouterr().err
+    assert (data_dir / "train.parquet").exists()  # a readable file is the user's to fix, never moved
+
+
+def test_ao_sequences_longer_than_its_positions_stop_training(tmp_path, capsys):
+    data_dir = _data(tmp_path)
+    spec = {**SPEC, "model": {"arch": "ao", "cell": "gru", "hidden": 8, "input_dim": 16, "max_positions": 5}}
+    out = tmp_path / "out"
+    rc = main(["train", "--spec-json", json.dumps(spec), "--seeds", "0", "--data-dir", str(data_dir),
+               "--ckpt-dir", str(out / "ckpt"), "--model-out", str(out / "model.pt"),
+               "--metrics-out", str(out / "metrics.csv"), "--device", "cpu"])
+    assert rc == 2 and "max_positions (5) is shorter than the longest sequence" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_impossible_escan_window_is_an_error_not_a_hang(tmp_path, capsys):
+    task = dict(kind="escan", words=["turn", "left"], separator="<.>", min_len=4, max_len=4, n_train=5,
+                n_valid=1, n_test=1, seed=0)
+    rc = main(["data", "--task-json", json.dumps(task), "--out-dir", str(tmp_path / "escan")])
+    assert rc == 2 and "task escan: eSCAN: fewer than 1% of draws" in capsys.readouterr().err
+    assert not (tmp_path / "escan").exists()
+
+
 def test_corrupt_model_stops_export(tmp_path, capsys):
     data_dir = _data(tmp_path)
     model = tmp_path / "model.pt"

@@ -95,6 +95,7 @@ def test_unreadable_checkpoint_is_reported_and_skipped(data, tmp_path):
     mc = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt))
     model, _ = train(mc, TrainConfig.from_dict(TRAIN), [0, 1], tr, va, tmp_path, sos=1, log=log, progress=False)
     assert "ckpt_00000008.pt is unreadable" in log.getvalue()
+    assert (tmp_path / "ckpt_00000008.pt.corrupt").exists()  # moved aside, not deleted
     full, _ = run(data, tmp_path / "fresh")
     assert_same_weights(full, model)
 
@@ -105,6 +106,28 @@ def test_checkpoint_of_another_configuration_is_not_resumed(data, tmp_path):
     changed, _ = run(data, tmp_path, lr=0.05)
     fresh, _ = run(data, tmp_path / "fresh", lr=0.05)
     assert_same_weights(changed, fresh)
+    assert (tmp_path / "ckpt_00000008.pt.stale").exists()
+
+
+def test_changing_the_validation_set_is_another_configuration(data, tmp_path):
+    with pytest.raises(Interrupt):
+        run(data, tmp_path, on_step=stop_at(9))
+    _, metrics = run(data, tmp_path, n_eval=8)
+    fresh_model, fresh_metrics = run(data, tmp_path / "fresh", n_eval=8)
+    pd.testing.assert_frame_equal(metrics, fresh_metrics)  # no rows scored on the old validation subset
+
+
+def test_checkpoint_interval_does_not_invalidate_checkpoints(data, tmp_path):
+    with pytest.raises(Interrupt):
+        run(data, tmp_path, on_step=stop_at(9))
+    log = io.StringIO()
+    vocab, tr, va = data
+    mc = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt))
+    resumed, _ = train(mc, TrainConfig.from_dict({**TRAIN, "checkpoint_every": 3}), [0, 1], tr, va, tmp_path,
+                       sos=1, log=log, progress=False)
+    assert "resuming from step 8" in log.getvalue()
+    full, _ = run(data, tmp_path / "full")
+    assert_same_weights(full, resumed)
 
 
 def test_model_file_roundtrip(data, tmp_path):

@@ -122,6 +122,7 @@ def build(repo: Path, results: Path, config_yaml: str, out: Path, activations: b
     """Write ``out`` (a .tar.gz); returns its manifest."""
     repo, results = Path(repo), Path(results)
     files: dict[str, bytes | Path] = {}
+    _git(repo, "rev-parse", "HEAD")  # a clear error outside a git checkout
     files["code.tar"] = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "HEAD"],
                                        capture_output=True, check=True).stdout
     files["config.yaml"] = config_yaml.encode()

@@ -51,7 +51,11 @@ def cmd_data(args) -> None:
 
     task = json.loads(args.task_json)
     out = Path(args.out_dir)
-    for split, df in tasks.generate(task).items():
+    try:
+        splits = tasks.generate(task)
+    except ValueError as err:
+        raise AttnReproError(f"task {out.name}: {err}") from err
+    for split, df in splits.items():
         write_parquet(df, out / f"{split}.parquet")
         print(f"{split}: {len(df)} examples", file=sys.stderr)
     write_json(Vocab.from_words(*tasks.words(task)).to_dict(), out / "vocab.json")
@@ -70,6 +74,12 @@ def cmd_train(args) -> None:
     vocab, train_data = _load_split(data_dir, "train")
     _, valid_data = _load_split(data_dir, "valid")
     model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
+    if model_cfg.arch == "ao":
+        longest = max(train_data.src.shape[1], train_data.tgt_in.shape[1], valid_data.src.shape[1],
+                      valid_data.tgt_in.shape[1])
+        if longest > model_cfg.max_positions:
+            raise AttnReproError(f"model.max_positions ({model_cfg.max_positions}) is shorter than the longest "
+                                 f"sequence of {data_dir} ({longest}, <eos>/<sos> included)")
     train_cfg = TrainConfig.from_dict(spec["train"])
     model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
                            sos=vocab.tgt.index("<sos>"), device=_device(args.device))
@@ -127,6 +137,10 @@ def cmd_analyze(args) -> None:
         collected.setdefault("readout", []).append(
             vector_frame(vectors(readout, "weight"), "weight", seed=ro.seed, token=ro.token, bias=ro.bias))
     out = Path(args.out_dir)
+    if "terms" not in collected:  # VED has no attention: an empty table keeps the rule's outputs the same
+        from .analysis.decomposition import TERMS
+
+        collected["terms"] = [pd.DataFrame(columns=["seed", "example", "s", "t_star", "a", *TERMS], dtype=float)]
     for name, frames in collected.items():
         df = pd.concat(frames, ignore_index=True)
         if name == "summary":
@@ -175,7 +189,10 @@ def cmd_claims(args) -> None:
             raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:PATH") from None
         if not Path(path).exists():
             raise AttnReproError(f"{path}: file not found")
-        summaries[name] = pd.read_csv(path)
+        try:
+            summaries[name] = pd.read_csv(path)
+        except (pd.errors.EmptyDataError, pd.errors.ParserError) as err:
+            raise AttnReproError(f"{path}: not a readable summary table ({err})") from err
         experiments[name] = (kind, arch)
     table = summarize(summaries, experiments, confidence=args.confidence)
     write_csv(table, args.out)

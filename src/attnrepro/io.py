@@ -31,6 +31,8 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     try:
         yield tmp
         os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; results are shared like any other file
+        with open(tmp, "rb") as f:  # on disk before the rename, so a node crash cannot leave an empty file
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
@@ -64,14 +66,18 @@ def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None
     if not path.exists():
         raise AttnReproError(f"{path}: file not found")
     try:
-        table = pq.read_table(path, columns=columns)
+        schema = pq.read_schema(path)
+    except PermissionError as err:
+        raise AttnReproError(f"{path}: not readable ({err})") from err
     except (pa.ArrowInvalid, OSError) as err:
         raise quarantine(path, f"not a readable Parquet file ({err})") from err
-    if columns is not None:
-        missing = set(columns) - set(table.column_names)
-        if missing:
-            raise AttnReproError(f"{path}: missing columns {sorted(missing)}")
-    return table
+    missing = set(columns or ()) - set(schema.names)
+    if missing:
+        raise AttnReproError(f"{path}: missing columns {sorted(missing)}")
+    try:
+        return pq.read_table(path, columns=columns)
+    except (pa.ArrowInvalid, OSError) as err:
+        raise quarantine(path, f"not a readable Parquet file ({err})") from err
 
 
 def read_parquet(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:

@@ -12,6 +12,7 @@ to an uninterrupted run.
 from __future__ import annotations
 
 import hashlib
+import os
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
@@ -84,17 +85,21 @@ def _save_checkpoint(ckpt_dir: Path, state: dict) -> None:
 
 
 def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
-    """The newest readable checkpoint with fingerprint ``fp``; unreadable or stale ones are reported and removed."""
+    """The newest readable checkpoint with fingerprint ``fp``; unreadable or stale ones are reported and moved
+    aside (``.corrupt`` / ``.stale``), never deleted."""
     for path in reversed(_checkpoints(ckpt_dir)):
         try:
             state = torch.load(path, map_location="cpu", weights_only=False)
         except Exception as err:  # a truncated file raises anything from EOFError to RuntimeError
-            print(f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); removing it", file=log)
-            path.unlink(missing_ok=True)
+            aside = path.with_name(path.name + ".corrupt")
+            os.replace(path, aside)
+            print(f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); moved aside to {aside.name}",
+                  file=log)
             continue
         if state.get("fingerprint") != fp:
-            print(f"checkpoint {path} belongs to another configuration; removing it", file=log)
-            path.unlink(missing_ok=True)
+            aside = path.with_name(path.name + ".stale")
+            os.replace(path, aside)
+            print(f"checkpoint {path} belongs to another configuration; moved aside to {aside.name}", file=log)
             continue
         return state
     return None
@@ -117,14 +122,16 @@ def train(model_cfg: ModelConfig, cfg: TrainConfig, seeds: list[int], train_data
     ckpt_dir = Path(ckpt_dir)
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(device)
-    fp = fingerprint({"model": model_cfg.to_dict(), "train": cfg.to_dict(), "seeds": list(seeds),
-                      "data": data_fingerprint(train_data)})
+    valid = valid_data.subset(slice(0, cfg.n_eval))
+    # what the results depend on; checkpoint_every is left out so changing it keeps the checkpoints
+    fp = fingerprint({"model": model_cfg.to_dict(), "seeds": list(seeds),
+                      "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
+                      "data": data_fingerprint(train_data), "valid": data_fingerprint(valid)})
 
     model = EncoderDecoder(model_cfg, seeds).to(device)
     params = list(model.parameters())
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     gens = [batch_generator(s) for s in seeds]
-    valid = valid_data.subset(slice(0, cfg.n_eval))
     rows: list[dict] = []
     start = 0
 
@@ -182,9 +189,12 @@ def load_model(path: str | Path, device="cpu") -> tuple[EncoderDecoder, dict]:
     if not path.exists():
         raise AttnReproError(f"{path}: model file not found")
     try:
-        blob = torch.load(path, map_location=device, weights_only=False)
-        model = EncoderDecoder(ModelConfig(**blob["model_config"]), blob["seeds"])
-        model.load_state_dict(blob["state_dict"])
+        blob = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as err:  # torch.load of a truncated file raises anything from EOFError to RuntimeError
         raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
+    try:
+        model = EncoderDecoder(ModelConfig(**blob["model_config"]), blob["seeds"])
+        model.load_state_dict(blob["state_dict"])
+    except (KeyError, TypeError, RuntimeError, ValueError) as err:
+        raise AttnReproError(f"{path}: written by an incompatible version of attnrepro ({err}); retrain it") from err
     return model.to(device), blob["vocab"]

@@ -10,6 +10,7 @@ rule analyze:
         input_components="results/analysis/{experiment}/input.parquet",
         input_delta="results/analysis/{experiment}/input_delta.parquet",
         readout="results/analysis/{experiment}/readout.parquet",
+        terms="results/analysis/{experiment}/terms.parquet",
     params:
         export_dirs=lambda wc: " ".join(chunk_outputs("results/activations/{experiment}/{chunk}", wc.experiment)),
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",

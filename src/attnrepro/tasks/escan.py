@@ -44,7 +44,12 @@ def escan(min_len: int, max_len: int, n: int, seed: int, words=DEFAULT_WORDS,
         raise ValueError(f"the shortest eSCAN command has {shortest} words, more than max_len {max_len}")
     sep = [separator] if separator else []
     sources, targets = [], []
+    attempts = 0
     while len(sources) < n:
+        attempts += 1
+        if attempts > 100 * n + 1000:  # a window no mix of commands can hit would otherwise loop forever
+            raise ValueError(f"eSCAN: fewer than 1% of draws land in lengths {min_len}-{max_len} with words "
+                             f"{sorted(set(words))}; widen the length window")
         src, tgt = [], []
         while len(src) < min_len:
             room = max_len - len(src) - (len(sep) if src else 0)
