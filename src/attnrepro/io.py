@@ -52,11 +52,17 @@ def write_parquet(table: pa.Table | pd.DataFrame, path: str | os.PathLike, **opt
         pq.write_table(table, tmp, **options)
 
 
+def move_aside(path: Path, suffix: str) -> Path:
+    """Rename ``path`` to ``<name><suffix>`` beside it: out of the way of a rerun, and nothing is lost."""
+    aside = path.with_name(path.name + suffix)
+    os.replace(path, aside)
+    return aside
+
+
 def quarantine(path: Path, why: str) -> AttnReproError:
     """Move a corrupt workflow output aside (kept as ``<name>.corrupt``, never deleted) so that the rerun sees it
     missing and rebuilds it; returns the error to raise."""
-    aside = path.with_name(path.name + ".corrupt")
-    os.replace(path, aside)
+    aside = move_aside(path, ".corrupt")
     return AttnReproError(f"{path}: {why}; moved aside to {aside.name}, rerun to rebuild it")
 
 

@@ -12,7 +12,6 @@ to an uninterrupted run.
 from __future__ import annotations
 
 import hashlib
-import os
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
@@ -26,7 +25,7 @@ from tqdm import tqdm
 from .config import TrainConfig, fingerprint
 from .data import Encoded
 from .errors import AttnReproError
-from .io import atomic_path, quarantine
+from .io import atomic_path, move_aside, quarantine
 from .model import EncoderDecoder, ModelConfig
 from .stacked import clip_grad_norm_per_seed
 
@@ -91,14 +90,12 @@ def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
         try:
             state = torch.load(path, map_location="cpu", weights_only=False)
         except Exception as err:  # a truncated file raises anything from EOFError to RuntimeError
-            aside = path.with_name(path.name + ".corrupt")
-            os.replace(path, aside)
+            aside = move_aside(path, ".corrupt")
             print(f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); moved aside to {aside.name}",
                   file=log)
             continue
         if state.get("fingerprint") != fp:
-            aside = path.with_name(path.name + ".stale")
-            os.replace(path, aside)
+            aside = move_aside(path, ".stale")
             print(f"checkpoint {path} belongs to another configuration; moved aside to {aside.name}", file=log)
             continue
         return state
