@@ -122,13 +122,13 @@ def build(repo: Path, results: Path, config_yaml: str, out: Path, activations: b
     """Write ``out`` (a .tar.gz); returns its manifest."""
     repo, results = Path(repo), Path(results)
     files: dict[str, bytes | Path] = {}
-    _git(repo, "rev-parse", "HEAD")  # a clear error outside a git checkout
+    # provenance first: outside a git checkout its git calls end with a clear error before anything is packed
+    files["provenance.json"] = (json.dumps(provenance(repo, results / "benchmarks"), indent=2) + "\n").encode()
     files["code.tar"] = subprocess.run(["git", "-C", str(repo), "archive", "--format=tar", "HEAD"],
                                        capture_output=True, check=True).stdout
     files["config.yaml"] = config_yaml.encode()
     freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     files["environment.txt"] = f"# python {sys.version.split()[0]}\n{freeze}".encode()
-    files["provenance.json"] = (json.dumps(provenance(repo, results / "benchmarks"), indent=2) + "\n").encode()
     patterns = RESULT_PATTERNS + (ACTIVATION_PATTERNS if activations else ())
     for pattern in patterns:
         for p in sorted(results.glob(pattern)):

@@ -117,7 +117,7 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
 def parquet_options(table: pa.Table) -> dict:
     """Writer settings of the exported tables: a row group per seed (a seed's rows are read without touching the
     others) and dictionary encoding for the word columns only (floats do not repeat)."""
-    per_seed = int(np.bincount(table.column("seed").to_numpy() - min(table.column("seed").to_pylist())).max())
+    per_seed = int(np.unique(table.column("seed").to_numpy(), return_counts=True)[1].max())
     words = [c for c in ("token", "target", "predicted") if c in table.column_names]
     return {"row_group_size": per_seed, "use_dictionary": words}
 
