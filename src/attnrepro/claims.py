@@ -2,8 +2,8 @@
 
 A :class:`Claim` names a per-seed measure (a column of an experiment's ``summary.csv``) and the experiments it
 applies to (task kind and architecture). :func:`summarize` turns the per-seed values into one row per
-(claim, experiment) with a Student-t confidence interval over seeds. Later papers add claims to :data:`CLAIMS`;
-the mechanism stays the same.
+(claim, experiment) with a Student-t confidence interval over seeds. Each paper's claims are
+in its own module of :mod:`attnrepro.claimsets`; :data:`CLAIMS` gathers them.
 
 Verdict rule, stated once for every claim: with the claim "measure ``direction`` ``threshold``",
 ``reproduced`` when the whole CI lies on the claimed side, ``not reproduced`` when the whole CI lies on the other
@@ -51,17 +51,14 @@ class Claim:
         return task_kind in self.task_kinds and arch in self.archs
 
 
-CLAIMS: tuple[Claim, ...] = (
-    Claim(
-        paper="aitken2021",
-        claim_id="one_to_one_temporal_alignment",
-        description=("§3: for AED on one-to-one the temporal term μ_s^D·μ_t^E carries almost all of the top "
-                     "alignment (share of Σ|nine terms| of Eq. 3 at argmax_t a_st; the paper prints no number, "
-                     "'almost all' is read as more than 80%)"),
-        measure="share_mu_mu", direction=">", threshold=0.8,
-        task_kinds=("one_to_one",), archs=("aed",), figure="figures/aitken2021/fig2a.png",
-    ),
-)
+def _registered() -> tuple[Claim, ...]:
+    # one module per paper, so that each paper's claims live beside nothing else
+    from .claimsets import aitken2021, blog003, kobayashi2020, snell2021
+
+    return aitken2021.CLAIMS + blog003.CLAIMS + snell2021.CLAIMS + kobayashi2020.CLAIMS
+
+
+CLAIMS: tuple[Claim, ...] = _registered()
 
 
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
