@@ -53,12 +53,12 @@ def cmd_data(args) -> None:
     out = Path(args.out_dir)
     try:
         splits = tasks.generate(task)
-    except ValueError as err:
+    except (ValueError, FileNotFoundError) as err:
         raise AttnReproError(f"task {out.name}: {err}") from err
     for split, df in splits.items():
         write_parquet(df, out / f"{split}.parquet")
         print(f"{split}: {len(df)} examples", file=sys.stderr)
-    write_json(Vocab.from_words(*tasks.words(task)).to_dict(), out / "vocab.json")
+    write_json(Vocab.from_words(*tasks.words(task, splits)).to_dict(), out / "vocab.json")
 
 
 # -- train --------------------------------------------------------------------------------------------------

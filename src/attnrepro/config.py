@@ -55,7 +55,7 @@ def check(config: dict[str, Any]) -> None:
     """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key."""
     tasks = config["tasks"]
     for name, task in tasks.items():
-        if task["min_len"] > task["max_len"]:
+        if task["kind"] != "bible" and task["min_len"] > task["max_len"]:
             raise AttnReproError(f"tasks.{name}: min_len ({task['min_len']}) is larger than max_len ({task['max_len']})")
     if len(set(config["seeds"])) != len(config["seeds"]):
         raise AttnReproError(f"seeds: repeated seed in {config['seeds']}")

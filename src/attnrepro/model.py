@@ -25,7 +25,6 @@ import math
 from dataclasses import asdict, dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from .attention import make_attention
@@ -111,15 +110,16 @@ class EncoderDecoder(nn.Module):
         return len(self.seeds)
 
     # -- inputs ---------------------------------------------------------------------------------------------
-    def _embed(self, tokens: torch.Tensor, dim: int, pe: torch.Tensor | None, offset: int = 0) -> torch.Tensor:
-        """One-hot inputs [S,B,L,dim], plus the positional code of positions offset.. (AO)."""
-        x = F.one_hot(tokens, dim).float()
+    def _project(self, cell, tokens: torch.Tensor, pe: torch.Tensor | None, offset: int = 0) -> torch.Tensor:
+        """The cell's input projection of one-hot ``tokens`` [S,B,L], plus the positional code of positions
+        offset.. (AO): [S,B,L,G]."""
+        code = None
         if pe is not None:
             end = offset + tokens.shape[-1]
             if end > pe.shape[1]:
                 raise ValueError(f"sequence length {end} exceeds max_positions {pe.shape[1]}")
-            x = x + pe[:, None, offset:end, :]
-        return x
+            code = pe[:, offset:end, :]
+        return cell.token_projection(tokens, code)
 
     @staticmethod
     def _feed_forward(cell, gx: torch.Tensor) -> torch.Tensor:
@@ -131,8 +131,7 @@ class EncoderDecoder(nn.Module):
     # -- encoder ---------------------------------------------------------------------------------------------
     def encode(self, src: torch.Tensor, src_len: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Encoder hidden states [S,B,T,H] and the state the decoder starts from."""
-        x = self._embed(src, self.src_dim, getattr(self, "pe_src", None))
-        gx = self.encoder.input_projection(x)
+        gx = self._project(self.encoder, src, getattr(self, "pe_src", None))
         n, b, t_max, _ = gx.shape
         state = self.encoder.initial_state(n, b, device=src.device)
         if self.cfg.arch == "ao":
@@ -156,8 +155,7 @@ class EncoderDecoder(nn.Module):
     def run_with_cache(self, src, src_len, tgt_in) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Teacher-forced pass. ``src`` [S,B,T], ``src_len`` [S,B], ``tgt_in`` [S,B,S'] -> logits [S,B,S',V]."""
         enc_h, state = self.encode(src, src_len)
-        x = self._embed(tgt_in, self.tgt_dim, getattr(self, "pe_tgt", None))
-        gx = self.decoder.input_projection(x)
+        gx = self._project(self.decoder, tgt_in, getattr(self, "pe_tgt", None))
         if self.cfg.arch == "ao":
             dec_h = self._feed_forward(self.decoder, gx)
         else:
@@ -190,8 +188,7 @@ class EncoderDecoder(nn.Module):
         word = torch.full((n, b, 1), sos, dtype=torch.long, device=src.device)
         out = []
         for s in range(n_steps):
-            x = self._embed(word, self.tgt_dim, pe, offset=s)
-            new = self.decoder.step(self.decoder.input_projection(x)[:, :, 0], state)
+            new = self.decoder.step(self._project(self.decoder, word, pe, offset=s)[:, :, 0], state)
             dec_h = self.decoder.output(new)[:, :, None]
             context = None
             if self.cfg.arch != "ved":
