@@ -28,7 +28,7 @@ report: "workflow/report/workflow.rst"
 
 localrules:
     all,
-    figure_aitken2021_fig2,
+    figure_aitken2021,
     claims,
     archive,
     verify,

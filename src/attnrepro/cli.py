@@ -114,33 +114,40 @@ def cmd_analyze(args) -> None:
     import pandas as pd
     import pyarrow as pa
 
-    from .analysis.aitken import analyze_seed, vector_frame
+    from . import tasks
+    from .analysis.aitken import OPTIONAL_TABLES, analyze_seed, vector_frame
     from .export import states, vectors
     from .io import read_json, read_parquet_table, write_csv, write_parquet
 
     vocab = read_json(Path(args.data_dir) / "vocab.json")
+    dictionary = tasks.dictionary(json.loads(args.task_json))
     has_attention = args.arch != "ved"
     collected: dict[str, list[pd.DataFrame]] = {}
     for export_dir in map(Path, args.export_dirs):
         enc = read_parquet_table(export_dir / "encoder.parquet")
         dec = read_parquet_table(export_dir / "decoder.parquet")
         readout = read_parquet_table(export_dir / "readout.parquet")
+        ro = readout.to_pandas()
+        ro_w = vectors(readout, "weight")
         for seed in sorted(set(enc.column("seed").to_pylist())):
             enc_meta, enc_v = states(enc, seed, ("example", "t"))
             dec_meta, dec_v = states(dec, seed, ("example", "s"))
+            hidden = enc_v["h"].shape[1]
+            rows = (ro.seed == seed).to_numpy()
+            # the readout part that acts on the context c_s (AED: the last H columns); h_s^D for VED
+            weights = pd.DataFrame(ro_w[rows][:, -hidden:], index=ro.token[rows]).reindex(vocab["tgt"]).to_numpy()
             result = analyze_seed(enc_meta, enc_v["h"], dec_meta, dec_v["h"], vocab["src"], vocab["tgt"],
-                                  has_attention, enc_key=enc_v.get("key"), dec_query=dec_v.get("query"))
+                                  has_attention, enc_key=enc_v.get("key"), dec_query=dec_v.get("query"),
+                                  readout=weights, dictionary=dictionary)
             for name, df in result.items():
                 df.insert(0, "seed", seed)
                 collected.setdefault(name, []).append(df)
-        ro = readout.to_pandas()
         collected.setdefault("readout", []).append(
-            vector_frame(vectors(readout, "weight"), "weight", seed=ro.seed, token=ro.token, bias=ro.bias))
+            vector_frame(ro_w, "weight", seed=ro.seed, token=ro.token, bias=ro.bias))
     out = Path(args.out_dir)
-    if "terms" not in collected:  # VED has no attention: an empty table keeps the rule's outputs the same
-        from .analysis.decomposition import TERMS
-
-        collected["terms"] = [pd.DataFrame(columns=["seed", "example", "s", "t_star", "a", *TERMS], dtype=float)]
+    for name, columns in OPTIONAL_TABLES.items():
+        # VED has no attention: empty tables keep the rule's outputs the same for every architecture
+        collected.setdefault(name, [pd.DataFrame(columns=["seed", *columns], dtype=float)])
     for name, frames in collected.items():
         df = pd.concat(frames, ignore_index=True)
         if name == "summary":
@@ -152,26 +159,77 @@ def cmd_analyze(args) -> None:
 
 # -- figure -------------------------------------------------------------------------------------------------
 def cmd_figure(args) -> None:
-    from .figures import aitken2021, save
-    from .io import read_parquet
+    import pandas as pd
 
-    a = Path(args.analysis_dir)
-    title = f"{args.experiment}, seed {args.seed}"
-    if args.name == "aitken2021-fig2a":
-        temporal = read_parquet(a / "temporal.parquet")
-        fig = aitken2021.fig2a(temporal[temporal.seed == args.seed], title=title)
-    elif args.name == "aitken2021-fig2b":
-        comp = read_parquet(a / "input.parquet")
-        pts = read_parquet(a / "input_delta.parquet")
-        ro = read_parquet(a / "readout.parquet")
-        hidden = sum(c.startswith("chi") for c in comp.columns)
-        width = sum(c.startswith("weight") for c in ro.columns)
-        part = slice(width - hidden, width)  # the context part of [h_s^D; c_s], or all of it
-        fig = aitken2021.fig2b(comp[comp.seed == args.seed], pts[pts.seed == args.seed],
-                               ro[ro.seed == args.seed], part, title=title, seed=args.seed)
-    else:
-        raise AttnReproError(f"unknown figure {args.name!r}")
+    from .figures import aitken2021 as fa
+    from .figures import save
+    from .figures.panels import PANELS
+    from .io import read_parquet, write_csv
+
+    if args.name not in PANELS:
+        raise AttnReproError(f"unknown figure {args.name!r}; known: {sorted(PANELS)}")
+    panel = PANELS[args.name]
+    meta = json.loads(args.meta_json)
+    roles: dict[str, list[str]] = {}
+    for item in args.role:
+        role, _, names = item.partition("=")
+        roles[role] = [n for n in names.split(",") if n]
+        for n in roles[role]:
+            if n not in meta:
+                raise AttnReproError(f"--role {item!r}: experiment {n!r} is not in --meta-json")
+    missing = set(panel.roles) - set(roles)
+    if missing:
+        raise AttnReproError(f"figure {args.name} needs --role for {sorted(missing)}")
+
+    def read(name: str, table: str, one_seed: bool) -> pd.DataFrame:
+        path = Path(meta[name]["analysis_dir"]) / table
+        if not path.exists():
+            raise AttnReproError(f"{path}: file not found")
+        df = pd.read_csv(path) if table.endswith(".csv") else read_parquet(path)
+        if one_seed and "seed" in df.columns:
+            if args.seed not in set(df.seed):
+                raise AttnReproError(f"{path}: no rows of seed {args.seed}")
+            df = df[df.seed == args.seed].reset_index(drop=True)
+        return df
+
+    def tables(role: str, one_seed: bool = True) -> dict[str, pd.DataFrame]:
+        return {t: read(roles[role][0], t, one_seed) for t in panel.tables}
+
+    name = args.name
+    title = lambda role: f"{roles[role][0]}, seed {args.seed}"  # noqa: E731
+    if name in ("fig2a", "fig2c", "fig2e", "fig2g"):
+        role = panel.roles[0]
+        fig, data = fa.temporal_figure(tables(role), title(role), inset=role != "ved")
+    elif name in ("fig2b", "fig2d", "fig2f"):
+        role = panel.roles[0]
+        fig, data = fa.input_figure(tables(role), title(role), seed=args.seed)
+    elif name == "fig2h":
+        fig, data = fa.fig2h(tables("sort"), title("sort"))
+    elif name == "fig3":
+        fig, data = fa.fig3({r: tables(r) for r in ("aed", "ao")}, f"eSCAN, seed {args.seed}", seed=args.seed)
+    elif name == "fig4":
+        fig, data = fa.fig4(tables("ao"), title("ao"))
+    elif name == "fig5a":
+        fig, data = fa.fig5a({n: read(n, "summary.csv", False) for n in roles["shares"]}, meta)
+    elif name == "fig5b":
+        temporals = {n: read(n, "temporal.parquet", True) for n in roles["offsets"]}
+        tests = {n: read_parquet(Path(meta[n]["data_dir"]) / "test.parquet", columns=["src", "tgt"])
+                 for n in roles["offsets"]}
+        fig, data = fa.fig5b(temporals, tests, meta)
+    elif name == "fig5c":
+        fig, data = fa.fig5c({n: read(n, "word_variance.parquet", False) for n in roles["variance"]}, meta)
+    elif name == "fig5d":
+        fig, data = fa.fig5d(read(roles["readout"][0], "readout_alignment.parquet", True),
+                             f"Fig. 5d: {title('readout')}")
+    elif name == "fig6":
+        fig, data = fa.fig6({r: tables(r) for r in ("aed", "ao")}, f"eSCAN, seed {args.seed}", seed=args.seed)
+    elif name == "bottleneck":
+        labels = {"ved": "VED", "ved_reversed": "VED, source reversed", "aed": "AED"}
+        fig, data = fa.bottleneck({r: read(roles[r][0], "accuracy.parquet", False) for r in panel.roles}, labels)
+    else:  # pragma: no cover - PANELS and this dispatch are kept in step by tests/test_figures.py
+        raise AttnReproError(f"figure {name!r} has no drawing function")
     save(fig, args.png, args.pdf, dpi=args.dpi)
+    write_csv(data, args.csv)
 
 
 # -- claims -------------------------------------------------------------------------------------------------
@@ -271,16 +329,19 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--export-dirs", nargs="+", required=True)
     a.add_argument("--data-dir", required=True)
     a.add_argument("--arch", required=True)
+    a.add_argument("--task-json", required=True, help="the task's config block as JSON (for its dictionary)")
     a.add_argument("--out-dir", required=True)
     a.set_defaults(func=cmd_analyze)
 
-    f = sub.add_parser("figure", help="draw one figure")
+    f = sub.add_parser("figure", help="draw one figure of Aitken et al. 2021 (see attnrepro.figures.panels)")
     f.add_argument("name")
-    f.add_argument("--analysis-dir", required=True)
-    f.add_argument("--experiment", required=True)
-    f.add_argument("--seed", type=int, required=True)
+    f.add_argument("--role", action="append", default=[], help="ROLE=EXPERIMENT[,EXPERIMENT...]")
+    f.add_argument("--meta-json", required=True,
+                   help="experiment -> {analysis_dir, data_dir, task_kind, arch, cell} as JSON")
+    f.add_argument("--seed", type=int, required=True, help="the seed drawn by single-model panels")
     f.add_argument("--png", required=True)
     f.add_argument("--pdf", required=True)
+    f.add_argument("--csv", required=True, help="the numbers behind the figure")
     f.add_argument("--dpi", type=int, default=150)
     f.set_defaults(func=cmd_figure)
 

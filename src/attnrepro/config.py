@@ -77,11 +77,35 @@ def check(config: dict[str, Any]) -> None:
                 raise AttnReproError(
                     f"experiments.{name}.model.max_positions ({model.get('max_positions', 64)}) is shorter than the "
                     f"task's longest sequence ({longest}, <eos> included)")
-    for name, fig in config.get("figures", {}).items():
-        if fig["experiment"] not in config["experiments"]:
-            raise AttnReproError(f"figures.{name}.experiment: unknown experiment {fig['experiment']!r}")
-        if fig["seed"] not in config["seeds"]:
-            raise AttnReproError(f"figures.{name}.seed: seed {fig['seed']} is not in seeds {config['seeds']}")
+    _check_figures(config)
+
+
+# panels that read alignments need an attention model
+_ATTENTION_ROLES = {("fig2", "sort"), ("fig3", "aed"), ("fig3", "ao"), ("fig4", "ao"), ("fig5", "shares"),
+                    ("fig6", "aed"), ("fig6", "ao")}
+
+
+def _check_figures(config: dict[str, Any]) -> None:
+    aitken = config.get("figures", {}).get("aitken2021")
+    if not aitken:
+        return
+    if aitken["seed"] not in config["seeds"]:
+        raise AttnReproError(f"figures.aitken2021.seed: seed {aitken['seed']} is not in seeds {config['seeds']}")
+    for block, roles in aitken.items():
+        if block == "seed":
+            continue
+        for role, names in roles.items():
+            for name in [names] if isinstance(names, str) else names:
+                key = f"figures.aitken2021.{block}.{role}"
+                if name not in config["experiments"]:
+                    raise AttnReproError(f"{key}: unknown experiment {name!r}")
+                if (block, role) in _ATTENTION_ROLES and config["experiments"][name]["model"]["arch"] == "ved":
+                    raise AttnReproError(f"{key}: {name!r} is a VED model, but this panel reads its attention")
+                if block == "bottleneck":
+                    kind = config["tasks"][config["experiments"][name]["task"]]["kind"]
+                    want = "bottleneck_reversed" if role == "ved_reversed" else "bottleneck"
+                    if kind != want:
+                        raise AttnReproError(f"{key}: {name!r} trains on a {kind!r} task, not {want!r}")
 
 
 def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:

@@ -11,10 +11,16 @@ rule analyze:
         input_delta="results/analysis/{experiment}/input_delta.parquet",
         readout="results/analysis/{experiment}/readout.parquet",
         terms="results/analysis/{experiment}/terms.parquet",
+        maps="results/analysis/{experiment}/maps.parquet",
+        offsets="results/analysis/{experiment}/offsets.parquet",
+        accuracy="results/analysis/{experiment}/accuracy.parquet",
+        word_variance="results/analysis/{experiment}/word_variance.parquet",
+        readout_alignment="results/analysis/{experiment}/readout_alignment.parquet",
     params:
         export_dirs=lambda wc: " ".join(chunk_outputs("results/activations/{experiment}/{chunk}", wc.experiment)),
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
         arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
+        task=lambda wc: json_arg(config["tasks"][experiment_task(wc)]),
     log:
         "results/logs/analysis/{experiment}.log",
     benchmark:
@@ -22,5 +28,5 @@ rule analyze:
     conda:
         "../../envs/attnrepro.yaml"
     shell:
-        "attnrepro analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch}"
+        "attnrepro analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
         " --out-dir results/analysis/{wildcards.experiment} > {log} 2>&1"

@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also whe
 
 from attnrepro import config as cfglib  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
+from attnrepro.figures import panels as aitken_panels  # noqa: E402
 
 validate(config, schema="../schemas/config.schema.yaml")
 try:
@@ -49,11 +50,50 @@ def final_targets():
     )
 
 
+AITKEN_FIGURES = config["figures"].get("aitken2021", {})
+
+
 def all_figures():
-    out = []
-    if "aitken2021_fig2" in config["figures"]:
-        out += expand("results/figures/aitken2021/fig2{panel}.{ext}", panel=["a", "b"], ext=["png", "pdf"])
-    return out
+    return [
+        f"results/figures/aitken2021/{name}.{ext}"
+        for name in aitken_panels.panels_of(AITKEN_FIGURES)
+        for ext in ("png", "pdf", "csv")
+    ]
+
+
+def aitken_figure_experiments(wc):
+    return aitken_panels.experiments_of(AITKEN_FIGURES, wc.name)
+
+
+def aitken_figure_inputs(wc):
+    panel = aitken_panels.PANELS[wc.name]
+    names = sorted({n for ns in aitken_figure_experiments(wc).values() for n in ns})
+    files = [f"results/analysis/{n}/{table}" for n in names for table in panel.tables]
+    if panel.data:
+        files += [f"results/data/{config['experiments'][n]['task']}/test.parquet" for n in names]
+    return files
+
+
+def aitken_figure_roles(wc):
+    return " ".join(
+        f"--role {role}={','.join(names)}" for role, names in aitken_figure_experiments(wc).items()
+    )
+
+
+def aitken_figure_meta(wc):
+    """What the figure needs to know of each experiment it draws; also what reruns it when that changes."""
+    names = sorted({n for ns in aitken_figure_experiments(wc).values() for n in ns})
+    meta = {}
+    for n in names:
+        exp = config["experiments"][n]
+        meta[n] = {
+            "analysis_dir": f"results/analysis/{n}",
+            "data_dir": f"results/data/{exp['task']}",
+            "task_kind": config["tasks"][exp["task"]]["kind"],
+            "arch": exp["model"]["arch"],
+            "cell": exp["model"]["cell"],
+        }
+    return json_arg(meta)
 
 
 def claim_summaries():

@@ -1,33 +1,28 @@
-FIG2 = config["figures"].get("aitken2021_fig2", {})
-
-
-rule figure_aitken2021_fig2:
+rule figure_aitken2021:
     input:
-        temporal=lambda wc: f"results/analysis/{FIG2['experiment']}/temporal.parquet",
-        input_components=lambda wc: f"results/analysis/{FIG2['experiment']}/input.parquet",
-        input_delta=lambda wc: f"results/analysis/{FIG2['experiment']}/input_delta.parquet",
-        readout=lambda wc: f"results/analysis/{FIG2['experiment']}/readout.parquet",
+        aitken_figure_inputs,
     output:
         png=report(
-            "results/figures/aitken2021/fig2{panel}.png",
-            caption="../report/aitken2021_fig2.rst",
+            "results/figures/aitken2021/{name}.png",
+            caption="../report/aitken2021.rst",
             category="Aitken et al. 2021",
-            subcategory="Fig. 2",
-            labels={"panel": "{panel}"},
+            labels={"figure": "{name}"},
         ),
-        pdf="results/figures/aitken2021/fig2{panel}.pdf",
+        pdf="results/figures/aitken2021/{name}.pdf",
+        csv="results/figures/aitken2021/{name}.csv",
     wildcard_constraints:
-        panel="a|b",
+        name="|".join(aitken_panels.PANELS),
     params:
-        experiment=FIG2.get("experiment"),
-        seed=FIG2.get("seed"),
-        dpi=FIG2.get("dpi"),
+        roles=aitken_figure_roles,
+        meta=aitken_figure_meta,
+        seed=AITKEN_FIGURES.get("seed"),
+        dpi=config["figures"]["dpi"],
     log:
-        "results/logs/figures/aitken2021_fig2{panel}.log",
+        "results/logs/figures/aitken2021/{name}.log",
     benchmark:
-        "results/benchmarks/figures/aitken2021_fig2{panel}.tsv"
+        "results/benchmarks/figures/aitken2021/{name}.tsv"
     conda:
         "../../envs/attnrepro.yaml"
     shell:
-        "attnrepro figure aitken2021-fig2{wildcards.panel} --analysis-dir results/analysis/{params.experiment}"
-        " --experiment {params.experiment} --seed {params.seed} --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
+        "attnrepro figure {wildcards.name} {params.roles} --meta-json {params.meta} --seed {params.seed}"
+        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

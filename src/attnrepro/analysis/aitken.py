@@ -9,7 +9,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .accuracy import accuracy_by_length, short_long_gap
+from .alignment import PARTS, attention_maps, offset_alignment, temporal_argmax_correlation
 from .decomposition import TERMS, Decomposition, alignment_terms, decompose, top_alignment_shares
+from .readout import readout_alignment, readout_match
+from .variance import variance_drop, word_variance
+
+OPTIONAL_TABLES = {  # tables only attention models have, with their columns
+    "terms": ["example", "s", "t_star", "a", *TERMS],
+    "maps": ["example", "s", "t", *PARTS],
+    "offsets": ["by", "word", "offset", "n", "a", "mu_mu", "mu_input", "rest"],
+}
+N_MAPS = 4  # test examples whose full alignment matrices are kept (Fig. 2h, 3a, 4a)
 
 
 def _codes(tokens: pd.Series, vocab: list[str]) -> np.ndarray:
@@ -26,14 +37,21 @@ def vector_frame(vectors: np.ndarray, prefix: str, **columns) -> pd.DataFrame:
 
 def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h: np.ndarray,
                  src_vocab: list[str], tgt_vocab: list[str], has_attention: bool,
-                 enc_key: np.ndarray | None = None, dec_query: np.ndarray | None = None) -> dict[str, pd.DataFrame]:
+                 enc_key: np.ndarray | None = None, dec_query: np.ndarray | None = None,
+                 readout: np.ndarray | None = None, dictionary: dict[str, str] | None = None,
+                 ) -> dict[str, pd.DataFrame]:
     """``enc``/``dec``: the scalar columns of one seed's exported rows; ``*_h``: their hidden states.
     ``enc_key``/``dec_query``: the attention's keys and queries where they are not the states themselves
     (learned query/key/value attention); the nine alignment terms then split k = μ + χ + Δ and q likewise, which
     is exact because a_st = q_s·k_t.
 
+    ``readout``: the readout rows acting on the context (on h_s^D for VED), [len(tgt_vocab), H];
+    ``dictionary``: output word -> its input word, where the task has one.
+
     Returns DataFrames ``temporal`` (side, pos, mu*), ``input`` (side, token, chi*), ``input_delta``
-    (side, example, pos, token, v*), ``terms`` (alignment terms, attention models only) and ``summary``
+    (side, example, pos, token, v*), ``word_variance`` (Fig. 5c), ``accuracy`` (by input length),
+    ``readout_alignment`` (Fig. 4c, 5d), for attention models ``terms`` (Eq. 3 at the top alignments),
+    ``maps`` (alignment matrices of the first test examples) and ``offsets`` (Fig. 6b–d), and ``summary``
     (one row of per-seed measures).
     """
     E = decompose(enc_h, enc["t"].to_numpy(), _codes(enc["token"], src_vocab), n_tokens=len(src_vocab))
@@ -56,23 +74,40 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
 
     real = dec["target"] != "<pad>"
     correct = dec["predicted"] == dec["target"]
+    src_len = enc.groupby("example")["t"].max()  # the <eos> step's index = the number of input words
+    out["accuracy"] = accuracy_by_length(dec, src_len)
+    out["word_variance"] = word_variance(E, src_vocab)
+    # every example reaches these steps, so μ there averages over the same examples on both sides
+    n_steps = int(min(src_len.min(), dec.groupby("example")["s"].max().min())) + 1
     summary = {
         "token_acc": float(correct[real].mean()),
         "seq_acc": float(correct.groupby(dec["example"]).all().mean()),
         "encoder_delta_norm": _relative_norm(E),
         "decoder_delta_norm": _relative_norm(D),
+        "variance_drop": variance_drop(out["word_variance"]),
+        "temporal_argmax_rho": temporal_argmax_correlation(D.mu, E.mu, n_steps),
+        "short_long_gap": short_long_gap(out["accuracy"]),
     }
+    if readout is not None:
+        out["readout_alignment"] = readout_alignment(E.chi, src_vocab, readout, tgt_vocab).dropna()
+        summary["readout_match"] = readout_match(out["readout_alignment"], dictionary) if dictionary else np.nan
     if has_attention:
         if dec_query is not None:
             D_a = decompose(dec_query, D.pos, D.token, n_tokens=len(tgt_vocab))
             E_a = decompose(enc_key, E.pos, E.token, n_tokens=len(src_vocab))
         else:
             D_a, E_a = D, E
-        terms = alignment_terms(D_a, dec["example"].to_numpy(), E_a, enc["example"].to_numpy())
+        dec_ex, enc_ex = dec["example"].to_numpy(), enc["example"].to_numpy()
+        terms = alignment_terms(D_a, dec_ex, E_a, enc_ex)
         out["terms"] = terms
+        out["maps"] = attention_maps(D_a, dec_ex, E_a, enc_ex, sorted(set(dec_ex))[:N_MAPS])
+        offsets = offset_alignment(D_a, dec_ex, E_a, enc_ex, E_a.token)
+        offsets["word"] = np.asarray(src_vocab)[offsets["word"].to_numpy()]
+        out["offsets"] = offsets
         shares = top_alignment_shares(terms)
         summary.update({f"share_{k}": float(shares[k]) for k in TERMS})
         summary["share_mu_input"] = float(shares["mu_chi"] + shares["mu_delta"])
+        summary["share_three"] = float(shares["mu_mu"] + shares["mu_chi"] + shares["mu_delta"])
     out["summary"] = pd.DataFrame([summary])
     return out
 

@@ -60,7 +60,30 @@ KINDS: dict[str, Kind | Corpus] = {
         lambda c, n, s: _escan.escan(c["min_len"], c["max_len"], n, s, *_escan_args(c)),
         lambda c: (_escan.source_words(*_escan_args(c)), _escan.target_words(*_escan_args(c)))),
     "bible": Corpus(_bible_splits),
+    # the background post's bottleneck study: one-to-one over a wide range of lengths, the source read forwards
+    # or reversed (Sutskever et al. 2014); kinds of their own so that the one-to-one claims do not apply to them
+    "bottleneck": Kind(
+        lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s),
+        lambda c: (_one_to_one.source_words(c["n_words"]), _one_to_one.target_words(c["n_words"]))),
+    "bottleneck_reversed": Kind(
+        lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s,
+                                               reverse_source=True),
+        lambda c: (_one_to_one.source_words(c["n_words"]), _one_to_one.target_words(c["n_words"]))),
 }
+
+
+def dictionary(task: dict[str, Any]) -> dict[str, str] | None:
+    """Output word -> the input word it translates, where the task has such a dictionary (Fig. 2b, 5d); None for
+    natural language."""
+    kind = task["kind"]
+    if kind in ("one_to_one", "reversed", "bottleneck", "bottleneck_reversed"):
+        return dict(zip(_one_to_one.target_words(task["n_words"]), _one_to_one.source_words(task["n_words"])))
+    if kind == "sort":
+        return {w: w for w in _sort.source_words(task["n_words"])}
+    if kind == "escan":
+        words, separator = _escan_args(task)
+        return _escan.dictionary(words, separator)
+    return None
 
 
 def generate(task: dict[str, Any]) -> dict[str, pd.DataFrame]:

@@ -74,3 +74,16 @@ def source_words(words=DEFAULT_WORDS, separator: str | None = "<.>") -> list[str
 def target_words(words=DEFAULT_WORDS, separator: str | None = "<.>") -> list[str]:
     acts = sorted({a for _, actions in phrases(words) for a in actions})
     return acts + ([separator] if separator else [])
+
+
+def dictionary(words=DEFAULT_WORDS, separator: str | None = "<.>") -> dict[str, str]:
+    """Each action -> the input word that names it (I_RUN <- run, I_TURN_LEFT <- left); the separator to itself.
+    'and', 'twice' and the like name no action of their own."""
+    out = {}
+    for action in target_words(words, separator):
+        name = action.removeprefix("I_TURN_").removeprefix("I_").lower()
+        if name in words:
+            out[action] = name
+    if separator:
+        out[separator] = separator
+    return out

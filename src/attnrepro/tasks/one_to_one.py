@@ -22,8 +22,9 @@ def target_words(n_words: int) -> list[str]:
 
 
 def one_to_one(n_words: int, min_len: int, max_len: int, n: int, seed: int,
-               reverse: bool = False) -> tuple[list[list[str]], list[list[str]]]:
-    """Draw ``n`` (source, target) pairs; ``{B, A, C} -> {2, 1, 3}`` (or ``{3, 1, 2}`` when ``reverse``)."""
+               reverse: bool = False, reverse_source: bool = False) -> tuple[list[list[str]], list[list[str]]]:
+    """Draw ``n`` (source, target) pairs; ``{B, A, C} -> {2, 1, 3}`` (or ``{3, 1, 2}`` when ``reverse``, or
+    ``{C, A, B} -> {2, 1, 3}`` when ``reverse_source``: the source read backwards, Sutskever et al. 2014)."""
     rng = np.random.default_rng(seed)
     src_vocab, tgt_vocab = source_words(n_words), target_words(n_words)
     lengths = rng.integers(min_len, max_len + 1, size=n)
@@ -31,6 +32,6 @@ def one_to_one(n_words: int, min_len: int, max_len: int, n: int, seed: int,
     for length in lengths:
         ids = rng.integers(0, n_words, size=length)
         out = ids[::-1] if reverse else ids
-        sources.append([src_vocab[i] for i in ids])
+        sources.append([src_vocab[i] for i in (ids[::-1] if reverse_source else ids)])
         targets.append([tgt_vocab[i] for i in out])
     return sources, targets

@@ -1,0 +1,33 @@
+"""Accuracy against input length: the fixed-size context bottleneck of encoder-decoders without attention (the
+background post, paper 003) measured on the exported greedy decodes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def accuracy_by_length(dec: pd.DataFrame, src_len: pd.Series) -> pd.DataFrame:
+    """``dec``: one seed's decoder rows (example, target, predicted); ``src_len``: input words per example (without
+    ``<eos>``), indexed by example. Columns length, n, token_acc, seq_acc."""
+    real = dec[dec.target != "<pad>"]
+    correct = (real.predicted == real.target).groupby(real.example)
+    per_example = pd.DataFrame({"token_acc": correct.mean(), "seq_acc": correct.all().astype(float)})
+    per_example["length"] = src_len.reindex(per_example.index).to_numpy()
+    g = per_example.groupby("length")
+    out = g[["token_acc", "seq_acc"]].mean()
+    out.insert(0, "n", g.size())
+    return out.reset_index()
+
+
+def short_long_gap(by_length: pd.DataFrame) -> float:
+    """Token accuracy on the shortest third of the input lengths minus on the longest third, weighted by examples:
+    near 0 when length does not matter, large when a fixed-size context runs out of room."""
+    lengths = np.sort(by_length.length.unique())
+    if len(lengths) < 3:
+        return float("nan")
+    k = len(lengths) // 3
+    def acc(ls):
+        sel = by_length[by_length.length.isin(ls)]
+        return float((sel.token_acc * sel.n).sum() / sel.n.sum())
+    return acc(lengths[:k]) - acc(lengths[-k:])

@@ -1,0 +1,41 @@
+"""Word variance (Aitken et al. 2021, §4.1, Fig. 5c): how much of the spread of the encoder states that read one
+input word is the average temporal evolution μ_t^E."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .decomposition import Decomposition
+
+
+def _spread(x: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group: Σ‖x − mean_group(x)‖² and the group size."""
+    counts = np.bincount(group, minlength=n_groups).astype(float)
+    sums = np.zeros((n_groups, x.shape[1]))
+    np.add.at(sums, group, x)
+    sq = np.bincount(group, weights=(x**2).sum(1), minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return sq - (sums**2).sum(1) / counts, counts
+
+
+def word_variance(enc: Decomposition, words: list[str]) -> pd.DataFrame:
+    """For each input word x: the total variance of h_t^E and of h_t^E − μ_t^E over the states that read x, and
+    their ratio (Fig. 5c). Columns token, n, var_h, var_without_temporal, ratio."""
+    n = len(words)
+    h = enc.temporal + enc.input_delta
+    var_h, counts = _spread(h, enc.token, n)
+    var_id, _ = _spread(enc.input_delta, enc.token, n)
+    seen = counts > 1
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = var_id / var_h
+    return pd.DataFrame({"token": np.asarray(words)[seen], "n": counts[seen].astype(int),
+                         "var_h": var_h[seen] / counts[seen], "var_without_temporal": var_id[seen] / counts[seen],
+                         "ratio": ratio[seen]})
+
+
+def variance_drop(table: pd.DataFrame) -> float:
+    """1 − (within-word variance without μ_t) / (within-word variance), pooled over words by occurrence: the
+    paper's "variance drops by 90%" (§4.1); pooling keeps rare words from dominating a large vocabulary."""
+    total = (table.var_h * table.n).sum()
+    return float(1 - (table.var_without_temporal * table.n).sum() / total) if total > 0 else float("nan")
