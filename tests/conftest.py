@@ -60,10 +60,31 @@ def long_training_config(directory, steps):
     25) to be killed mid-run; written to ``directory/long.yaml``, whose name is returned."""
     import yaml
 
-    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg = core_config()
     cfg["seeds"], cfg["seeds_per_job"] = [0], 1
     del cfg["experiments"]["ao_qkv_one_to_one"]
+    cfg["figures"] = {"dpi": 60}
     cfg["train"].update(steps=steps, checkpoint_every=25, eval_every=500, batch_size=16)
     cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 8
     (directory / "long.yaml").write_text(yaml.safe_dump(cfg))
     return "long.yaml"
+
+
+CORE_EXPERIMENTS = ("aed_gru_one_to_one", "ao_qkv_one_to_one")
+
+
+def core_config(directory=None, name: str = "core.yaml"):
+    """The smoke config cut to one task, two experiments (AED with dot, AO with query/key/value attention) and the
+    Fig. 5 panels, which read both: every kind of rule in a fraction of the jobs. Returned as a dict, and written
+    to ``directory/name`` when a directory is given."""
+    import yaml
+
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg["tasks"] = {"one_to_one": cfg["tasks"]["one_to_one"]}
+    cfg["experiments"] = {k: cfg["experiments"][k] for k in CORE_EXPERIMENTS}
+    aed, ao = CORE_EXPERIMENTS
+    cfg["figures"]["aitken2021"] = {"seed": 0, "fig5": {"shares": [aed, ao], "offsets": [ao], "variance": [aed, ao],
+                                                        "readout": ao}}
+    if directory is not None:
+        (directory / name).write_text(yaml.safe_dump(cfg))
+    return cfg

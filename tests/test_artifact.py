@@ -9,6 +9,7 @@ import yaml
 from attnrepro.artifact import format_manifest, manifest, parse_manifest, verify
 from attnrepro.cli import main
 
+from attnrepro.figures.panels import PANELS
 from conftest import job_counts, snakemake
 
 pytestmark = pytest.mark.slow
@@ -92,13 +93,17 @@ def _changed_config(work, change):
 
 def test_changing_a_plot_parameter_reruns_only_the_figure(smoke_run):
     work, _ = smoke_run
-    proc = _changed_config(work, lambda c: c["figures"]["aitken2021_fig2"].update(dpi=120))
-    assert job_counts(proc.stdout) == {"figure_aitken2021_fig2": 2, "all": 1}
+    proc = _changed_config(work, lambda c: c["figures"]["aitken2021"]["fig2"].update(reversed="aed_gru_sort"))
+    assert job_counts(proc.stdout) == {"figure_aitken2021": 1, "all": 1}
+    proc = _changed_config(work, lambda c: c["figures"].update(dpi=120))
+    assert job_counts(proc.stdout) == {"figure_aitken2021": len(PANELS), "all": 1}
 
 
 def test_changing_training_reruns_that_experiment_downstream_only(smoke_run):
     work, _ = smoke_run
     proc = _changed_config(work, lambda c: c["experiments"]["ao_qkv_one_to_one"].update(train={"steps": 30}))
     counts = job_counts(proc.stdout)
-    assert counts == {"train": 2, "export": 2, "analyze": 1, "claims": 1, "all": 1}, proc.stdout[-3000:]
+    # its figures: fig2c/d (fig2 ao) and fig5a/b (shares, offsets)
+    assert counts == {"train": 2, "export": 2, "analyze": 1, "figure_aitken2021": 4, "claims": 1, "all": 1}, \
+        proc.stdout[-3000:]
     assert "results/models/aed_gru_one_to_one" not in proc.stdout

@@ -51,8 +51,13 @@ BAD_CONFIGS = [
     (("experiments", "ao_qkv_one_to_one", "model", "max_positions"), 10, "max_positions"),  # too long for AO
     (AED + ("model", "cell"), "ff", "ff"),                            # feed-forward cell outside AO
     (AED + ("model", "attention"), "additive", "additive"),           # unknown attention
-    (("figures", "aitken2021_fig2", "seed"), 99, "seed"),             # figure of a seed never trained
-    (("figures", "aitken2021_fig2", "experiment"), "ghost", "ghost"),
+    (("figures", "aitken2021", "seed"), 99, "seed"),                  # figure of a seed never trained
+    (("figures", "aitken2021", "fig3", "aed"), "ghost", "ghost"),     # figure of an unknown experiment
+    (("figures", "aitken2021", "fig2", "sort"), "ved_gru_one_to_one", "VED"),  # attention panel of a VED
+    (("figures", "aitken2021", "bottleneck", "aed"), "aed_gru_one_to_one", "bottleneck"),  # wrong task kind
+    (("figures", "aitken2021", "fig5", "shares"), [], "shares"),      # empty list
+    (("tasks", "bible", "english"), ["x"], "english"),                # unknown Bible
+    (("tasks", "bible", "n_train"), 10, "n_train"),                   # synthetic key on a corpus
     (("export",), DELETE, "export"),                                  # missing block
 ]
 

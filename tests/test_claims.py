@@ -59,3 +59,19 @@ def test_registered_claims_are_unique_and_well_formed():
     assert len(ids) == len(set(ids))
     for c in CLAIMS:
         assert c.direction in {"<", ">"} and c.description
+
+
+def test_versus_claims_compare_paired_seeds():
+    claim = Claim(paper="blog003", claim_id="x", description="d", measure="gap", direction="<", threshold=0.0,
+                  task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"))
+    summaries = {
+        "rev": pd.DataFrame({"seed": [0, 1, 2], "gap": [0.10, 0.12, 0.11]}),
+        "fwd": pd.DataFrame({"seed": [0, 1, 2, 3], "gap": [0.30, 0.35, 0.32, 9.0]}),  # seed 3 has no pair
+    }
+    table = summarize(summaries, {"rev": ("bottleneck_reversed", "ved"), "fwd": ("bottleneck", "ved")}, (claim,))
+    row = table.iloc[0]
+    assert row.experiment == "rev" and row.n_seeds == 3
+    assert row.measured_mean == pytest.approx(np.mean([-0.20, -0.23, -0.21]))
+    assert row.verdict == "reproduced" and "that of bottleneck/ved" in row.rule
+    # with no experiment to compare against, the claim has no row
+    assert summarize({"rev": summaries["rev"]}, {"rev": ("bottleneck_reversed", "ved")}, (claim,)).empty

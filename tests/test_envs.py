@@ -10,7 +10,8 @@ def pins(lines):
 
 
 def test_conda_env_pins_match_requirements(root):
-    req = pins((root / "requirements.txt").read_text().splitlines())
+    req = pins((root / "requirements.txt").read_text().splitlines()
+               + (root / "requirements-data.txt").read_text().splitlines())
     env = yaml.safe_load((root / "envs" / "attnrepro.yaml").read_text())
     pip = next(d["pip"] for d in env["dependencies"] if isinstance(d, dict))
     env_pins = pins(pip)

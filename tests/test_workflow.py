@@ -7,28 +7,32 @@ import pytest
 
 from conftest import job_counts, snakemake
 
+from attnrepro.figures.panels import PANELS
+
 pytestmark = pytest.mark.slow
 
-STAGES = ["data", "train", "export", "analyze", "figure_aitken2021_fig2", "claims", "all"]
+STAGES = ["data", "train", "export", "analyze", "figure_aitken2021", "claims", "all"]
 
 
 def test_dry_run_lists_every_stage_in_order(smoke_run):
     _, dry = smoke_run
     counts = job_counts(dry)
     assert [s for s in STAGES if s in counts] == STAGES
-    assert counts["train"] == 4 and counts["export"] == 4  # two experiments x two seed groups of one seed
+    assert counts["train"] == 24 and counts["export"] == 24  # twelve experiments x two seed groups of one seed
+    assert counts["figure_aitken2021"] == len(PANELS)
 
 
-def test_figures_exist_and_are_not_blank(smoke_run):
+@pytest.mark.parametrize("name", sorted(PANELS))
+def test_figures_exist_and_are_not_blank(smoke_run, name):
     work, _ = smoke_run
-    for panel in ("a", "b"):
-        png = work / "results" / "figures" / "aitken2021" / f"fig2{panel}.png"
-        pdf = png.with_suffix(".pdf")
-        assert png.stat().st_size > 20_000 and pdf.stat().st_size > 5_000
-        img = mpimg.imread(png)
-        assert img.shape[0] > 300 and img.shape[1] > 300
-        assert img[..., :3].std() > 0.05  # something is drawn
-        assert (img[..., :3].reshape(-1, 3).round(1) != 1).any(axis=1).mean() > 0.05
+    png = work / "results" / "figures" / "aitken2021" / f"{name}.png"
+    pdf, csv = png.with_suffix(".pdf"), png.with_suffix(".csv")
+    assert png.stat().st_size > 5_000 and pdf.stat().st_size > 5_000
+    assert len(pd.read_csv(csv)) > 0  # the numbers behind it
+    img = mpimg.imread(png)
+    assert img.shape[0] > 150 and img.shape[1] > 150
+    assert img[..., :3].std() > 0.05  # something is drawn
+    assert (img[..., :3].reshape(-1, 3).round(1) != 1).any(axis=1).mean() > 0.05
 
 
 def test_claims_row_has_a_verdict(smoke_run):
@@ -67,14 +71,14 @@ def test_one_figure_reruns_alone(smoke_run):
     work, _ = smoke_run
     proc = snakemake("-n", "results/figures/aitken2021/fig2a.png", "--forcerun",
                      "results/figures/aitken2021/fig2a.png", "--configfile", "smoke.yaml", cwd=work)
-    assert job_counts(proc.stdout) == {"figure_aitken2021_fig2": 1}
+    assert job_counts(proc.stdout) == {"figure_aitken2021": 1}
 
 
 def test_report_builds(smoke_run):
     work, _ = smoke_run
     snakemake("--configfile", "smoke.yaml", "--report", "results/report.html", cwd=work, timeout=300)
     html = (work / "results" / "report.html").read_text(errors="ignore")
-    for name in ("fig2a.png", "fig2b.png", "claims.csv"):
+    for name in ("fig2a.png", "fig5a.png", "bottleneck.png", "claims.csv"):
         assert name in html, name
 
 

@@ -42,10 +42,14 @@ class Claim:
     archs: tuple[str, ...]
     reference_value: float | None = None  # the paper's own number, where it prints one
     figure: str = ""               # the figure that shows it, relative to results/
+    # (task kind, arch) of a comparison experiment: the claim is then about the per-seed difference
+    # measure(this) − measure(that), paired by seed
+    versus: tuple[str, str] | None = None
 
     @property
     def rule(self) -> str:
-        return f"{self.measure} {self.direction} {self.threshold:g} with the whole 95% CI"
+        what = self.measure if self.versus is None else f"{self.measure} − that of {'/'.join(self.versus)}"
+        return f"{what} {self.direction} {self.threshold:g} with the whole 95% CI"
 
     def applies_to(self, task_kind: str, arch: str) -> bool:
         return task_kind in self.task_kinds and arch in self.archs
@@ -95,7 +99,7 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
         for name, (kind, arch) in sorted(experiments.items()):
             if not claim.applies_to(kind, arch):
                 continue
-            values = summaries[name][claim.measure].dropna().to_numpy()
+            values = _values(claim, name, summaries, experiments)
             if len(values) == 0:
                 continue
             mean, low, high = confidence_interval(values, confidence)
@@ -106,6 +110,21 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
                 "rule": claim.rule, "figure": claim.figure,
             })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _values(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
+            experiments: dict[str, tuple[str, str]]) -> np.ndarray:
+    df = summaries[name]
+    if claim.measure not in df.columns:
+        return np.array([])
+    if claim.versus is None:
+        return df[claim.measure].dropna().to_numpy()
+    others = [n for n, ka in experiments.items() if ka == claim.versus]
+    if len(others) != 1:  # nothing, or no single experiment, to compare with
+        return np.array([])
+    other = summaries[others[0]][["seed", claim.measure]]
+    paired = df[["seed", claim.measure]].merge(other, on="seed", suffixes=("", "_versus")).dropna()
+    return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy()
 
 
 def _fmt(x: float) -> str:

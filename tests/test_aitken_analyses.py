@@ -1,0 +1,134 @@
+"""The Aitken et al. 2021 analyses beyond the decomposition itself, each on planted data with a known answer."""
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from attnrepro.analysis.accuracy import accuracy_by_length, short_long_gap
+from attnrepro.analysis.alignment import (attention_maps, offset_alignment, predicted_offset, softmax_over_t,
+                                          temporal_argmax_correlation, temporal_offset)
+from attnrepro.analysis.decomposition import decompose
+from attnrepro.analysis.readout import readout_alignment, readout_match
+from attnrepro.analysis.variance import variance_drop, word_variance
+
+
+def _states(rng, n_examples=40, length=6, n_words=3, hidden=8, temporal=1.0, noise=0.0):
+    """Flattened states h = temporal·μ_t + χ_x + noise for random words."""
+    mu = rng.normal(size=(length, hidden))
+    chi = rng.normal(size=(n_words, hidden))
+    ex = np.repeat(np.arange(n_examples), length)
+    pos = np.tile(np.arange(length), n_examples)
+    tok = rng.integers(0, n_words, size=len(pos))
+    h = temporal * mu[pos] + chi[tok] + noise * rng.normal(size=(len(pos), hidden))
+    return h, ex, pos, tok
+
+
+def test_variance_drops_fully_when_states_are_temporal_plus_input():
+    rng = np.random.default_rng(0)
+    h, _, pos, tok = _states(rng)
+    table = word_variance(decompose(h, pos, tok), ["A", "B", "C"])
+    assert set(table.token) == {"A", "B", "C"}
+    # μ̂_t also averages the word mix at t, so a little word-independent spread is left
+    assert (table.ratio < 0.05).all()
+    assert variance_drop(table) > 0.95
+
+
+def test_variance_does_not_drop_without_a_temporal_component():
+    rng = np.random.default_rng(1)
+    h, _, pos, tok = _states(rng, n_examples=400, temporal=0.0, noise=1.0)
+    drop = variance_drop(word_variance(decompose(h, pos, tok), ["A", "B", "C"]))
+    assert abs(drop) < 0.05  # subtracting a (near-zero) mean over examples removes almost nothing
+
+
+def test_readout_alignment_recovers_a_planted_dictionary():
+    chi = np.eye(4)
+    weights = np.eye(4)[[2, 0, 1, 3]]  # readout of y_i points at x_perm[i]
+    table = readout_alignment(chi, ["a", "b", "c", "d"], weights, ["1", "2", "3", "4"])
+    assert len(table) == 16
+    assert table.set_index(["target", "source"]).loc[("1", "c"), "dot"] == 1.0
+    assert readout_match(table, {"1": "c", "2": "a", "3": "b", "4": "d"}) == 1.0
+    assert readout_match(table, {"1": "a", "2": "a", "3": "b", "4": "b"}) == 0.5
+
+
+def test_accuracy_by_length_and_the_short_long_gap():
+    rows = []
+    for ex, (length, right) in enumerate([(3, 3), (3, 3), (6, 6), (9, 3), (9, 6)]):
+        for s in range(length):
+            rows.append({"example": ex, "target": "1", "predicted": "1" if s < right else "2"})
+    dec = pd.DataFrame(rows)
+    src_len = pd.Series({0: 3, 1: 3, 2: 6, 3: 9, 4: 9})
+    table = accuracy_by_length(dec, src_len)
+    assert table.length.tolist() == [3, 6, 9] and table.n.tolist() == [2, 1, 2]
+    assert table.token_acc.tolist() == pytest.approx([1.0, 1.0, 0.5])
+    assert table.seq_acc.tolist() == [1.0, 1.0, 0.0]
+    assert short_long_gap(table) == pytest.approx(0.5)
+
+
+def test_temporal_argmax_correlation_tells_diagonal_from_antidiagonal():
+    enc = np.eye(10)
+    assert temporal_argmax_correlation(np.eye(10), enc, 10) == pytest.approx(1.0)
+    assert temporal_argmax_correlation(np.eye(10)[::-1], enc, 10) == pytest.approx(-1.0)
+
+
+def test_predicted_offset_from_lengths():
+    same = predicted_offset(np.full(5, 10), np.full(5, 10), 10)
+    assert np.allclose(same.offset, 0)
+    double = predicted_offset(np.full(5, 20), np.full(5, 10), 10)
+    assert np.allclose(double.offset, double.s)  # input twice as long: step s reads near 2s
+
+
+def test_temporal_offset_profile():
+    enc = np.eye(8)
+    prof = temporal_offset(np.eye(8), enc, max_offset=2)
+    assert prof[prof.offset == 0]["dot"].eq(1).all() and prof[prof.offset != 0]["dot"].eq(0).all()
+
+
+@pytest.fixture
+def pair():
+    rng = np.random.default_rng(3)
+    h_e, ex_e, pos_e, tok_e = _states(rng, n_examples=5, length=6, noise=0.3)
+    h_d, ex_d, pos_d, tok_d = _states(rng, n_examples=5, length=5, noise=0.3)
+    return (decompose(h_d, pos_d, tok_d), ex_d, h_d), (decompose(h_e, pos_e, tok_e), ex_e, h_e)
+
+
+def test_attention_maps_are_the_real_alignments_and_their_parts(pair):
+    (D, ex_d, h_d), (E, ex_e, h_e) = pair
+    maps = attention_maps(D, ex_d, E, ex_e, [1, 3])
+    one = maps[maps.example == 3]
+    full = h_d[ex_d == 3] @ h_e[ex_e == 3].T
+    assert np.allclose(one.pivot(index="s", columns="t", values="full").to_numpy(), full)
+    mu_mu = D.mu[:5] @ E.mu[:6].T
+    assert np.allclose(one.pivot(index="s", columns="t", values="mu_mu").to_numpy(), mu_mu)
+    w = softmax_over_t(one, "full")
+    assert w.shape == (5, 6) and np.allclose(w.sum(1), 1)
+
+
+def test_offset_alignment_matches_brute_force(pair):
+    (D, ex_d, h_d), (E, ex_e, h_e) = pair
+    table = offset_alignment(D, ex_d, E, ex_e, E.token, max_offset=2)
+    # brute force: word 1 at the attended step t, offset +1
+    vals, parts = [], []
+    for i in range(len(h_d)):
+        t = D.pos[i] + 1
+        j = np.flatnonzero((ex_e == ex_d[i]) & (E.pos == t))
+        if len(j) and E.token[j[0]] == 1:
+            vals.append(h_d[i] @ h_e[j[0]])
+            parts.append(D.mu[D.pos[i]] @ E.input_delta[j[0]])
+    row = table[(table.by == "t") & (table.word == 1) & (table.offset == 1)].iloc[0]
+    assert row.n == len(vals)
+    assert row.a == pytest.approx(np.mean(vals)) and row.mu_input == pytest.approx(np.mean(parts))
+    assert np.allclose(table.a, table.mu_mu + table.mu_input + table.rest)
+
+
+def test_token_projection_equals_the_one_hot_product():
+    from attnrepro.cells import make_cell
+
+    torch.manual_seed(0)
+    cell = make_cell("gru", 2, 7, 4)
+    tokens = torch.randint(0, 7, (2, 3, 5))
+    pe = torch.randn(2, 5, 7)
+    x = torch.nn.functional.one_hot(tokens, 7).float() + pe[:, None]
+    assert torch.allclose(cell.token_projection(tokens, pe), cell.input_projection(x), atol=1e-6)
+    assert torch.equal(cell.token_projection(tokens),
+                       cell.input_projection(torch.nn.functional.one_hot(tokens, 7).float()))
