@@ -15,6 +15,7 @@ if not workflow.overwrite_configfiles:
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/data.smk"
+include: "workflow/rules/download.smk"
 include: "workflow/rules/train.smk"
 include: "workflow/rules/export.smk"
 include: "workflow/rules/analysis.smk"

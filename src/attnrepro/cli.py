@@ -296,6 +296,30 @@ def cmd_verify(args) -> None:
     print(f"{target}: every file matches its manifest")
 
 
+# -- corpora: download / prepare (the papers' own data sets) ------------------------------------------------
+def cmd_download(args) -> None:
+    from .download import fetch
+
+    fetch(args.url, args.out, args.sha256, local_dir=args.local_dir, local_name=args.local_name,
+          allow_unpinned=args.allow_unpinned)
+
+
+def cmd_prepare(args) -> None:
+    from .corpora.prepare import prepare
+    from .io import atomic_path, write_json, write_parquet
+
+    corpus = json.loads(args.corpus_json)
+    out = Path(args.out_dir)
+    prepared = prepare(corpus, Path(args.raw_dir))
+    for split, df in prepared["splits"].items():
+        write_parquet(df, out / f"{split}.parquet")
+        print(f"{split}: {len(df)} examples", file=sys.stderr)
+    if prepared["spm"] is not None:
+        with atomic_path(out / "spm.model") as tmp:
+            tmp.write_bytes(prepared["spm"])
+    write_json(prepared["vocab"], out / "vocab.json")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -363,6 +387,22 @@ def build_parser() -> argparse.ArgumentParser:
     v = sub.add_parser("verify", help="check an artifact (.tar.gz or unpacked folder) against its manifest")
     v.add_argument("artifact")
     v.set_defaults(func=cmd_verify)
+
+    dl = sub.add_parser("download", help="fetch one pinned corpus file, verified by its SHA-256")
+    dl.add_argument("--url", required=True)
+    dl.add_argument("--sha256", type=lambda s: None if s in ("", "null", "None") else s.lower(), required=True,
+                    help="expected digest; 'null' for an unpinned file (needs --allow-unpinned)")
+    dl.add_argument("--out", required=True)
+    dl.add_argument("--local-dir", help="offline mirror: copy LOCAL_DIR/LOCAL_NAME instead of downloading")
+    dl.add_argument("--local-name", help="the file's path under --local-dir (default: the name of --out)")
+    dl.add_argument("--allow-unpinned", action="store_true")
+    dl.set_defaults(func=cmd_download)
+
+    pr = sub.add_parser("prepare", help="turn a downloaded corpus into train/valid/test Parquet and vocab.json")
+    pr.add_argument("--corpus-json", required=True, help="the corpus's config block as JSON")
+    pr.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
+    pr.add_argument("--out-dir", required=True)
+    pr.set_defaults(func=cmd_prepare)
     return p
 
 

@@ -107,6 +107,38 @@ def _check_figures(config: dict[str, Any]) -> None:
                     if kind != want:
                         raise AttnReproError(f"{key}: {name!r} trains on a {kind!r} task, not {want!r}")
 
+    check_corpora(config)
+
+
+def corpus_family(corpus: dict[str, Any]) -> str:
+    """pieces, words or classification: which preparation rule builds the corpus."""
+    from .corpora import FORMATS
+
+    return FORMATS[corpus["format"]].FAMILY
+
+
+def check_corpora(config: dict[str, Any]) -> None:
+    """The ``corpora`` block (the papers' own data sets): each corpus names the files its format reads, the keys
+    its family needs, and no task of the same name (both write ``results/data/<name>/``)."""
+    corpora = config.get("corpora") or {}
+    if not corpora:
+        return
+    from .corpora import FORMATS, REQUIRED
+
+    for name, corpus in corpora.items():
+        if name in config["tasks"]:
+            raise AttnReproError(f"corpora.{name}: a task has the same name; both would write results/data/{name}/")
+        fmt = FORMATS[corpus["format"]]
+        missing = [k for k in REQUIRED[fmt.FAMILY] if k not in corpus]
+        if missing:
+            raise AttnReproError(f"corpora.{name}: format {corpus['format']!r} needs the key(s) {missing}")
+        if fmt.FAMILY != "classification" and corpus["src"] == corpus["tgt"]:
+            raise AttnReproError(f"corpora.{name}: src and tgt are both {corpus['src']!r}")
+        expected = fmt.files(corpus)
+        if sorted(corpus["files"]) != sorted(expected):
+            raise AttnReproError(f"corpora.{name}.files: format {corpus['format']!r} reads {expected}, "
+                                 f"the config names {sorted(corpus['files'])}")
+
 
 def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
     """Everything one experiment's training depends on, as plain JSON-able data."""

@@ -45,6 +45,7 @@ def final_targets():
     """What `rule all` builds, and what the artifact archives."""
     return (
         expand("results/data/{task}/vocab.json", task=config["tasks"])
+        + corpus_targets()
         + all_figures()
         + ["results/claims.csv", "results/claims.md"]
     )
@@ -106,3 +107,40 @@ def claim_summary_args():
         shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}")
         for name, exp in config["experiments"].items()
     )
+
+
+# -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
+CORPORA = config.get("corpora") or {}
+
+
+def corpus_pattern(family=None):
+    """The corpus names (of one family) as a wildcard constraint; one that matches nothing when there are none."""
+    names = [n for n, c in CORPORA.items() if family is None or cfglib.corpus_family(c) == family]
+    return "|".join(names) if names else "(?!)"
+
+
+def corpus_file(wildcards):
+    return CORPORA[wildcards.corpus]["files"][wildcards.file]
+
+
+def corpus_downloads(wildcards):
+    return [f"results/downloads/{wildcards.corpus}/{f}" for f in CORPORA[wildcards.corpus]["files"]]
+
+
+def all_downloads():
+    return [f"results/downloads/{name}/{f}" for name, c in CORPORA.items() for f in c["files"]]
+
+
+def corpus_targets():
+    return [f"results/data/{name}/vocab.json" for name in CORPORA]
+
+
+def download_options(wildcards):
+    """--local-dir (offline mirror) and --allow-unpinned from the `downloads` block, as shell arguments."""
+    downloads = config.get("downloads") or {}
+    options = []
+    if downloads.get("local_dir"):
+        options += ["--local-dir", downloads["local_dir"], "--local-name", f"{wildcards.corpus}/{wildcards.file}"]
+    if downloads.get("allow_unpinned"):
+        options.append("--allow-unpinned")
+    return " ".join(shlex.quote(o) for o in options)

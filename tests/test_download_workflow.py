@@ -1,0 +1,62 @@
+"""The download and prepare rules through Snakemake, against a local HTTP server, then the offline mirror."""
+
+import shutil
+
+import pandas as pd
+import pytest
+import yaml
+
+import corpus_fixtures as fx
+from conftest import ROOT, job_counts, snakemake
+
+
+def write_config(work, server_url, files, local_dir=None):
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    m30k, imdb = fx.multi30k(), fx.imdb()
+    cfg["downloads"] = {"local_dir": local_dir, "allow_unpinned": False}
+    cfg["corpora"] = {
+        "multi30k": {"format": "multi30k", "src": "de", "tgt": "en", "vocab_size": 60, "seed": 0,
+                     "files": {n: {"url": f"{server_url}/m30k/{n}", "sha256": fx.sha256(d)} for n, d in m30k.items()}},
+        "imdb": {"format": "imdb", "classes": [["neg"], ["pos"]], "max_valid": 10, "max_test": 10, "seed": 0,
+                 "files": {n: {"url": f"{server_url}/{n}", "sha256": fx.sha256(d)} for n, d in imdb.items()}},
+    }
+    files.update({f"m30k/{n}": d for n, d in m30k.items()}, **imdb)
+    (work / "corpora.yaml").write_text(yaml.safe_dump(cfg))
+    return "corpora.yaml"
+
+
+@pytest.mark.slow
+def test_download_and_prepare_rules(tmp_path):
+    files = {}
+    with fx.Server(files) as server:
+        config = write_config(tmp_path, server.url, files)
+        snakemake("--cores", "1", "corpora", "--configfile", config, cwd=tmp_path, timeout=300)
+        assert set(server.hits.values()) == {1} and len(server.hits) == 7
+    train = pd.read_parquet(tmp_path / "results" / "data" / "imdb" / "train.parquet")
+    assert len(train) == 40 and set(train.label) == {0, 1}
+    assert (tmp_path / "results" / "data" / "multi30k" / "spm.model").stat().st_size > 1000
+    assert "sha256 verified" in (tmp_path / "results" / "logs" / "download" / "imdb" / "aclImdb_v1.tar.gz.log").read_text()
+
+    # offline: the server is gone; the same rules take the files from a mirror of results/downloads
+    mirror = tmp_path / "mirror"
+    shutil.move(tmp_path / "results" / "downloads", mirror)
+    shutil.rmtree(tmp_path / "results" / "data")
+    config = write_config(tmp_path, "http://127.0.0.1:9", {}, local_dir=str(mirror))
+    proc = snakemake("--cores", "1", "corpora", "--configfile", config, cwd=tmp_path, timeout=300)
+    assert job_counts(proc.stdout + proc.stderr)["download"] == 7
+    assert (tmp_path / "results" / "data" / "imdb" / "vocab.json").exists()
+
+
+def test_paper_config_plans_every_corpus(tmp_path):
+    proc = snakemake("-n", "corpora", "--configfile", str(ROOT / "config" / "paper.yaml"), cwd=tmp_path)
+    counts = job_counts(proc.stdout)
+    assert counts["download"] == 17
+    assert counts["prepare_pieces"] == 5 and counts["prepare_words"] == 1 and counts["prepare_classification"] == 6
+    assert not (tmp_path / "results").exists()  # a dry run fetches nothing
+
+
+@pytest.mark.slow
+def test_default_and_smoke_configs_download_nothing(tmp_path):
+    for name in ("config.yaml", "smoke.yaml"):
+        proc = snakemake("-n", "--configfile", str(ROOT / "config" / name), cwd=tmp_path)
+        assert "download" not in job_counts(proc.stdout) and "prepare_" not in proc.stdout
