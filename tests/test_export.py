@@ -70,9 +70,11 @@ def test_analysis_of_an_export(exported):
     dm, dv = states(dec, 4, ("example", "s"))
     out = analyze_seed(em, ev["h"], dm, dv["h"], list(vocab.src), list(vocab.tgt), has_attention=True,
                        enc_key=ev.get("key"), dec_query=dv.get("query"))
-    assert set(out) == {"temporal", "input", "input_delta", "terms", "summary"}
+    assert set(out) == {"temporal", "input", "input_delta", "terms", "maps", "offsets", "word_variance",
+                        "accuracy", "summary"}
     s = out["summary"].iloc[0]
-    shares = [s[c] for c in out["summary"].columns if c.startswith("share_") and c != "share_mu_input"]
+    shares = [s[c] for c in out["summary"].columns
+              if c.startswith("share_") and c not in ("share_mu_input", "share_three")]
     assert sum(shares) == pytest.approx(1.0)
     # the alignment recomputed from the exported states equals the model's own scores at t*
     scores = dec.to_pandas()
