@@ -1,0 +1,57 @@
+"""Wall time of a whole workflow run from a clean ``results/`` and the peak memory of its largest job (issue 7,
+benchmark 4: default config ≤ 30 min with --cores 2, smoke ≤ 5 min, largest job ≤ 4 GB).
+
+Usage: python bench/workflow.py --config config/smoke.yaml [--cores 2] [--out bench/results/workflow_smoke.json]
+Runs Snakemake in a temporary copy-free work directory (``--directory``) and reads every job's
+``results/benchmarks/**.tsv`` (Snakemake's own per-job wall time and max RSS).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config", required=True)
+    p.add_argument("--cores", type=int, default=2)
+    p.add_argument("--out")
+    args = p.parse_args()
+    config = Path(args.config).resolve()
+    with tempfile.TemporaryDirectory() as work:
+        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+        t0 = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", work,
+                        "--cores", str(args.cores), "--configfile", str(config), "--quiet"], check=True, env=env)
+        wall = time.perf_counter() - t0
+        rows = []
+        for tsv in (Path(work) / "results" / "benchmarks").rglob("*.tsv"):
+            b = pd.read_csv(tsv, sep="\t").iloc[-1]
+            rows.append({"job": tsv.relative_to(Path(work) / "results" / "benchmarks").as_posix()[:-4],
+                         "s": float(b["s"]), "max_rss_mb": float(b["max_rss"])})
+    jobs = pd.DataFrame(rows).sort_values("s", ascending=False)
+    by_rule = jobs.assign(rule=jobs.job.str.split("/").str[0]).groupby("rule")["s"].sum().sort_values(ascending=False)
+    out = {"benchmark": "workflow", "config": str(config.relative_to(ROOT)), "cores": args.cores,
+           "wall_s": round(wall, 1), "n_jobs": len(jobs), "peak_job_rss_mb": float(jobs.max_rss_mb.max()),
+           "peak_job": jobs.loc[jobs.max_rss_mb.idxmax(), "job"], "seconds_by_rule": by_rule.round(1).to_dict(),
+           "slowest_jobs": jobs.head(10).to_dict("records"), "machine": platform.machine(),
+           "cpu_count": os.cpu_count()}
+    print(json.dumps(out, indent=2))
+    name = args.out or f"bench/results/workflow_{config.stem}.json"
+    Path(name).write_text(json.dumps(out, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
