@@ -53,11 +53,14 @@ def all_figures():
     out = []
     if "aitken2021_fig2" in config["figures"]:
         out += expand("results/figures/aitken2021/fig2{panel}.{ext}", panel=["a", "b"], ext=["png", "pdf"])
+    out += kobayashi2020_figures()
     return out
 
 
 def claim_summaries():
-    return {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+    out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+    out.update(kobayashi2020_summaries())
+    return out
 
 
 def claim_summary_args():
@@ -65,4 +68,25 @@ def claim_summary_args():
     return " ".join(
         shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}")
         for name, exp in config["experiments"].items()
-    )
+    ) + kobayashi2020_summary_args()
+
+
+# -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
+from attnrepro.cli import KOBAYASHI_CACHE, KOBAYASHI_FIGURES  # noqa: E402
+
+KOBAYASHI_SUMMARY = "results/analysis/kobayashi2020_minilm/summary.csv"
+
+
+def kobayashi2020_figures():
+    if "kobayashi2020" not in config:
+        return []
+    return expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+
+
+def kobayashi2020_summaries():
+    """One pretrained model: its replicates are disjoint folds of the sequences (kobayashi2020.folds)."""
+    return {"kobayashi2020_minilm": KOBAYASHI_SUMMARY} if "kobayashi2020" in config else {}
+
+
+def kobayashi2020_summary_args():
+    return "".join(f" {shlex.quote(f'{name}:news:minilm:{path}')}" for name, path in kobayashi2020_summaries().items())
