@@ -26,7 +26,7 @@ rule kobayashi2020_cache:
     output:
         expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
     params:
-        out_dir="results/activations/kobayashi2020_minilm",
+        out_dir=lambda wc, output: Path(output[0]).parent,
         batch_size=KOBA.get("batch_size"),
         pair_fraction=KOBA.get("pair_fraction"),
         seed=KOBA.get("seed"),
@@ -53,7 +53,7 @@ rule kobayashi2020_summary:
     output:
         KOBAYASHI_SUMMARY,
     params:
-        cache_dir="results/activations/kobayashi2020_minilm",
+        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
         folds=KOBA.get("folds"),
     log:
         "results/logs/kobayashi2020/summary.log",
@@ -83,7 +83,7 @@ rule kobayashi2020_figure:
     wildcard_constraints:
         name="|".join(KOBAYASHI_FIGURES),
     params:
-        cache_dir="results/activations/kobayashi2020_minilm",
+        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
         dpi=KOBA.get("dpi"),
         pair_fraction=KOBA.get("pair_fraction"),
         max_points=KOBA.get("max_points"),
