@@ -74,7 +74,7 @@ def cmd_train(args) -> None:
     vocab, train_data = _load_split(data_dir, "train")
     _, valid_data = _load_split(data_dir, "valid")
     model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
-    if model_cfg.arch == "ao":
+    if model_cfg.arch in ("ao", "transformer"):
         longest = max(train_data.src.shape[1], train_data.tgt_in.shape[1], valid_data.src.shape[1],
                       valid_data.tgt_in.shape[1])
         if longest > model_cfg.max_positions:
@@ -328,6 +328,69 @@ def cmd_kobayashi_figure(args) -> None:
     save(fig, args.png, args.pdf, dpi=args.dpi)
 
 
+def cmd_kobayashi_aer(args) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from .analysis.aer import aer_by_layer, best_and_mean
+    from .data import Vocab
+    from .io import read_json, read_parquet, write_csv
+    from .tasks.alignments import gold
+    from .train import load_model
+    from .transformer import Transformer, source_target_alignments
+
+    _threads(args.threads)
+    task = json.loads(args.task_json)
+    data_dir = Path(args.data_dir)
+    vocab, test = _load_split(data_dir, "test")
+    test = test.subset(slice(0, args.n_examples))
+    pairs = read_parquet(data_dir / "test.parquet", columns=["src", "tgt"]).iloc[: args.n_examples]
+    try:
+        links = [gold(task, list(s), list(t)) for s, t in zip(pairs.src, pairs.tgt)]
+    except ValueError as err:
+        raise AttnReproError(f"{data_dir / 'test.parquet'}: {err}") from err
+    sure, possible = [s for s, _ in links], [p for _, p in links]
+    src_words, tgt_words = (test.src_len - 1).numpy(), (test.tgt_len - 1).numpy()  # <eos> is no word
+    per_layer, summary = [], []
+    for path in args.models:
+        model, vocab_dict = load_model(path)
+        if not isinstance(model, Transformer):
+            raise AttnReproError(f"{path}: AER per layer needs a transformer model, not {model.cfg.arch!r}")
+        if vocab != Vocab.from_dict(vocab_dict):
+            raise AttnReproError(f"{path}: trained on another vocabulary than {data_dir}/vocab.json; retrain")
+        soft, error = source_target_alignments(model, test.src, test.src_len, test.tgt_in)
+        if error > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors
+            raise AttnReproError(f"{path}: Σ αf(x) + b^O differs from the attention output by {error:.2g}")
+        for seed, layers in zip(model.seeds, soft):
+            df = aer_by_layer(layers, src_words, tgt_words, sure, possible)
+            per_layer.append(df.assign(seed=seed))
+            summary.append({"seed": seed, **best_and_mean(df)})
+        print(f"{path}: decomposition error {error:.2g}", file=sys.stderr)
+    out = Path(args.out_dir)
+    per_layer = pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]]
+    write_csv(per_layer, out / "aer.csv")
+    write_csv(pd.DataFrame(summary), out / "aer_summary.csv")
+    print(pd.DataFrame(summary).to_string(), file=sys.stderr)
+
+
+def cmd_kobayashi_nmt_figure(args) -> None:
+    import pandas as pd
+
+    from .figures import kobayashi2020 as kf, save
+    from .io import write_csv
+
+    frames = []
+    for item in args.aer:
+        name, _, path = item.partition(":")
+        if not Path(path).exists():
+            raise AttnReproError(f"{path}: file not found")
+        frames.append(pd.read_csv(path).assign(experiment=name))
+    per_layer = pd.concat(frames, ignore_index=True)
+    fig, data = kf.fig7(per_layer) if args.name == "fig7" else kf.table3(per_layer)
+    write_csv(data, args.csv)
+    save(fig, args.png, args.pdf, dpi=args.dpi)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -426,6 +489,22 @@ def build_parser() -> argparse.ArgumentParser:
     kf.add_argument("--max-points", type=int, default=200000, help="fig5: pairs drawn at most")
     kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
     kf.set_defaults(func=cmd_kobayashi_figure)
+    ka = ks.add_parser("aer", help="AER per decoder layer of a trained transformer: weights vs vector norms (§5)")
+    ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    ka.add_argument("--data-dir", required=True)
+    ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments)")
+    ka.add_argument("--n-examples", type=int, required=True)
+    ka.add_argument("--out-dir", required=True)
+    ka.add_argument("--threads", type=int, default=None)
+    ka.set_defaults(func=cmd_kobayashi_aer)
+    kn = ks.add_parser("nmt-figure", help="Fig. 7 or Table 3 from the aer.csv of transformer experiments")
+    kn.add_argument("name", choices=("fig7", "table3"))
+    kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv")
+    kn.add_argument("--png", required=True)
+    kn.add_argument("--pdf", required=True)
+    kn.add_argument("--csv", required=True)
+    kn.add_argument("--dpi", type=int, default=150)
+    kn.set_defaults(func=cmd_kobayashi_nmt_figure)
     return p
 
 

@@ -45,6 +45,8 @@ class ModelConfig:
     input_dim: int = 0          # width of the input vectors; 0 = one-hot width (|V|)
     max_positions: int = 64     # positional-encoding table size (ao only)
     attention: str = "dot"      # "dot" (§2) or "qkv" (footnote 1); aed and ao only
+    layers: int = 2             # transformer only: encoder and decoder blocks
+    heads: int = 4              # transformer only: attention heads
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -201,3 +203,13 @@ class EncoderDecoder(nn.Module):
             if self.cfg.arch != "ao":
                 state = new
         return torch.stack(out, 2)
+
+
+def build_model(cfg: ModelConfig, seeds: list[int]) -> nn.Module:
+    """The model of ``cfg.arch``: a recurrent encoder-decoder above, or the Transformer of
+    :mod:`attnrepro.transformer` (arch ``transformer``, Kobayashi et al. 2020 §5)."""
+    if cfg.arch == "transformer":
+        from .transformer import Transformer
+
+        return Transformer(cfg, seeds)
+    return EncoderDecoder(cfg, seeds)

@@ -99,3 +99,29 @@ def soft_alignments(alpha: torch.Tensor, f: torch.Tensor) -> dict[str, torch.Ten
 def extract(soft: np.ndarray, src_len: np.ndarray, tgt_len: np.ndarray) -> list[Links]:
     """Hard alignments of a batch: ``soft`` [B, Q, K], lengths [B] (real words only, e.g. without <eos>)."""
     return [hard_alignment(s, int(n), int(m)) for s, n, m in zip(soft, src_len, tgt_len)]
+
+
+def aer_by_layer(soft: list[dict[str, np.ndarray]], src_len: np.ndarray, tgt_len: np.ndarray,
+                 sure: list[Links], possible: list[Links]) -> "pd.DataFrame":
+    """AER of every layer and extraction method: ``soft[l][method]`` [B, Q, K] for one seed, lengths in words.
+    Returns columns layer (1-based), method, aer."""
+    import pandas as pd
+
+    rows = []
+    for layer, methods in enumerate(soft, start=1):
+        for method, scores in methods.items():
+            rows.append({"layer": layer, "method": method,
+                         "aer": aer(extract(scores, src_len, tgt_len), sure, possible)})
+    return pd.DataFrame(rows)
+
+
+def best_and_mean(per_layer: "pd.DataFrame") -> dict[str, float]:
+    """Table 3's numbers for one seed: each method's AER in its best layer and averaged over layers, and how much
+    lower the norm-based best layer is than the weight-based one (> 0: norms align better)."""
+    g = per_layer.groupby("method").aer
+    best, mean = g.min(), g.mean()
+    out = {f"aer_{m}_best": float(best[m]) for m in best.index}
+    out.update({f"aer_{m}_mean": float(mean[m]) for m in mean.index})
+    if {"weight", "norm"} <= set(best.index):
+        out["aer_best_gain"] = float(best["weight"] - best["norm"])
+    return out

@@ -145,3 +145,42 @@ def fig9(svals: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
         ax.set_ylabel("singular value of f")
     fig.tight_layout()
     return fig, svals
+
+
+METHOD_LABELS = {"weight": "Attention-weights", "norm": "Vector-norms"}
+
+
+def fig7(per_layer: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
+    """Fig. 7: AER of each decoder layer's source-target attention, weight- vs norm-based, one panel per
+    experiment; mean over seeds with the seeds' range."""
+    exps = list(dict.fromkeys(per_layer.experiment))
+    fig, axes = plt.subplots(1, len(exps), figsize=(3.6 * len(exps), 3.2), sharey=True, squeeze=False)
+    stats = per_layer.groupby(["experiment", "method", "layer"]).aer.agg(["mean", "min", "max", "count"]).reset_index()
+    for ax, exp in zip(axes[0], exps):
+        for method, color in (("weight", "#d95f02"), ("norm", "#1b9e77")):
+            d = stats[(stats.experiment == exp) & (stats.method == method)]
+            ax.plot(d.layer, d["mean"], marker="o", color=color, label=METHOD_LABELS[method])
+            ax.fill_between(d.layer, d["min"], d["max"], color=color, alpha=0.2, linewidth=0)
+        ax.set(title=exp, xlabel="decoder layer", xticks=sorted(stats.layer.unique()), ylim=(-0.02, 1.02))
+        ax.title.set_fontsize(9)
+        ax.grid(alpha=0.3)
+    axes[0, 0].set_ylabel("AER (mean over seeds, range shaded)")
+    axes[0, -1].legend(fontsize=8)
+    fig.tight_layout()
+    return fig, stats
+
+
+def table3(per_layer: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
+    """Table 3: per experiment, AER of the best layer and the mean over layers, for weights and norms (each
+    seed's own best layer, then the mean over seeds)."""
+    from ..analysis.aer import best_and_mean
+
+    rows = []
+    for (exp, seed), g in per_layer.groupby(["experiment", "seed"], sort=False):
+        rows.append({"experiment": exp, "seed": seed, **best_and_mean(g)})
+    per_seed = pd.DataFrame(rows)
+    tab = per_seed.groupby("experiment", sort=False).mean(numeric_only=True).drop(columns="seed").reset_index()
+    shown = pd.DataFrame({"Experiment": tab.experiment,
+                          "weights, best layer": 100 * tab.aer_weight_best, "weights, mean": 100 * tab.aer_weight_mean,
+                          "norms, best layer": 100 * tab.aer_norm_best, "norms, mean": 100 * tab.aer_norm_mean})
+    return _table_figure(shown, "AER (%) of alignments from source-target attention", width=9.0), tab
