@@ -32,6 +32,7 @@ localrules:
     figure_aitken2021_fig2,
     kobayashi2020_figure,
     kobayashi2020_summary,
+    kobayashi2020_nmt_figure,
     claims,
     archive,
     verify,

@@ -65,13 +65,17 @@ def check(config: dict[str, Any]) -> None:
         model = exp["model"]
         if model["arch"] == "ved" and model.get("attention", "dot") != "dot":
             raise AttnReproError(f"experiments.{name}.model.attention: 'ved' has no attention to choose")
-        if model["cell"] == "ff" and model["arch"] != "ao":
+        if model["cell"] == "ff" and model["arch"] not in ("ao", "transformer"):
             raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
-                                 f"works only with arch 'ao', not {model['arch']!r}")
+                                 f"works only with arch 'ao' or 'transformer', not {model['arch']!r}")
+        if model["arch"] == "transformer":
+            _check_transformer(name, model)
+        elif "layers" in model or "heads" in model:
+            raise AttnReproError(f"experiments.{name}.model: 'layers' and 'heads' apply to arch 'transformer' only")
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
-        if model["arch"] == "ao":
+        if model["arch"] in ("ao", "transformer"):
             longest = tasks[exp["task"]]["max_len"] + 1
             if model.get("max_positions", 64) < longest:
                 raise AttnReproError(
@@ -82,6 +86,18 @@ def check(config: dict[str, Any]) -> None:
             raise AttnReproError(f"figures.{name}.experiment: unknown experiment {fig['experiment']!r}")
         if fig["seed"] not in config["seeds"]:
             raise AttnReproError(f"figures.{name}.seed: seed {fig['seed']} is not in seeds {config['seeds']}")
+
+
+def _check_transformer(name: str, model: dict[str, Any]) -> None:
+    if model["cell"] != "ff":
+        raise AttnReproError(f"experiments.{name}.model.cell: a transformer has feed-forward sublayers; write 'ff', "
+                             f"not {model['cell']!r}")
+    if "attention" in model or model.get("input_dim", 0):
+        raise AttnReproError(f"experiments.{name}.model: 'attention' and 'input_dim' do not apply to a transformer "
+                             "(multi-head query/key/value attention on learned embeddings)")
+    if model["hidden"] % model.get("heads", 4):
+        raise AttnReproError(f"experiments.{name}.model.heads: hidden ({model['hidden']}) is not a multiple of "
+                             f"heads ({model.get('heads', 4)})")
 
 
 def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:

@@ -58,7 +58,9 @@ def all_figures():
 
 
 def claim_summaries():
-    out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+    out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]
+           if name not in transformer_experiments()}
+    out.update({name: f"results/analysis/{name}/aer_summary.csv" for name in transformer_experiments()})
     out.update(kobayashi2020_summaries())
     return out
 
@@ -78,9 +80,17 @@ KOBAYASHI_SUMMARY = "results/analysis/kobayashi2020_minilm/summary.csv"
 
 
 def kobayashi2020_figures():
-    if "kobayashi2020" not in config:
-        return []
-    return expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+    out = []
+    if "kobayashi2020" in config:
+        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+    if transformer_experiments():
+        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
+    return out
+
+
+def transformer_experiments():
+    """Experiments of arch transformer: read by AER per layer (§5), not by the Aitken decomposition."""
+    return [name for name, exp in config["experiments"].items() if exp["model"]["arch"] == "transformer"]
 
 
 def kobayashi2020_summaries():

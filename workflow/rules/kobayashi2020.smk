@@ -98,3 +98,58 @@ rule kobayashi2020_figure:
         "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
         " --pair-fraction {params.pair_fraction} --max-points {params.max_points} --seed {params.seed} > {log} 2>&1"
+
+
+# §5 on our own Transformer encoder-decoders (experiments of arch transformer, trained by the train rule): AER
+# per decoder layer of alignments read from weights vs vector norms, against the tasks' exact gold alignments.
+rule kobayashi2020_aer:
+    input:
+        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        test=lambda wc: f"results/data/{experiment_task(wc)}/test.parquet",
+    output:
+        aer="results/analysis/{experiment}/aer.csv",
+        summary="results/analysis/{experiment}/aer_summary.csv",
+    params:
+        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        task=lambda wc: json_arg(config["tasks"][experiment_task(wc)]),
+        n_examples=config["export"]["n_examples"],
+    threads: config["threads"]
+    log:
+        "results/logs/kobayashi2020/aer_{experiment}.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/aer_{experiment}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
+        " --n-examples {params.n_examples} --out-dir results/analysis/{wildcards.experiment}"
+        " --threads {threads} > {log} 2>&1"
+
+
+rule kobayashi2020_nmt_figure:
+    input:
+        lambda wc: [f"results/analysis/{name}/aer.csv" for name in transformer_experiments()],
+    output:
+        png=report(
+            "results/figures/kobayashi2020/{name}.png",
+            caption="../report/kobayashi2020_nmt.rst",
+            category="Kobayashi et al. 2020",
+            subcategory="Transformer alignments",
+            labels={"figure": "{name}"},
+        ),
+        pdf="results/figures/kobayashi2020/{name}.pdf",
+        csv="results/figures/kobayashi2020/{name}.csv",
+    wildcard_constraints:
+        name="fig7|table3",
+    params:
+        aer=lambda wc: " ".join(f"{name}:results/analysis/{name}/aer.csv" for name in transformer_experiments()),
+        dpi=KOBA.get("dpi", 150),
+    log:
+        "results/logs/kobayashi2020/{name}.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/{name}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer {params.aer} --png {output.png}"
+        " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
