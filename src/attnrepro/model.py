@@ -32,7 +32,8 @@ from .attention import make_attention
 from .cells import make_cell
 from .stacked import StackedModule, fan_in_bound, init_stacked
 
-ARCHS = ("ved", "aed", "ao")
+RECURRENT_ARCHS = ("ved", "aed", "ao")
+ARCHS = (*RECURRENT_ARCHS, "transformer")  # the last one: attnrepro.transformer, via build_model
 
 
 @dataclass(frozen=True)
@@ -77,8 +78,8 @@ class Readout(StackedModule):
 class EncoderDecoder(nn.Module):
     def __init__(self, cfg: ModelConfig, seeds: list[int]) -> None:
         super().__init__()
-        if cfg.arch not in ARCHS:
-            raise ValueError(f"unknown architecture {cfg.arch!r}; choose one of {ARCHS}")
+        if cfg.arch not in RECURRENT_ARCHS:
+            raise ValueError(f"unknown recurrent architecture {cfg.arch!r}; choose one of {RECURRENT_ARCHS}")
         if cfg.arch == "ved" and cfg.attention != "dot":
             raise ValueError("ved has no attention; 'attention' applies to aed and ao")
         self.cfg, self.seeds = cfg, list(seeds)
