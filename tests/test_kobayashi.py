@@ -135,7 +135,7 @@ def test_pretrained_rules_end_to_end(smoke_run):
     """The smoke run builds every Kobayashi table and figure, the fold summary and its claims rows."""
     work, dry = smoke_run
     fig_dir = work / "results" / "figures" / "kobayashi2020"
-    for name in ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "table4"):
+    for name in ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "table4", "fig7", "table3"):
         for ext in ("png", "pdf", "csv"):
             assert (fig_dir / f"{name}.{ext}").stat().st_size > 100, (name, ext)
     err = pd.read_parquet(work / "results" / "activations" / "kobayashi2020_minilm" / "error.parquet")

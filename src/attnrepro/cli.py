@@ -240,7 +240,7 @@ def cmd_verify(args) -> None:
 
 # -- Kobayashi et al. 2020 on the pretrained encoder ----------------------------------------------------------
 KOBAYASHI_CACHE = ("heads", "layers", "pairs", "error", "svals")
-KOBAYASHI_FIGURES = ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "table4")
+KOBAYASHI_FIGURES = ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "table4")
 
 
 def cmd_kobayashi_data(args) -> None:
@@ -302,7 +302,7 @@ def cmd_kobayashi_figure(args) -> None:
     from .io import write_csv
 
     needs = {"table1": ("heads",), "table4": ("layers",), "fig3": ("heads",), "fig4": ("heads",),
-             "table2": ("heads", "pairs"), "fig5": ("pairs",), "fig6": ("heads",), "fig9": ("svals",)}
+             "fig10": ("heads",), "table2": ("heads", "pairs"), "fig5": ("pairs",), "fig6": ("heads",), "fig9": ("svals",)}
     if args.name not in needs:
         raise AttnReproError(f"unknown figure {args.name!r}; choose one of {KOBAYASHI_FIGURES}")
     t = _kobayashi_inputs(args, needs[args.name])
@@ -318,6 +318,8 @@ def cmd_kobayashi_figure(args) -> None:
                               args.pair_fraction)
     elif name == "fig4":
         fig, data = kf.fig4(t["heads"], t["tokens"])
+    elif name == "fig10":  # Appendix C: the same for [CLS], MiniLM's main sink
+        fig, data = kf.fig4(t["heads"], t["tokens"], category="[CLS]")
     elif name == "fig5":
         fig, data = kf.fig5(t["pairs"], t["tokens"], args.max_points, args.seed)
     elif name == "fig6":
