@@ -130,18 +130,60 @@ def test_fig9_and_table4(tmp_path):
     assert disp.set_index("layer").loc[1, "cv"] == pytest.approx(np.std([1, 3], ddof=1) / 2)
 
 
+# The Kobayashi part of the workflow at smoke scale, alone: the shared smoke config stays as the other tests count
+# its jobs. The smoke config's data, training and claims blocks, one tiny Transformer experiment (§5) and the
+# pretrained-encoder block (§4) at a dozen short sequences.
+KOBAYASHI_SMOKE = {
+    "experiments": {"transformer_one_to_one": {
+        "task": "one_to_one",
+        "model": {"arch": "transformer", "cell": "ff", "hidden": 16, "layers": 2, "heads": 2, "max_positions": 32},
+        "train": {"lr": 0.003, "betas": [0.9, 0.98], "l2": 0.0}}},
+    "figures": {},
+    "kobayashi2020": {"n_sequences": 12, "max_len": 48, "batch_size": 6, "pair_fraction": 0.05, "seed": 0,
+                      "folds": 3, "max_points": 5000, "dpi": 60},
+}
+
+
+@pytest.fixture(scope="module")
+def kobayashi_run(root, tmp_path_factory):
+    import yaml
+
+    from conftest import snakemake
+
+    work = tmp_path_factory.mktemp("kobayashi_smoke")
+    cfg = {**yaml.safe_load((root / "config" / "smoke.yaml").read_text()), **KOBAYASHI_SMOKE}
+    (work / "kob.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    snakemake("--cores", "2", "--configfile", "kob.yaml", cwd=work, timeout=900)
+    return work
+
+
 @pytest.mark.slow
-def test_pretrained_rules_end_to_end(smoke_run):
-    """The smoke run builds every Kobayashi table and figure, the fold summary and its claims rows."""
-    work, dry = smoke_run
+def test_kobayashi_rules_end_to_end(kobayashi_run):
+    """Every Kobayashi table and figure, the fold summary, the AER tables and their claims rows, from the rules."""
+    work = kobayashi_run
     fig_dir = work / "results" / "figures" / "kobayashi2020"
     for name in ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "table4", "fig7", "table3"):
         for ext in ("png", "pdf", "csv"):
             assert (fig_dir / f"{name}.{ext}").stat().st_size > 100, (name, ext)
+        img = mpimg.imread(fig_dir / f"{name}.png")
+        assert img[..., :3].std() > 0.05, name
     err = pd.read_parquet(work / "results" / "activations" / "kobayashi2020_minilm" / "error.parquet")
     assert len(err) == 6 and (err.max_abs_error < 1e-5).all()
     table2 = pd.read_csv(fig_dir / "table2.csv").set_index("category")
     assert table2.loc["[CLS]", "spearman_rho"] < 0  # MiniLM's [CLS] sink: large α on a short f(x)
+    aer = pd.read_csv(work / "results" / "analysis" / "transformer_one_to_one" / "aer.csv")
+    assert set(aer.seed) == {0, 1} and set(aer.layer) == {1, 2} and set(aer.method) == {"weight", "norm"}
     claims = pd.read_csv(work / "results" / "claims.csv")
-    mine = claims[claims.paper == "kobayashi2020"]
-    assert len(mine) >= 7 and (mine.n_seeds == 3).all() and set(mine.experiment) == {"kobayashi2020_minilm"}
+    mine = claims[claims.experiment == "kobayashi2020_minilm"]
+    assert len(mine) == 7 and (mine.n_seeds == 3).all()
+    assert claims[claims.experiment == "transformer_one_to_one"].claim_id.tolist() == ["aer_norm_below_weight"]
+    assert (claims.verdict.isin({"reproduced", "not reproduced", "inconclusive"})).all()
+
+
+@pytest.mark.slow
+def test_one_kobayashi_figure_reruns_alone(kobayashi_run):
+    from conftest import job_counts, snakemake
+
+    proc = snakemake("-n", "results/figures/kobayashi2020/fig6.png", "--forcerun",
+                     "results/figures/kobayashi2020/fig6.png", "--configfile", "kob.yaml", cwd=kobayashi_run)
+    assert job_counts(proc.stdout) == {"kobayashi2020_figure": 1}
