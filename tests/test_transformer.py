@@ -16,7 +16,8 @@ from attnrepro.errors import AttnReproError
 from attnrepro.model import ModelConfig, build_model
 from attnrepro.tasks.alignments import gold
 from attnrepro.train import load_model, save_model, train
-from attnrepro.transformer import Transformer, source_target_alignments
+from attnrepro.alignment_readout import source_target_alignments
+from attnrepro.transformer import Transformer
 
 
 def cfg(**kw):
@@ -182,3 +183,30 @@ def test_trained_transformer_aligns_one_to_one(tmp_path):
                      "--png", str(out / f"{name}.png"), "--pdf", str(out / f"{name}.pdf"),
                      "--csv", str(out / f"{name}.csv")]) == 0
     assert (out / "fig7.png").stat().st_size > 5000
+
+
+@pytest.mark.parametrize("arch, attention", [("aed", "dot"), ("aed", "qkv"), ("ao", "qkv")])
+def test_recurrent_models_give_one_alignment_layer(arch, attention):
+    """AED/AO: one head, f(x) = v(x), the context rebuilt exactly; the norm reading weighs α by ‖v‖."""
+    mc = ModelConfig(arch, "gru", 12, 6, 7, input_dim=12 if arch == "ao" else 0, max_positions=32,
+                     attention=attention)
+    model = build_model(mc, [0, 1])
+    src, src_len, tgt_in = (x[0] for x in batch(1))
+    soft, error = source_target_alignments(model, src, src_len, tgt_in)
+    assert error < 1e-5 and len(soft) == 2 and len(soft[0]) == 1
+    with torch.no_grad():
+        _, cache = model.run_with_cache(*(x.unsqueeze(0).expand(2, *x.shape) for x in (src, src_len, tgt_in)))
+    np.testing.assert_allclose(soft[1][0]["weight"], cache["attention.alpha"][1].numpy(), rtol=1e-6)
+    v_norm = cache["attention.value"][1].norm(dim=-1)
+    np.testing.assert_allclose(soft[1][0]["norm"], (cache["attention.alpha"][1] * v_norm[:, None, :]).numpy(),
+                               rtol=1e-5, atol=1e-7)
+
+
+def test_aer_experiment_list_is_checked():
+    cfg = _config({"arch": "ved", "cell": "gru", "hidden": 8})
+    cfg["kobayashi2020_aer"] = {"experiments": ["nope"]}
+    with pytest.raises(AttnReproError, match="unknown experiment 'nope'"):
+        check(cfg)
+    cfg["kobayashi2020_aer"] = {"experiments": ["e"]}
+    with pytest.raises(AttnReproError, match="no attention to read"):
+        check(cfg)

@@ -338,8 +338,8 @@ def cmd_kobayashi_aer(args) -> None:
     from .data import Vocab
     from .io import read_json, read_parquet, write_csv
     from .tasks.alignments import gold
+    from .alignment_readout import has_source_target_attention, source_target_alignments
     from .train import load_model
-    from .transformer import Transformer, source_target_alignments
 
     _threads(args.threads)
     task = json.loads(args.task_json)
@@ -356,8 +356,8 @@ def cmd_kobayashi_aer(args) -> None:
     per_layer, summary = [], []
     for path in args.models:
         model, vocab_dict = load_model(path)
-        if not isinstance(model, Transformer):
-            raise AttnReproError(f"{path}: AER per layer needs a transformer model, not {model.cfg.arch!r}")
+        if not has_source_target_attention(model):
+            raise AttnReproError(f"{path}: arch {model.cfg.arch!r} has no source-target attention to align with")
         if vocab != Vocab.from_dict(vocab_dict):
             raise AttnReproError(f"{path}: trained on another vocabulary than {data_dir}/vocab.json; retrain")
         soft, error = source_target_alignments(model, test.src, test.src_len, test.tgt_in)
@@ -491,7 +491,7 @@ def build_parser() -> argparse.ArgumentParser:
     kf.add_argument("--max-points", type=int, default=200000, help="fig5: pairs drawn at most")
     kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
     kf.set_defaults(func=cmd_kobayashi_figure)
-    ka = ks.add_parser("aer", help="AER per decoder layer of a trained transformer: weights vs vector norms (§5)")
+    ka = ks.add_parser("aer", help="AER per attention layer of a trained model: weights vs vector norms (§5)")
     ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
     ka.add_argument("--data-dir", required=True)
     ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments)")

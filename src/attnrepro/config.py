@@ -81,6 +81,14 @@ def check(config: dict[str, Any]) -> None:
                 raise AttnReproError(
                     f"experiments.{name}.model.max_positions ({model.get('max_positions', 64)}) is shorter than the "
                     f"task's longest sequence ({longest}, <eos> included)")
+    for name in config.get("kobayashi2020_aer", {}).get("experiments", []):
+        exp = config["experiments"].get(name)
+        if exp is None:
+            raise AttnReproError(f"kobayashi2020_aer.experiments: unknown experiment {name!r}")
+        if exp["model"]["arch"] == "ved":
+            raise AttnReproError(f"kobayashi2020_aer.experiments: {name!r} is a VED, it has no attention to read")
+        if tasks[exp["task"]]["kind"] not in ("one_to_one", "reversed", "sort", "escan"):
+            raise AttnReproError(f"kobayashi2020_aer.experiments: task of {name!r} has no gold alignments")
     for name, fig in config.get("figures", {}).items():
         if fig["experiment"] not in config["experiments"]:
             raise AttnReproError(f"figures.{name}.experiment: unknown experiment {fig['experiment']!r}")

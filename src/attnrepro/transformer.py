@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -200,31 +199,3 @@ class _Embeddings(StackedModule):
     def target(self, ids):
         return self._lookup(self.tgt, ids)
 
-
-@torch.no_grad()
-def source_target_alignments(model: Transformer, src, src_len, tgt_in, chunk: int = 128):
-    """Per seed and decoder layer, the two soft alignments of §5 (``weight``: α averaged over heads; ``norm``:
-    ‖Σ_h α^h f^h(x_j)‖) as numpy arrays [B, Q, K], and the largest |Σ_h Σ_j α f + b^O − output| seen (Eq. 3).
-    ``src`` etc. are [B, ...]; every seed reads the same examples."""
-    from .analysis.aer import soft_alignments
-    from .analysis.norms import decomposed_output
-
-    n = model.n_seeds
-    maps = model.output_maps()
-    parts: list[list[dict[str, list]]] = [[{"weight": [], "norm": []} for _ in maps] for _ in range(n)]
-    error = 0.0
-    for start in range(0, src.shape[0], chunk):
-        sl = slice(start, start + chunk)
-        expand = lambda x: x[sl].unsqueeze(0).expand(n, *x[sl].shape)
-        _, cache = model.run_with_cache(expand(src), expand(src_len), expand(tgt_in))
-        for layer, (w_o, b_o) in enumerate(maps):
-            alpha = cache[f"decoder.{layer}.cross.alpha"]                                  # [S,B,H,Q,K]
-            f = torch.einsum("sbhkv,shvd->sbhkd", cache[f"decoder.{layer}.cross.value"], w_o)
-            y = decomposed_output(alpha, f, b_o[:, None, None, :])
-            error = max(error, float((y - cache[f"decoder.{layer}.cross.out"]).abs().max()))
-            soft = soft_alignments(alpha, f)
-            for s in range(n):
-                for method in ("weight", "norm"):
-                    parts[s][layer][method].append(soft[method][s].numpy())
-    out = [[{m: np.concatenate(v) for m, v in layer.items()} for layer in seed] for seed in parts]
-    return out, error

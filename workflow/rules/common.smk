@@ -83,9 +83,16 @@ def kobayashi2020_figures():
     out = []
     if "kobayashi2020" in config:
         out += expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
-    if transformer_experiments():
+    if aer_experiments():
         out += expand("results/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
     return out
+
+
+def aer_experiments():
+    """Experiments whose source-target attention is scored against gold alignments (Kobayashi §5): every
+    transformer, and the recurrent ones listed under kobayashi2020_aer.experiments."""
+    listed = config.get("kobayashi2020_aer", {}).get("experiments", [])
+    return transformer_experiments() + [name for name in config["experiments"] if name in listed]
 
 
 def transformer_experiments():

@@ -100,8 +100,9 @@ rule kobayashi2020_figure:
         " --pair-fraction {params.pair_fraction} --max-points {params.max_points} --seed {params.seed} > {log} 2>&1"
 
 
-# §5 on our own Transformer encoder-decoders (experiments of arch transformer, trained by the train rule): AER
-# per decoder layer of alignments read from weights vs vector norms, against the tasks' exact gold alignments.
+# §5 on our own encoder-decoders (every transformer experiment, plus the recurrent ones listed under
+# kobayashi2020_aer, all trained by the train rule): AER per attention layer of alignments read from weights vs
+# vector norms, against the tasks' exact gold alignments.
 rule kobayashi2020_aer:
     input:
         models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
@@ -128,7 +129,7 @@ rule kobayashi2020_aer:
 
 rule kobayashi2020_nmt_figure:
     input:
-        lambda wc: [f"results/analysis/{name}/aer.csv" for name in transformer_experiments()],
+        lambda wc: [f"results/analysis/{name}/aer.csv" for name in aer_experiments()],
     output:
         png=report(
             "results/figures/kobayashi2020/{name}.png",
@@ -142,7 +143,7 @@ rule kobayashi2020_nmt_figure:
     wildcard_constraints:
         name="fig7|table3",
     params:
-        aer=lambda wc: " ".join(f"{name}:results/analysis/{name}/aer.csv" for name in transformer_experiments()),
+        aer=lambda wc: " ".join(f"{name}:results/analysis/{name}/aer.csv" for name in aer_experiments()),
         dpi=KOBA.get("dpi", 150),
     log:
         "results/logs/kobayashi2020/{name}.log",
