@@ -20,6 +20,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/export.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/kobayashi2020.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/archive.smk"
 
@@ -30,6 +31,9 @@ report: "workflow/report/workflow.rst"
 localrules:
     all,
     figure_aitken2021,
+    kobayashi2020_figure,
+    kobayashi2020_summary,
+    kobayashi2020_nmt_figure,
     claims,
     archive,
     verify,

@@ -74,7 +74,7 @@ def cmd_train(args) -> None:
     vocab, train_data = _load_split(data_dir, "train")
     _, valid_data = _load_split(data_dir, "valid")
     model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
-    if model_cfg.arch == "ao":
+    if model_cfg.arch in ("ao", "transformer"):
         longest = max(train_data.src.shape[1], train_data.tgt_in.shape[1], valid_data.src.shape[1],
                       valid_data.tgt_in.shape[1])
         if longest > model_cfg.max_positions:
@@ -320,6 +320,161 @@ def cmd_prepare(args) -> None:
     write_json(prepared["vocab"], out / "vocab.json")
 
 
+# -- Kobayashi et al. 2020 on the pretrained encoder ----------------------------------------------------------
+KOBAYASHI_CACHE = ("heads", "layers", "pairs", "error", "svals")
+KOBAYASHI_FIGURES = ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "table4")
+
+
+def cmd_kobayashi_data(args) -> None:
+    from . import encoder_text as et
+    from .io import write_parquet
+    from .pretrained import load_encoder
+
+    encoder = load_encoder()
+    packed = et.pack_pairs(et.read_news(), encoder.tokenizer.tokenize, args.n_sequences, args.max_len)
+    if len(packed) < args.n_sequences:
+        raise AttnReproError(f"kobayashi2020.n_sequences: only {len(packed)} sequences of at most {args.max_len} "
+                             f"tokens can be packed, not {args.n_sequences}")
+    tokens = et.sequence_table(packed, encoder.tokenizer, et.read_frequency_ranks())
+    write_parquet(tokens, args.out)
+    print(f"{len(packed)} sequences, {len(tokens)} tokens, mean length {len(tokens) / len(packed):.1f}", file=sys.stderr)
+
+
+def cmd_kobayashi_cache(args) -> None:
+    from .io import read_parquet, write_csv, write_parquet
+    from .pretrained import load_encoder, norm_cache, singular_value_table
+
+    _threads(args.threads)
+    tokens = read_parquet(args.tokens)
+    encoder = load_encoder()
+    cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed)
+    cache["svals"] = singular_value_table(encoder)
+    worst = float(cache["error"].max_abs_error.max())
+    if worst > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors
+        raise AttnReproError(f"Σ αf(x) + b^O differs from the attention output by {worst:.2g}")
+    out = Path(args.out_dir)
+    for name in KOBAYASHI_CACHE:
+        write_parquet(cache[name], out / f"{name}.parquet")
+    print(cache["error"].to_string(), file=sys.stderr)
+
+
+def _kobayashi_inputs(args, names):
+    from .io import read_parquet
+
+    tables = {"tokens": read_parquet(args.tokens)}
+    tables.update({n: read_parquet(Path(args.cache_dir) / f"{n}.parquet") for n in names})
+    return tables
+
+
+def cmd_kobayashi_summary(args) -> None:
+    from .analysis.kobayashi import fold_summary
+    from .io import write_csv
+
+    t = _kobayashi_inputs(args, ("heads", "pairs"))
+    n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
+    if t["tokens"].seq.nunique() < args.folds:
+        raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
+    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], args.folds, n_layers, n_heads)
+    write_csv(summary, args.out)
+    print(summary.to_string(), file=sys.stderr)
+
+
+def cmd_kobayashi_figure(args) -> None:
+    from .figures import kobayashi2020 as kf, save
+    from .io import write_csv
+
+    needs = {"table1": ("heads",), "table4": ("layers",), "fig3": ("heads",), "fig4": ("heads",),
+             "fig10": ("heads",), "table2": ("heads", "pairs"), "fig5": ("pairs",), "fig6": ("heads",), "fig9": ("svals",)}
+    if args.name not in needs:
+        raise AttnReproError(f"unknown figure {args.name!r}; choose one of {KOBAYASHI_FIGURES}")
+    t = _kobayashi_inputs(args, needs[args.name])
+    name = args.name
+    if name == "table1":
+        fig, data = kf.table1(t["heads"])
+    elif name == "table4":
+        fig, data = kf.table4(t["layers"])
+    elif name == "fig3":
+        fig, data = kf.fig3(t["heads"], t["tokens"])
+    elif name == "table2":
+        fig, data = kf.table2(t["pairs"], t["tokens"], int(t["heads"].layer.max()), int(t["heads"]["head"].max()),
+                              args.pair_fraction)
+    elif name == "fig4":
+        fig, data = kf.fig4(t["heads"], t["tokens"])
+    elif name == "fig10":  # Appendix C: the same for [CLS], MiniLM's main sink
+        fig, data = kf.fig4(t["heads"], t["tokens"], category="[CLS]")
+    elif name == "fig5":
+        fig, data = kf.fig5(t["pairs"], t["tokens"], args.max_points, args.seed)
+    elif name == "fig6":
+        fig, data = kf.fig6(t["heads"], t["tokens"])
+    else:
+        fig, data = kf.fig9(t["svals"])
+    write_csv(data, args.csv)
+    save(fig, args.png, args.pdf, dpi=args.dpi)
+
+
+def cmd_kobayashi_aer(args) -> None:
+    import numpy as np
+    import pandas as pd
+
+    from .analysis.aer import aer_by_layer, best_and_mean
+    from .data import Vocab
+    from .io import read_json, read_parquet, write_csv
+    from .tasks.alignments import gold
+    from .alignment_readout import has_source_target_attention, source_target_alignments
+    from .train import load_model
+
+    _threads(args.threads)
+    task = json.loads(args.task_json)
+    data_dir = Path(args.data_dir)
+    vocab, test = _load_split(data_dir, "test")
+    test = test.subset(slice(0, args.n_examples))
+    pairs = read_parquet(data_dir / "test.parquet", columns=["src", "tgt"]).iloc[: args.n_examples]
+    try:
+        links = [gold(task, list(s), list(t)) for s, t in zip(pairs.src, pairs.tgt)]
+    except ValueError as err:
+        raise AttnReproError(f"{data_dir / 'test.parquet'}: {err}") from err
+    sure, possible = [s for s, _ in links], [p for _, p in links]
+    src_words, tgt_words = (test.src_len - 1).numpy(), (test.tgt_len - 1).numpy()  # <eos> is no word
+    per_layer, summary = [], []
+    for path in args.models:
+        model, vocab_dict = load_model(path)
+        if not has_source_target_attention(model):
+            raise AttnReproError(f"{path}: arch {model.cfg.arch!r} has no source-target attention to align with")
+        if vocab != Vocab.from_dict(vocab_dict):
+            raise AttnReproError(f"{path}: trained on another vocabulary than {data_dir}/vocab.json; retrain")
+        soft, error = source_target_alignments(model, test.src, test.src_len, test.tgt_in)
+        if error > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors
+            raise AttnReproError(f"{path}: Σ αf(x) + b^O differs from the attention output by {error:.2g}")
+        for seed, layers in zip(model.seeds, soft):
+            df = aer_by_layer(layers, src_words, tgt_words, sure, possible)
+            per_layer.append(df.assign(seed=seed))
+            summary.append({"seed": seed, **best_and_mean(df)})
+        print(f"{path}: decomposition error {error:.2g}", file=sys.stderr)
+    out = Path(args.out_dir)
+    per_layer = pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]]
+    write_csv(per_layer, out / "aer.csv")
+    write_csv(pd.DataFrame(summary), out / "aer_summary.csv")
+    print(pd.DataFrame(summary).to_string(), file=sys.stderr)
+
+
+def cmd_kobayashi_nmt_figure(args) -> None:
+    import pandas as pd
+
+    from .figures import kobayashi2020 as kf, save
+    from .io import write_csv
+
+    frames = []
+    for item in args.aer:
+        name, _, path = item.partition(":")
+        if not Path(path).exists():
+            raise AttnReproError(f"{path}: file not found")
+        frames.append(pd.read_csv(path).assign(experiment=name))
+    per_layer = pd.concat(frames, ignore_index=True)
+    fig, data = kf.fig7(per_layer) if args.name == "fig7" else kf.table3(per_layer)
+    write_csv(data, args.csv)
+    save(fig, args.png, args.pdf, dpi=args.dpi)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -403,6 +558,56 @@ def build_parser() -> argparse.ArgumentParser:
     pr.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
     pr.add_argument("--out-dir", required=True)
     pr.set_defaults(func=cmd_prepare)
+
+    k = sub.add_parser("kobayashi2020", help="Kobayashi et al. 2020 on the pretrained encoder (MiniLM)")
+    ks = k.add_subparsers(dest="step", required=True)
+    kd = ks.add_parser("data", help="pack news paragraphs as [CLS] p1 [SEP] p2 [SEP] with frequency ranks")
+    kd.add_argument("--n-sequences", type=int, required=True)
+    kd.add_argument("--max-len", type=int, required=True)
+    kd.add_argument("--out", required=True)
+    kd.set_defaults(func=cmd_kobayashi_data)
+    kc = ks.add_parser("cache", help="run the encoder once; cache ‖f(x)‖, α and sampled pairs to Parquet")
+    kc.add_argument("--tokens", required=True)
+    kc.add_argument("--batch-size", type=int, required=True)
+    kc.add_argument("--pair-fraction", type=float, required=True)
+    kc.add_argument("--seed", type=int, required=True)
+    kc.add_argument("--out-dir", required=True)
+    kc.add_argument("--threads", type=int, default=None)
+    kc.set_defaults(func=cmd_kobayashi_cache)
+    kss = ks.add_parser("summary", help="per-fold measures for the claims")
+    kss.add_argument("--tokens", required=True)
+    kss.add_argument("--cache-dir", required=True)
+    kss.add_argument("--folds", type=int, required=True)
+    kss.add_argument("--out", required=True)
+    kss.set_defaults(func=cmd_kobayashi_summary)
+    kf = ks.add_parser("figure", help="draw one figure or table of the paper")
+    kf.add_argument("name", choices=KOBAYASHI_FIGURES)
+    kf.add_argument("--tokens", required=True)
+    kf.add_argument("--cache-dir", required=True)
+    kf.add_argument("--png", required=True)
+    kf.add_argument("--pdf", required=True)
+    kf.add_argument("--csv", required=True)
+    kf.add_argument("--dpi", type=int, default=150)
+    kf.add_argument("--pair-fraction", type=float, default=0.01, help="the cache's, for the caption of table2")
+    kf.add_argument("--max-points", type=int, default=200000, help="fig5: pairs drawn at most")
+    kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
+    kf.set_defaults(func=cmd_kobayashi_figure)
+    ka = ks.add_parser("aer", help="AER per attention layer of a trained model: weights vs vector norms (§5)")
+    ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    ka.add_argument("--data-dir", required=True)
+    ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments)")
+    ka.add_argument("--n-examples", type=int, required=True)
+    ka.add_argument("--out-dir", required=True)
+    ka.add_argument("--threads", type=int, default=None)
+    ka.set_defaults(func=cmd_kobayashi_aer)
+    kn = ks.add_parser("nmt-figure", help="Fig. 7 or Table 3 from the aer.csv of transformer experiments")
+    kn.add_argument("name", choices=("fig7", "table3"))
+    kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv")
+    kn.add_argument("--png", required=True)
+    kn.add_argument("--pdf", required=True)
+    kn.add_argument("--csv", required=True)
+    kn.add_argument("--dpi", type=int, default=150)
+    kn.set_defaults(func=cmd_kobayashi_nmt_figure)
     return p
 
 

@@ -65,19 +65,32 @@ def check(config: dict[str, Any]) -> None:
         model = exp["model"]
         if model["arch"] == "ved" and model.get("attention", "dot") != "dot":
             raise AttnReproError(f"experiments.{name}.model.attention: 'ved' has no attention to choose")
-        if model["cell"] == "ff" and model["arch"] != "ao":
+        if model["cell"] == "ff" and model["arch"] not in ("ao", "transformer"):
             raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
-                                 f"works only with arch 'ao', not {model['arch']!r}")
+                                 f"works only with arch 'ao' or 'transformer', not {model['arch']!r}")
+        if model["arch"] == "transformer":
+            _check_transformer(name, model)
+        elif "layers" in model or "heads" in model:
+            raise AttnReproError(f"experiments.{name}.model: 'layers' and 'heads' apply to arch 'transformer' only")
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
-        if model["arch"] == "ao":
+        if model["arch"] in ("ao", "transformer"):
             longest = tasks[exp["task"]]["max_len"] + 1
             if model.get("max_positions", 64) < longest:
                 raise AttnReproError(
                     f"experiments.{name}.model.max_positions ({model.get('max_positions', 64)}) is shorter than the "
                     f"task's longest sequence ({longest}, <eos> included)")
+    for name in config.get("kobayashi2020_aer", {}).get("experiments", []):
+        exp = config["experiments"].get(name)
+        if exp is None:
+            raise AttnReproError(f"kobayashi2020_aer.experiments: unknown experiment {name!r}")
+        if exp["model"]["arch"] == "ved":
+            raise AttnReproError(f"kobayashi2020_aer.experiments: {name!r} is a VED, it has no attention to read")
+        if tasks[exp["task"]]["kind"] not in ("one_to_one", "reversed", "sort", "escan"):
+            raise AttnReproError(f"kobayashi2020_aer.experiments: task of {name!r} has no gold alignments")
     _check_figures(config)
+    check_corpora(config)
 
 
 # panels that read alignments need an attention model
@@ -106,8 +119,6 @@ def _check_figures(config: dict[str, Any]) -> None:
                     want = "bottleneck_reversed" if role == "ved_reversed" else "bottleneck"
                     if kind != want:
                         raise AttnReproError(f"{key}: {name!r} trains on a {kind!r} task, not {want!r}")
-
-    check_corpora(config)
 
 
 def corpus_family(corpus: dict[str, Any]) -> str:
@@ -138,6 +149,18 @@ def check_corpora(config: dict[str, Any]) -> None:
         if sorted(corpus["files"]) != sorted(expected):
             raise AttnReproError(f"corpora.{name}.files: format {corpus['format']!r} reads {expected}, "
                                  f"the config names {sorted(corpus['files'])}")
+
+
+def _check_transformer(name: str, model: dict[str, Any]) -> None:
+    if model["cell"] != "ff":
+        raise AttnReproError(f"experiments.{name}.model.cell: a transformer has feed-forward sublayers; write 'ff', "
+                             f"not {model['cell']!r}")
+    if "attention" in model or model.get("input_dim", 0):
+        raise AttnReproError(f"experiments.{name}.model: 'attention' and 'input_dim' do not apply to a transformer "
+                             "(multi-head query/key/value attention on learned embeddings)")
+    if model["hidden"] % model.get("heads", 4):
+        raise AttnReproError(f"experiments.{name}.model.heads: hidden ({model['hidden']}) is not a multiple of "
+                             f"heads ({model.get('heads', 4)})")
 
 
 def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:

@@ -31,7 +31,8 @@ from .attention import make_attention
 from .cells import make_cell
 from .stacked import StackedModule, fan_in_bound, init_stacked
 
-ARCHS = ("ved", "aed", "ao")
+RECURRENT_ARCHS = ("ved", "aed", "ao")
+ARCHS = (*RECURRENT_ARCHS, "transformer")  # the last one: attnrepro.transformer, via build_model
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,8 @@ class ModelConfig:
     input_dim: int = 0          # width of the input vectors; 0 = one-hot width (|V|)
     max_positions: int = 64     # positional-encoding table size (ao only)
     attention: str = "dot"      # "dot" (§2) or "qkv" (footnote 1); aed and ao only
+    layers: int = 2             # transformer only: encoder and decoder blocks
+    heads: int = 4              # transformer only: attention heads
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -74,8 +77,8 @@ class Readout(StackedModule):
 class EncoderDecoder(nn.Module):
     def __init__(self, cfg: ModelConfig, seeds: list[int]) -> None:
         super().__init__()
-        if cfg.arch not in ARCHS:
-            raise ValueError(f"unknown architecture {cfg.arch!r}; choose one of {ARCHS}")
+        if cfg.arch not in RECURRENT_ARCHS:
+            raise ValueError(f"unknown recurrent architecture {cfg.arch!r}; choose one of {RECURRENT_ARCHS}")
         if cfg.arch == "ved" and cfg.attention != "dot":
             raise ValueError("ved has no attention; 'attention' applies to aed and ao")
         self.cfg, self.seeds = cfg, list(seeds)
@@ -198,3 +201,13 @@ class EncoderDecoder(nn.Module):
             if self.cfg.arch != "ao":
                 state = new
         return torch.stack(out, 2)
+
+
+def build_model(cfg: ModelConfig, seeds: list[int]) -> nn.Module:
+    """The model of ``cfg.arch``: a recurrent encoder-decoder above, or the Transformer of
+    :mod:`attnrepro.transformer` (arch ``transformer``, Kobayashi et al. 2020 §5)."""
+    if cfg.arch == "transformer":
+        from .transformer import Transformer
+
+        return Transformer(cfg, seeds)
+    return EncoderDecoder(cfg, seeds)

@@ -26,7 +26,7 @@ from .config import TrainConfig, fingerprint
 from .data import Encoded
 from .errors import AttnReproError
 from .io import atomic_path, move_aside, quarantine
-from .model import EncoderDecoder, ModelConfig
+from .model import EncoderDecoder, ModelConfig, build_model
 from .stacked import clip_grad_norm_per_seed
 
 METRIC_COLUMNS = ["step", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc"]
@@ -125,7 +125,7 @@ def train(model_cfg: ModelConfig, cfg: TrainConfig, seeds: list[int], train_data
                       "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
                       "data": data_fingerprint(train_data), "valid": data_fingerprint(valid)})
 
-    model = EncoderDecoder(model_cfg, seeds).to(device)
+    model = build_model(model_cfg, seeds).to(device)
     params = list(model.parameters())
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     gens = [batch_generator(s) for s in seeds]
@@ -190,7 +190,7 @@ def load_model(path: str | Path, device="cpu") -> tuple[EncoderDecoder, dict]:
     except Exception as err:  # torch.load of a truncated file raises anything from EOFError to RuntimeError
         raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
     try:
-        model = EncoderDecoder(ModelConfig(**blob["model_config"]), blob["seeds"])
+        model = build_model(ModelConfig(**blob["model_config"]), blob["seeds"])
         model.load_state_dict(blob["state_dict"])
     except (KeyError, TypeError, RuntimeError, ValueError) as err:
         raise AttnReproError(f"{path}: written by an incompatible version of attnrepro ({err}); retrain it") from err

@@ -59,7 +59,7 @@ def all_figures():
         f"results/figures/aitken2021/{name}.{ext}"
         for name in aitken_panels.panels_of(AITKEN_FIGURES)
         for ext in ("png", "pdf", "csv")
-    ]
+    ] + kobayashi2020_figures()
 
 
 def aitken_figure_experiments(wc):
@@ -98,7 +98,11 @@ def aitken_figure_meta(wc):
 
 
 def claim_summaries():
-    return {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+    out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]
+           if name not in transformer_experiments()}
+    out.update({name: f"results/analysis/{name}/aer_summary.csv" for name in transformer_experiments()})
+    out.update(kobayashi2020_summaries())
+    return out
 
 
 def claim_summary_args():
@@ -106,7 +110,7 @@ def claim_summary_args():
     return " ".join(
         shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}")
         for name, exp in config["experiments"].items()
-    )
+    ) + kobayashi2020_summary_args()
 
 
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
@@ -144,3 +148,39 @@ def download_options(wildcards):
     if downloads.get("allow_unpinned"):
         options.append("--allow-unpinned")
     return " ".join(shlex.quote(o) for o in options)
+
+
+# -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
+from attnrepro.cli import KOBAYASHI_CACHE, KOBAYASHI_FIGURES  # noqa: E402
+
+KOBAYASHI_SUMMARY = "results/analysis/kobayashi2020_minilm/summary.csv"
+
+
+def kobayashi2020_figures():
+    out = []
+    if "kobayashi2020" in config:
+        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+    if aer_experiments():
+        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
+    return out
+
+
+def aer_experiments():
+    """Experiments whose source-target attention is scored against gold alignments (Kobayashi §5): every
+    transformer, and the recurrent ones listed under kobayashi2020_aer.experiments."""
+    listed = config.get("kobayashi2020_aer", {}).get("experiments", [])
+    return transformer_experiments() + [name for name in config["experiments"] if name in listed]
+
+
+def transformer_experiments():
+    """Experiments of arch transformer: read by AER per layer (§5), not by the Aitken decomposition."""
+    return [name for name, exp in config["experiments"].items() if exp["model"]["arch"] == "transformer"]
+
+
+def kobayashi2020_summaries():
+    """One pretrained model: its replicates are disjoint folds of the sequences (kobayashi2020.folds)."""
+    return {"kobayashi2020_minilm": KOBAYASHI_SUMMARY} if "kobayashi2020" in config else {}
+
+
+def kobayashi2020_summary_args():
+    return "".join(f" {shlex.quote(f'{name}:news:minilm:{path}')}" for name, path in kobayashi2020_summaries().items())

@@ -1,0 +1,156 @@
+# Kobayashi et al. 2020 on the pretrained encoder (all-MiniLM-L6-v2, offline): pack news paragraphs, run the
+# encoder once into a Parquet cache, then every table and figure is a pure function of that cache.
+KOBA = config.get("kobayashi2020", {})
+
+
+rule kobayashi2020_data:
+    output:
+        "results/data/kobayashi2020_minilm/tokens.parquet",
+    params:
+        n_sequences=KOBA.get("n_sequences"),
+        max_len=KOBA.get("max_len"),
+    log:
+        "results/logs/kobayashi2020/data.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/data.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
+        " --out {output} > {log} 2>&1"
+
+
+rule kobayashi2020_cache:
+    input:
+        "results/data/kobayashi2020_minilm/tokens.parquet",
+    output:
+        expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+    params:
+        out_dir=lambda wc, output: Path(output[0]).parent,
+        batch_size=KOBA.get("batch_size"),
+        pair_fraction=KOBA.get("pair_fraction"),
+        seed=KOBA.get("seed"),
+    threads: config["threads"]
+    resources:
+        mem_mb=8000,
+        runtime=60,
+    log:
+        "results/logs/kobayashi2020/cache.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/cache.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 cache --tokens {input} --batch-size {params.batch_size}"
+        " --pair-fraction {params.pair_fraction} --seed {params.seed} --out-dir {params.out_dir}"
+        " --threads {threads} > {log} 2>&1"
+
+
+rule kobayashi2020_summary:
+    input:
+        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
+        cache=expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+    output:
+        KOBAYASHI_SUMMARY,
+    params:
+        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
+        folds=KOBA.get("folds"),
+    log:
+        "results/logs/kobayashi2020/summary.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/summary.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
+        " --folds {params.folds} --out {output} > {log} 2>&1"
+
+
+rule kobayashi2020_figure:
+    input:
+        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
+        cache=expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+    output:
+        png=report(
+            "results/figures/kobayashi2020/{name}.png",
+            caption="../report/kobayashi2020.rst",
+            category="Kobayashi et al. 2020",
+            subcategory="MiniLM",
+            labels={"figure": "{name}"},
+        ),
+        pdf="results/figures/kobayashi2020/{name}.pdf",
+        csv="results/figures/kobayashi2020/{name}.csv",
+    wildcard_constraints:
+        name="|".join(KOBAYASHI_FIGURES),
+    params:
+        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
+        dpi=KOBA.get("dpi"),
+        pair_fraction=KOBA.get("pair_fraction"),
+        max_points=KOBA.get("max_points"),
+        seed=KOBA.get("seed"),
+    log:
+        "results/logs/kobayashi2020/{name}.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/{name}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
+        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
+        " --pair-fraction {params.pair_fraction} --max-points {params.max_points} --seed {params.seed} > {log} 2>&1"
+
+
+# §5 on our own encoder-decoders (every transformer experiment, plus the recurrent ones listed under
+# kobayashi2020_aer, all trained by the train rule): AER per attention layer of alignments read from weights vs
+# vector norms, against the tasks' exact gold alignments.
+rule kobayashi2020_aer:
+    input:
+        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        test=lambda wc: f"results/data/{experiment_task(wc)}/test.parquet",
+    output:
+        aer="results/analysis/{experiment}/aer.csv",
+        summary="results/analysis/{experiment}/aer_summary.csv",
+    params:
+        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        task=lambda wc: json_arg(config["tasks"][experiment_task(wc)]),
+        n_examples=config["export"]["n_examples"],
+    threads: config["threads"]
+    log:
+        "results/logs/kobayashi2020/aer_{experiment}.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/aer_{experiment}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
+        " --n-examples {params.n_examples} --out-dir results/analysis/{wildcards.experiment}"
+        " --threads {threads} > {log} 2>&1"
+
+
+rule kobayashi2020_nmt_figure:
+    input:
+        lambda wc: [f"results/analysis/{name}/aer.csv" for name in aer_experiments()],
+    output:
+        png=report(
+            "results/figures/kobayashi2020/{name}.png",
+            caption="../report/kobayashi2020_nmt.rst",
+            category="Kobayashi et al. 2020",
+            subcategory="Transformer alignments",
+            labels={"figure": "{name}"},
+        ),
+        pdf="results/figures/kobayashi2020/{name}.pdf",
+        csv="results/figures/kobayashi2020/{name}.csv",
+    wildcard_constraints:
+        name="fig7|table3",
+    params:
+        aer=lambda wc: " ".join(f"{name}:results/analysis/{name}/aer.csv" for name in aer_experiments()),
+        dpi=KOBA.get("dpi", 150),
+    log:
+        "results/logs/kobayashi2020/{name}.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/{name}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer {params.aer} --png {output.png}"
+        " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
