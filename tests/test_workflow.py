@@ -106,7 +106,7 @@ def test_slurm_profile_maps_gpu_jobs_to_the_gpu_partition(root, tmp_path):
             assert "slurm_partition=gpu" in block and "gpu=1" in block, block
         elif rule_of(block) == "data":
             assert "slurm_partition=cpu" in block and "gpu=1" not in block, block
-    assert sum(rule_of(b) == "train" for b in jobs) == 4
+    assert sum(rule_of(b) == "train" for b in jobs) == 24  # twelve experiments x two seed groups
 
 
 def test_one_figure_builds_from_a_clean_results(tmp_path):
