@@ -19,6 +19,7 @@ include: "workflow/rules/train.smk"
 include: "workflow/rules/export.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/snell2021.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/archive.smk"
 
@@ -29,6 +30,7 @@ report: "workflow/report/workflow.rst"
 localrules:
     all,
     figure_aitken2021_fig2,
+    snell2021_figure,
     claims,
     archive,
     verify,

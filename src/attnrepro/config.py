@@ -82,6 +82,10 @@ def check(config: dict[str, Any]) -> None:
             raise AttnReproError(f"figures.{name}.experiment: unknown experiment {fig['experiment']!r}")
         if fig["seed"] not in config["seeds"]:
             raise AttnReproError(f"figures.{name}.seed: seed {fig['seed']} is not in seeds {config['seeds']}")
+    if "snell2021" in config:  # Snell et al. 2021's own block
+        from .snell.config import check as check_snell2021
+
+        check_snell2021(config["snell2021"])
 
 
 def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:

@@ -53,16 +53,56 @@ def all_figures():
     out = []
     if "aitken2021_fig2" in config["figures"]:
         out += expand("results/figures/aitken2021/fig2{panel}.{ext}", panel=["a", "b"], ext=["png", "pdf"])
+    out += snell2021_figures()
     return out
 
 
 def claim_summaries():
-    return {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+    out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]}
+    out.update({name: path for name, (_, _, path) in snell2021_claim_experiments().items()})
+    return out
 
 
 def claim_summary_args():
     """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
-    return " ".join(
-        shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}")
+    items = [
+        f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}"
         for name, exp in config["experiments"].items()
-    )
+    ]
+    items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
+    return " ".join(shlex.quote(item) for item in items)
+
+
+# -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
+from attnrepro.snell import config as snellcfg  # noqa: E402
+
+SNELL2021 = config.get("snell2021")
+SNELL2021_FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7"]
+
+
+def snell2021_copy_runs():
+    return snellcfg.copy_runs(SNELL2021) if SNELL2021 else {}
+
+
+def snell2021_figures():
+    if not SNELL2021:
+        return []
+    return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"])
+
+
+def snell2021_claim_experiments():
+    return snellcfg.claim_experiments(SNELL2021) if SNELL2021 else {}
+
+
+def snell2021_figure_inputs(wildcards):
+    runs = {
+        "fig3": ["copy_same", "copy_subset", "copy_mixture"]
+        + [f"{r}_uniform" for r in ("copy_same", "copy_subset", "copy_mixture") if r in SNELL2021["copy"]["uniform"]],
+        "sec6_2": ["copy_subset", "copy_permute"],
+        "fig6": ["multihead"],
+        "fig7": ["keyword"],
+        "fig4": ["counts"],
+    }[wildcards.name]
+    files = {"multihead": ["curves.csv", "candidates.csv"] + [f"summary_{c}.csv" for c in snellcfg.COMBOS],
+             "counts": ["tables.csv"]}
+    return [f"results/snell2021/{r}/{f}" for r in runs for f in files.get(r, ["curves.csv"])]

@@ -1,0 +1,110 @@
+"""Figures of Snell et al. 2021 from the experiments' curve and table DataFrames."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+RED, BLUE, GREEN, GREY = "#d62728", "#1f77b4", "#2ca02c", "#555555"
+
+
+def _curves(ax, curves: pd.DataFrame, color: str, label: str, fail_below: float, style: str = "-", lw=0.9):
+    """One thin line per run, and the failure count in the legend."""
+    final = curves[curves.step == curves.step.max()]
+    n_fail, n = int((final.token_acc < fail_below).sum()), len(final)
+    for i, (_, c) in enumerate(curves.sort_values("step").groupby("member")):
+        ax.plot(c.step, c.token_acc, style, color=color, lw=lw, alpha=0.75,
+                label=f"{label}: {n_fail}/{n} fail" if i == 0 else None)
+
+
+def _axes(ax, title):
+    ax.set(xlabel="training step", ylabel="token accuracy (teacher forced)", ylim=(-0.02, 1.02), title=title)
+    ax.legend(fontsize=7, loc="lower right")
+
+
+def fig3(same: pd.DataFrame, subset: pd.DataFrame, mixture: pd.DataFrame, uniform: dict[str, pd.DataFrame],
+         labels: dict[str, str], fail_below: float):
+    """Left: permutations of one set (red) vs subsets (blue); right: the mixture of two sets (red). Frozen
+    uniform attention dashed on the same axes."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    _curves(left, same, RED, labels["same"], fail_below)
+    _curves(left, subset, BLUE, labels["subset"], fail_below)
+    for name, color in (("same", RED), ("subset", BLUE)):
+        if name in uniform:
+            _curves(left, uniform[name], color, labels[name] + ", uniform α", fail_below, style="--", lw=0.7)
+    _curves(right, mixture, RED, labels["mixture"], fail_below)
+    _curves(right, subset, BLUE, labels["subset"], fail_below)
+    if "mixture" in uniform:
+        _curves(right, uniform["mixture"], RED, labels["mixture"] + ", uniform α", fail_below, style="--", lw=0.7)
+    left.axhline(fail_below, color=GREY, lw=0.5, ls=":")
+    right.axhline(fail_below, color=GREY, lw=0.5, ls=":")
+    _axes(left, "Fig. 3 left: copying permutations")
+    _axes(right, "Fig. 3 right: mixture of permutations of two disjoint sets")
+    fig.tight_layout()
+    return fig
+
+
+def sec6_2(copy: pd.DataFrame, permute: pd.DataFrame, labels: dict[str, str], fail_below: float):
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    _curves(ax, copy, BLUE, labels["copy"], fail_below)
+    _curves(ax, permute, RED, labels["permute"], fail_below)
+    _axes(ax, "§6.2: copying vs a fixed permutation function")
+    fig.tight_layout()
+    return fig
+
+
+def fig6(combo_curves: pd.DataFrame, summary: pd.DataFrame, candidates: pd.DataFrame, fail_below: float):
+    colors = {"all_bad": RED, "one_good": BLUE, "random": GREEN}
+    names = {"all_bad": "all heads bad", "one_good": "one good head", "random": "random heads"}
+    fig, (ax, bar) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    for combo, color in colors.items():
+        c = combo_curves[combo_curves.combo == combo]
+        _curves(ax, c, color, names[combo], fail_below)
+    _axes(ax, f"Fig. 6: {int(combo_curves.groupby('member').ngroups)} multi-head models")
+    rates = summary.groupby("combo").success.agg(["mean", "count"]).reindex(list(colors))
+    bar.bar([names[k] for k in rates.index], rates["mean"], color=list(colors.values()))
+    for i, (m, n) in enumerate(zip(rates["mean"], rates["count"])):
+        bar.text(i, m + 0.02, f"{m:.0%} of {n}", ha="center", fontsize=8)
+    counts = candidates.label.value_counts()
+    bar.set(ylim=(0, 1.1), ylabel="success rate (final accuracy ≥ good threshold)",
+            title=f"heads sampled: {counts.get('good', 0)} good, {counts.get('bad', 0)} bad, "
+                  f"{counts.get('unclear', 0)} unclear")
+    bar.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def fig7(curves: pd.DataFrame):
+    """γ_{l*}, γ_{l*+1}, γ̄ and γ_L (Eq. 22) over training under uniform attention, mean over seeds ± sd."""
+    long = curves.melt(id_vars=["step", "seed"], value_vars=["gamma_key", "gamma_next", "gamma_mean", "gamma_last"],
+                       var_name="quantity", value_name="gamma")
+    long["quantity"] = long.quantity.map({"gamma_key": "γ_l* (keyword)", "gamma_next": "γ_l*+1",
+                                          "gamma_mean": "mean γ", "gamma_last": "γ_L (last)"})
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    sns.lineplot(long, x="step", y="gamma", hue="quantity", errorbar="sd", ax=ax)
+    ax.set(xlabel="training step", ylabel="log-odds γ on positive sequences",
+           title="Fig. 7: keyword toy under uniform attention")
+    fig.tight_layout()
+    return fig
+
+
+def fig4(tables: pd.DataFrame, labels: dict[str, str]):
+    """Trans(o|i) from the count table C (Eq. 17) and after EM, per distribution."""
+    dists = list(dict.fromkeys(tables.distribution))
+    stages = list(dict.fromkeys(tables.stage))
+    fig, axes = plt.subplots(len(stages), len(dists), figsize=(4 * len(dists), 3.6 * len(stages)), squeeze=False)
+    for r, stage in enumerate(stages):
+        for c, dist in enumerate(dists):
+            t = tables[(tables.distribution == dist) & (tables.stage == stage)]
+            mat = t.pivot(index="input", columns="output", values="trans").to_numpy()
+            sns.heatmap(mat, ax=axes[r, c], cmap="viridis", cbar=True, square=True, xticklabels=False,
+                        yticklabels=False)
+            off = ~np.eye(len(mat), dtype=bool)
+            what = "C normalised (Eq. 17)" if stage == "C" else "IBM 1 after EM"
+            axes[r, c].set(title=f"{labels[dist]}\n{what}; diag − off = {mat.diagonal().mean() - mat[off].mean():.3f}",
+                           xlabel="output word o", ylabel="input word i")
+            axes[r, c].title.set_fontsize(8)
+    fig.tight_layout()
+    return fig

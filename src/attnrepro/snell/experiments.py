@@ -1,0 +1,170 @@
+"""The synthetic experiments of Snell et al. 2021, each a function from its config block to DataFrames.
+
+Per-seed summaries (one row per run, one column per measure) feed the claims table; curves feed the figures.
+
+- :func:`copy_run` — Fig. 3 (permutations of one set vs subsets, the mixture of App. A.3, frozen uniform
+  attention) and §6.2 (copying vs a fixed permutation function).
+- :func:`multihead_run` — Fig. 6: rejection sampling of single-head initialisations into good and bad, then
+  K-head models of all-bad, one-good and random heads.
+- :func:`keyword_run` — Fig. 7 (§6.1): γ over training under uniform attention.
+- :func:`count_tables` — Fig. 4 / 8: the count table C of Eq. 16 and IBM Model 1 on the copy distributions.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..analysis import count_table as ct
+from ..analysis import ibm1
+from . import tasks
+from .classifier import ClassifierConfig
+from .seq2seq import Seq2SeqConfig, head_seeds_of
+from .train import Member, data_generator, train_copy, train_keyword
+
+
+def curve_summary(curves: pd.DataFrame, fail_below: float, good_above: float) -> pd.DataFrame:
+    """Per run: final and best token accuracy, failed (final < ``fail_below``, the authors' bad-head rule),
+    step of first accuracy ≥ ``good_above`` (NaN if never) and the mean accuracy over evaluations."""
+    rows = []
+    for (member, seed), c in curves.sort_values("step").groupby(["member", "seed"]):
+        reached = c[c.token_acc >= good_above]
+        rows.append({"seed": seed, "member": member, "final_acc": c.token_acc.iloc[-1], "max_acc": c.token_acc.max(),
+                     "failed": float(c.token_acc.iloc[-1] < fail_below),
+                     "steps_to_good": float(reached.step.iloc[0]) if len(reached) else np.nan,
+                     "mean_acc": c.token_acc.mean()})
+    return pd.DataFrame(rows)
+
+
+def copy_run(spec: dict, seeds: list[int], threads: int | None = None, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``spec``: task (kind, length, n_words, task_seed), model (hidden, attention), train (steps, batch_size,
+    eval_every, n_eval, lr), fail_below, good_above. Returns (curves, summary)."""
+    task, train = spec["task"], spec["train"]
+    vocab = tasks.copy_vocab(task["kind"], task["length"], task.get("n_words", task["length"]))
+    cfg = Seq2SeqConfig(vocab, spec["model"]["hidden"], attention=spec["model"]["attention"])
+    curves = train_copy(task, cfg, [Member.plain(s) for s in seeds], threads=threads, log=log, **train)
+    return curves, curve_summary(curves, spec["fail_below"], spec["good_above"])
+
+
+def multihead_run(spec: dict, threads: int | None = None, log=None) -> dict[str, pd.DataFrame]:
+    """Fig. 6 after the authors' ``multihead.py``: one backbone initialisation (``backbone_seed``) is kept; a
+    candidate head is trained alone with ``trials`` data seeds and labelled good if every trial reaches
+    ``good_above`` token accuracy at some evaluation, bad if every trial ends below ``bad_below``, else
+    discarded. Candidates are drawn in rounds (all trials of a round train stacked) until ``n_good`` good and
+    ``n_bad`` bad heads are found or ``max_rounds`` pass. Then ``n_combos`` K-head models of each kind — all
+    bad, one good + K−1 bad, K random candidates — train stacked, each with its own data seed.
+
+    Returns ``candidates`` (one row per candidate), ``combo_curves`` and ``summary`` (one row per K-head model,
+    column ``combo``; ``success`` = final accuracy ≥ ``good_above``). A kind whose heads were not found (no
+    good head, say) is left out and the log says so."""
+    task, train = spec["task"], spec["train"]
+    vocab = tasks.copy_vocab(task["kind"], task["length"], task.get("n_words", task["length"]))
+    hidden, heads, trials = spec["hidden"], spec["heads"], spec["trials"]
+    backbone = spec["backbone_seed"]
+    rng = np.random.default_rng(spec["sampling_seed"])
+    good, bad, labels = [], [], []
+    # candidate heads: one stream, independent of the backbone's own head seeds
+    all_heads = head_seeds_of(1_000_000 + backbone, spec["candidates_per_round"] * spec["max_rounds"])
+    for rnd in range(spec["max_rounds"]):
+        if len(good) >= spec["n_good"] and len(bad) >= spec["n_bad"]:
+            break
+        per = spec["candidates_per_round"]
+        cands = all_heads[rnd * per : (rnd + 1) * per]
+        members = [Member(backbone, 10_000 * (rnd + 1) + 100 * j + t, (h,)) for j, h in enumerate(cands)
+                   for t in range(trials)]
+        curves = train_copy(task, Seq2SeqConfig(vocab, hidden, heads=1), members, threads=threads, log=log, **train)
+        for j, h in enumerate(cands):
+            c = curves[curves.member.isin(range(j * trials, (j + 1) * trials))]
+            best = c.groupby("member").token_acc.max()
+            final = c[c.step == c.step.max()].set_index("member").token_acc
+            label = ("good" if (best >= spec["good_above"]).all() else
+                     "bad" if (final < spec["bad_below"]).all() else "unclear")
+            labels.append({"head_seed": h, "round": rnd, "label": label, "min_best_acc": best.min(),
+                           "max_final_acc": final.max()})
+            (good if label == "good" else bad if label == "bad" else []).append(h)
+        if log is not None:
+            print(f"round {rnd}: {len(good)} good, {len(bad)} bad heads so far", file=log, flush=True)
+    candidates = pd.DataFrame(labels)
+    pool = list(candidates.head_seed)
+    possible = {"all_bad": bool(bad), "one_good": bool(good) and bool(bad), "random": True}
+    if log is not None and not all(possible.values()):
+        print(f"found {len(good)} good and {len(bad)} bad heads: no {[k for k, v in possible.items() if not v]} "
+              "models (raise max_rounds or candidates_per_round)", file=log, flush=True)
+    combos, members = [], []
+    for kind in (k for k, ok in possible.items() if ok):
+        for i in range(spec["n_combos"]):
+            if kind == "all_bad":
+                hs = list(rng.choice(bad, heads, replace=len(bad) < heads))
+            elif kind == "one_good":
+                hs = [rng.choice(good)] + list(rng.choice(bad, heads - 1, replace=len(bad) < heads - 1))
+            else:
+                hs = list(rng.choice(pool, heads, replace=len(pool) < heads))
+            combos.append(kind)
+            members.append(Member(backbone, 500_000 + len(members), tuple(int(h) for h in hs)))
+    curves = train_copy(task, Seq2SeqConfig(vocab, hidden, heads=heads), members, threads=threads, log=log, **train)
+    curves["combo"] = [combos[m] for m in curves.member]
+    summary = curve_summary(curves, spec["bad_below"], spec["good_above"])
+    summary["combo"] = [combos[m] for m in summary.member]
+    summary["success"] = (summary.final_acc >= spec["good_above"]).astype(float)
+    summary["seed"] = summary.member  # one row per K-head model: the claims' "seeds"
+    return {"candidates": candidates, "combo_curves": curves, "summary": summary}
+
+
+SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "steps_to_good", "mean_acc", "combo", "success"]
+
+
+def keyword_run(spec: dict, seeds: list[int], threads: int | None = None, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 7: the classifier trained with uniform attention on the keyword toy. Summary per seed:
+    ``hyp2_early`` — Hypothesis 2's order γ_{l*} > γ_{l*+1} > γ̄ at the first evaluation after step 0;
+    ``obs3_final`` — Observation 3's order γ_L > γ_{l*+1} > γ̄ and γ_L > γ_{l*} at the last evaluation;
+    ``obs3_step`` — the first evaluation from which Observation 3's order holds to the end, as a fraction of
+    training (1 = only at the end, NaN = never)."""
+    task, train = spec["task"], spec["train"]
+    cfg = ClassifierConfig(task["n_words"], spec["model"]["hidden"], attention=spec["model"]["attention"])
+    curves = train_keyword(task, cfg, seeds, threads=threads, log=log, **train)
+    rows = []
+    for seed, c in curves.sort_values("step").groupby("seed"):
+        hyp2 = (c.gamma_key > c.gamma_next) & (c.gamma_next > c.gamma_mean)
+        obs3 = (c.gamma_last > c.gamma_next) & (c.gamma_next > c.gamma_mean) & (c.gamma_last > c.gamma_key)
+        holds_to_end = obs3[::-1].cummin()[::-1]
+        steps = c.step.to_numpy()
+        first = steps[holds_to_end.to_numpy()]
+        rows.append({"seed": seed, "hyp2_early": float(hyp2.iloc[1]), "obs3_final": float(obs3.iloc[-1]),
+                     "obs3_step": first[0] / steps[-1] if len(first) else np.nan, "final_acc": c.acc.iloc[-1]})
+    return curves, pd.DataFrame(rows)
+
+
+def diagonal_excess(trans: np.ndarray, c: np.ndarray) -> float:
+    """Mean over input words i of Trans(i|i) minus the mean Trans(o|i) over the other words o that ever co-occur
+    with i (C_io > 0) — for the mixture, the words of i's own set. 0: C does not single out the copied word."""
+    n = len(trans)
+    other = (c > 0) & ~np.eye(n, dtype=bool)
+    rows = [trans[i, i] - trans[i, other[i]].mean() for i in range(n) if other[i].any()]
+    return float(np.mean(rows))
+
+
+def count_tables(spec: dict, seeds: list[int]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Fig. 4 / 8: for each copy distribution (permutations of one set, subsets, mixture) and sampling seed,
+    C (Eq. 16) over ``n_samples`` pairs, Trans (Eq. 17) and Trans after ``em_iterations`` of EM. Returns the
+    long table of Trans entries (seed 0 only, for the heat maps) and a per-seed summary: ``diag_excess_<dist>``
+    = mean Trans(i|i) − mean Trans(o|i), o ≠ i, after one and after all EM iterations — 0 when C carries no
+    word-to-word signal (:func:`diagonal_excess`)."""
+    length, n_words = spec["length"], spec["subset_words"]
+    dists = {"same": ("permutation", length), "subset": ("permutation", n_words), "mixture": ("mixture", length)}
+    tables, rows = [], []
+    for seed in seeds:
+        row = {"seed": seed}
+        for name, (kind, v) in dists.items():
+            src, _, tgt = tasks.copy_batch(kind, spec["n_samples"], length, v, data_generator(seed))
+            x, y = src[:, :-1].numpy(), tgt[:, :-1].numpy()   # words only: <eos> is in every pair
+            n = 2 * length if kind == "mixture" else v
+            c = ct.count_table_dense(x, y, n, n)
+            for stage, trans in (("C", ibm1.translation_table(c)), ("EM", ibm1.em(x, y, n, n, spec["em_iterations"]))):
+                row[f"diag_excess_{name}_{stage}"] = diagonal_excess(trans, c)
+                if seed == seeds[0]:
+                    i, o = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")
+                    tables.append(pd.DataFrame({"distribution": name, "stage": stage, "input": i.ravel(),
+                                                "output": o.ravel(), "trans": trans.ravel(),
+                                                "count": c.ravel() if stage == "C" else np.nan}))
+        rows.append(row)
+    return pd.concat(tables, ignore_index=True), pd.DataFrame(rows)
