@@ -129,3 +129,19 @@ def test_classifier_probe():
     gamma = np.array([[0.0, 2.0], [0.0, 2.0]])
     beta = classifier_probe(gamma, np.array([1, 0]))
     np.testing.assert_allclose(beta, [[0.5, 1 / (1 + np.exp(-2))], [0.5, 1 / (1 + np.exp(2))]])
+
+
+def test_table2_row_on_identical_probes():
+    from attnrepro.analysis.agreement_table import table2_row
+
+    rng = np.random.default_rng(0)
+    a = rng.random((200, 40))
+    ckpts = np.stack([rng.random((200, 40)), a, a])               # the best checkpoint (index 1) is a
+    perf = np.array([0.1, 0.9, 0.8])
+    alpha_b = np.stack([rng.random((200, 40)), rng.random((200, 40)), a])
+    row = table2_row(ckpts, perf, ckpts, ckpts, a, a, alpha_b, np.array([0.2, 0.5, 0.7]), np.array([0, 10, 20]), seed=7)
+    for col in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "tau_alpha_beta_uf"):
+        assert row[col] == pytest.approx(1.0)
+    assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
+    assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
+    assert row["xi_star"] == 0.7

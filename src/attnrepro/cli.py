@@ -268,6 +268,11 @@ def cmd_snell2021(args) -> None:
         write_csv(curves, out / "curves.csv")
         write_csv(summary, out / "summary.csv")
         print(summary.to_string(), file=sys.stderr)
+    elif args.action == "table2":
+        summary, curves = experiments.table2_copy(spec, args.seeds, log=sys.stderr)
+        write_csv(summary, out / "summary.csv")
+        write_csv(curves, out / "curves.csv")
+        print(summary.to_string(), file=sys.stderr)
     elif args.action == "counts":
         tables, summary = experiments.count_tables(spec, args.seeds)
         write_csv(tables, out / "tables.csv")
@@ -295,6 +300,10 @@ def cmd_snell2021(args) -> None:
             fig = snell2021.fig7(read("keyword"))
         elif args.name == "fig4":
             fig = snell2021.fig4(read("counts", "tables.csv"), spec["labels"])
+        elif args.name == "table2":
+            frame = snell2021.table2_frame({spec["labels"]["table2"]: read("table2", "summary.csv")})
+            write_csv(frame, Path(args.png).with_suffix(".csv"))
+            fig = snell2021.table2(frame)
         else:
             raise AttnReproError(f"unknown Snell et al. 2021 figure {args.name!r}")
         save(fig, args.png, args.pdf, dpi=args.dpi)
@@ -366,8 +375,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     sn = sub.add_parser("snell2021", help="Snell et al. 2021: train the synthetic experiments, draw their figures")
-    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "figure"])
-    sn.add_argument("name", nargs="?", help="figure name (fig3, sec6_2, fig4, fig6, fig7)")
+    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "figure"])
+    sn.add_argument("name", nargs="?", help="figure name (fig3, sec6_2, fig4, fig6, fig7, table2)")
     sn.add_argument("--spec-json", help="the resolved job spec as JSON")
     sn.add_argument("--seeds", type=int, nargs="+", default=[])
     sn.add_argument("--out-dir", default=".")

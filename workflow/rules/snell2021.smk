@@ -89,6 +89,27 @@ if SNELL2021:
             "attnrepro snell2021 counts --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/counts > {log} 2>&1"
 
+    rule snell2021_table2:
+        output:
+            summary="results/snell2021/table2/summary.csv",
+            curves="results/snell2021/table2/curves.csv",
+        params:
+            spec=json_arg(snellcfg.table2_spec(SNELL2021)),
+            seeds=" ".join(map(str, SNELL2021["seeds"])),
+        threads: SNELL2021["threads"]
+        resources:
+            mem_mb=4000,
+            runtime=240,
+        log:
+            "results/logs/snell2021/table2.log",
+        benchmark:
+            "results/benchmarks/snell2021/table2.tsv"
+        conda:
+            "../../envs/attnrepro.yaml"
+        shell:
+            "attnrepro snell2021 table2 --spec-json {params.spec} --seeds {params.seeds}"
+            " --out-dir results/snell2021/table2 --threads {threads} > {log} 2>&1"
+
     rule snell2021_figure:
         input:
             snell2021_figure_inputs,
@@ -111,4 +132,29 @@ if SNELL2021:
             "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec} --results-dir results/snell2021"
+            " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
+
+    rule snell2021_table2_figure:
+        input:
+            "results/snell2021/table2/summary.csv",
+        output:
+            png=report(
+                "results/figures/snell2021/table2.png",
+                caption="../report/snell2021.rst",
+                category="Snell et al. 2021",
+                labels={"figure": "table2"},
+            ),
+            pdf="results/figures/snell2021/table2.pdf",
+            csv="results/figures/snell2021/table2.csv",
+        params:
+            spec=json_arg(snellcfg.figure_spec(SNELL2021)),
+            dpi=SNELL2021["dpi"],
+        log:
+            "results/logs/figures/snell2021_table2.log",
+        benchmark:
+            "results/benchmarks/figures/snell2021_table2.tsv"
+        conda:
+            "../../envs/attnrepro.yaml"
+        shell:
+            "attnrepro snell2021 figure table2 --spec-json {params.spec} --results-dir results/snell2021"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

@@ -90,4 +90,22 @@ CLAIMS: tuple[Claim, ...] = (
                      "so KTIW can be learnt"),
         measure="diag_excess_subset_C", direction=">", threshold=0.0,
         task_kinds=("count_table",), archs=("ibm1",), figure=_FIG + "fig4.png"),
+    Claim(
+        paper="snell2021", claim_id="copy_alpha_agrees_with_beta_uf",
+        description=("§3.2 / Table 2: KTIW is learnt under uniform attention — A(α, β^uf) minus the shuffled "
+                     "baseline Â, on the copy task (L of a larger vocabulary; the paper's tasks are real data sets, "
+                     "where A(α,β^uf) − Â ranges 12–60 points)"),
+        measure="A_alpha_beta_uf_excess", direction=">", threshold=0.0,
+        task_kinds=("copy_table2",), archs=("lstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="copy_proxy_agrees_with_beta_uf",
+        description=("§3.2 / Table 2: the bag-of-words proxy approximates how KTIW is learnt — A(β^uf, β^px) − Â "
+                     "on the copy task"),
+        measure="A_beta_uf_beta_px_excess", direction=">", threshold=0.0,
+        task_kinds=("copy_table2",), archs=("lstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="copy_alpha_agrees_with_beta",
+        description="Table 2: attention and the lexical probe agree — A(α, β) − Â on the copy task",
+        measure="A_alpha_beta_excess", direction=">", threshold=0.0,
+        task_kinds=("copy_table2",), archs=("lstm_attention",), figure=_FIG + "table2.png"),
 )

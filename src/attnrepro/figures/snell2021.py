@@ -108,3 +108,33 @@ def fig4(tables: pd.DataFrame, labels: dict[str, str]):
             axes[r, c].title.set_fontsize(8)
     fig.tight_layout()
     return fig
+
+
+TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α,β^uf)", "A_beta_uf_beta_px": "A(β^uf,β^px)", "A_delta_beta_uf": "A(Δ,β^uf)",
+                  "A_alpha_beta": "A(α,β)", "A_hat": "Â", "xi_alpha_beta_uf": "ξ(α,β^uf)", "xi_alpha_beta": "ξ(α,β)",
+                  "xi_star": "ξ*"}
+
+
+def table2_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV)."""
+    rows = []
+    for task, s in summaries.items():
+        row = {"task": task, "n_seeds": len(s)}
+        for col in TABLE2_COLUMNS:
+            row[col] = 100 * s[col].mean()
+            row[f"{col}_sd"] = 100 * s[col].std()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table2(frame: pd.DataFrame):
+    fig, ax = plt.subplots(figsize=(11, 0.6 + 0.45 * len(frame)))
+    ax.axis("off")
+    cells = [[r.task] + [f"{getattr(r, c):.0f}" for c in TABLE2_COLUMNS] for r in frame.itertuples()]
+    tab = ax.table(cellText=cells, colLabels=["task"] + list(TABLE2_COLUMNS.values()), loc="center", cellLoc="center")
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(9)
+    tab.scale(1, 1.4)
+    ax.set_title("Table 2 (%, mean over seeds): agreement A and contextualised agreement ξ", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -97,6 +97,7 @@ def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
     for combo in COMBOS:
         out[f"snell2021_multihead_{combo}"] = (f"multihead_{combo}", "lstm_attention",
                                                f"results/snell2021/multihead/summary_{combo}.csv")
+    out["snell2021_table2"] = ("copy_table2", "lstm_attention", "results/snell2021/table2/summary.csv")
     out["snell2021_keyword"] = ("keyword", "bilstm_uniform", "results/snell2021/keyword/summary.csv")
     out["snell2021_counts"] = ("count_table", "ibm1", "results/snell2021/counts/summary.csv")
     return out
@@ -108,4 +109,12 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
     return {"fail_below": block["fail_below"], "labels": {
         "same": f"permutations of the same {length} words", "subset": f"{length} of {v} words",
         "mixture": f"mixture: permutations of words 1-{length} or {length + 1}-{2 * length}",
-        "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)"}}
+        "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)",
+        "table2": f"copy, {length} of {v} words"}}
+
+
+def table2_spec(block: dict[str, Any]) -> dict[str, Any]:
+    """Table 2 on the copy task with L of `subset_words` words (the distribution where KTIW can be learnt)."""
+    spec = copy_runs(block)["copy_subset"]
+    return {"task": spec["task"], "model": {"hidden": spec["model"]["hidden"]}, "train": spec["train"],
+            "proxy": dict(block["table2"]["proxy"])}

@@ -168,3 +168,69 @@ def count_tables(spec: dict, seeds: list[int]) -> tuple[pd.DataFrame, pd.DataFra
                                                 "count": c.ravel() if stage == "C" else np.nan}))
         rows.append(row)
     return pd.concat(tables, ignore_index=True), pd.DataFrame(rows)
+
+
+def table2_copy(spec: dict, seeds: list[int], threads: int | None = None, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2 (and Table 3's τ) on a copy distribution: for each seed, a run with learned attention (α, β at
+    every evaluation), a run with frozen uniform attention (β^uf at every evaluation), the bag-of-words proxy
+    (β^px), gradient saliency Δ of the learned run at its end, and, for ξ, the learned run of the next seed in
+    ``seeds`` as the second run. Returns (per-seed rows, the curves of both runs)."""
+    import torch
+
+    from ..analysis.agreement_table import table2_row
+    from ..analysis.proxy import proxy_probe, train_proxy
+    from .seq2seq import saliency
+
+    task, train = spec["task"], spec["train"]
+    vocab = tasks.copy_vocab(task["kind"], task["length"], task["n_words"])
+    members = [Member.plain(s) for s in seeds]
+    flat = lambda x: x.reshape(x.shape[0], -1, x.shape[-1]).cpu().numpy()  # [S,B,T,L] -> [S, B·T, L]
+    store = {"learned": {"alpha": [], "beta": []}, "uniform": {"beta": []}}
+    final = {}
+
+    def recorder(name):
+        def on_eval(step, model, ev):
+            src, tgt_in, tgt_out = ev
+            with torch.no_grad():
+                _, cache = model.run_with_cache(src, tgt_in)
+            store[name]["beta"].append(flat(model.lexical_probe(src, tgt_in, tgt_out)))
+            if name == "learned":
+                store[name]["alpha"].append(flat(cache["attention.alpha"][:, :, 0]))
+            final[name] = (model, ev)
+        return on_eval
+
+    curves = []
+    for name in ("learned", "uniform"):
+        cfg = Seq2SeqConfig(vocab, spec["model"]["hidden"], attention=name)
+        c = train_copy(task, cfg, members, threads=threads, log=log, on_eval=recorder(name), **train)
+        c["attention"] = name
+        curves.append(c)
+    curves = pd.concat(curves, ignore_index=True)
+    model, (src, tgt_in, tgt_out) = final["learned"]
+    delta = flat(saliency(model, src, tgt_in, tgt_out))
+
+    gen = data_generator(spec["proxy"]["seed"])
+    psrc, _, ptgt = tasks.copy_batch(task["kind"], spec["proxy"]["n_samples"], task["length"], task["n_words"], gen)
+    theta = train_proxy(psrc.numpy(), ptgt.numpy(), vocab, vocab, dim=spec["model"]["hidden"],
+                        epochs=spec["proxy"]["epochs"], seed=spec["proxy"]["seed"])
+    x, y = src[0].numpy(), tgt_out[0].numpy()
+    beta_px = np.concatenate([proxy_probe(theta, xi_, yi) for xi_, yi in zip(x, y)])   # [B·T, L]
+
+    learned = curves[curves.attention == "learned"]
+    steps = np.array(sorted(learned.step.unique()))
+    alpha = np.stack(store["learned"]["alpha"], 1)    # [S, checkpoints, N, L]
+    beta = np.stack(store["learned"]["beta"], 1)
+    beta_uf = np.stack(store["uniform"]["beta"], 1)
+    rows = []
+    for i, seed in enumerate(seeds):
+        j = (i + 1) % len(seeds)
+        perf = learned[learned.member == i].sort_values("step").token_acc.to_numpy()
+        perf_b = learned[learned.member == j].sort_values("step").token_acc.to_numpy()
+        row = table2_row(alpha[i], perf, beta[i], beta_uf[i], beta_px, delta[i], alpha[j], perf_b, steps,
+                         seed=seed)
+        row.update({"seed": seed, "second_run_seed": seeds[j]})
+        row["A_alpha_beta_uf_excess"] = row["A_alpha_beta_uf"] - row["A_hat"]
+        row["A_beta_uf_beta_px_excess"] = row["A_beta_uf_beta_px"] - row["A_hat"]
+        row["A_alpha_beta_excess"] = row["A_alpha_beta"] - row["A_hat"]
+        rows.append(row)
+    return pd.DataFrame(rows), curves

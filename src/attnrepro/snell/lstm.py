@@ -27,6 +27,7 @@ class _LSTMSequence(torch.autograd.Function):
         acts = gx.new_empty(s, b, t_max, g4)   # σ(i), σ(f), tanh(g), σ(o)
         cs = gx.new_empty(s, b, t_max + 1, hidden)
         cs[:, :, 0] = c0
+        tcs = gx.new_empty(s, b, t_max, hidden)  # tanh(c_t) of the cell, kept for the backward pass
         h_prev = gx.new_empty(s, b, t_max, hidden)
         for t in range(t_max):
             h_prev[:, :, t] = h
@@ -36,7 +37,9 @@ class _LSTMSequence(torch.autograd.Function):
             torch.tanh(gates[..., 2 * hidden:3 * hidden], out=a[..., 2 * hidden:3 * hidden])
             i, f, g, o = a.split(hidden, dim=-1)
             c_new = torch.addcmul(f * c, i, g)
-            h_new = o * torch.tanh(c_new)
+            tc = tcs[:, :, t]
+            torch.tanh(c_new, out=tc)
+            h_new = o * tc
             if mask is not None:
                 m = mask[:, :, t, None]
                 c_new = torch.lerp(c, c_new, m)
@@ -44,13 +47,13 @@ class _LSTMSequence(torch.autograd.Function):
             h, c = h_new, c_new
             hs[:, :, t] = h
             cs[:, :, t + 1] = c
-        ctx.save_for_backward(acts, cs, h_prev, w_h, mask if mask is not None else gx.new_empty(0))
+        ctx.save_for_backward(acts, cs, tcs, h_prev, w_h, mask if mask is not None else gx.new_empty(0))
         ctx.has_mask = mask is not None
         return hs, h, c
 
     @staticmethod
     def backward(ctx, d_hs, d_h_last, d_c_last):
-        acts, cs, h_prev, w_h, mask = ctx.saved_tensors
+        acts, cs, tcs, h_prev, w_h, mask = ctx.saved_tensors
         s, b, t_max, g4 = acts.shape
         hidden = g4 // 4
         d_gates = acts.new_empty(s, b, t_max, g4)
@@ -61,15 +64,14 @@ class _LSTMSequence(torch.autograd.Function):
             if d_hs is not None:
                 dh = dh + d_hs[:, :, t]
             i, f, g, o = acts[:, :, t].split(hidden, dim=-1)
-            c_prev, c_t = cs[:, :, t], cs[:, :, t + 1]
+            c_prev, tc = cs[:, :, t], tcs[:, :, t]
             if ctx.has_mask:
                 m = mask[:, :, t, None]
                 dh_new, dc_new = dh * m, dc * m
                 dh_keep, dc_keep = dh - dh_new, dc - dc_new
-                # where m = 0 the saved c_t is the held state, but then dh_new = dc_new = 0 (masks are 0/1)
+                # where m = 0 the cell's output was discarded and dh_new = dc_new = 0 (masks are 0/1)
             else:
                 dh_new, dc_new = dh, dc
-            tc = torch.tanh(c_t)
             dc_tot = dc_new + dh_new * o * (1 - tc * tc)
             dg = d_gates[:, :, t]
             di, df, dgg, do = dg.split(hidden, dim=-1)

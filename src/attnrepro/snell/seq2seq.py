@@ -118,11 +118,11 @@ class Seq2Seq(StackedModule):
         table = torch.baddbmm(getattr(self, f"{part}_b"), self.embedding, getattr(self, f"{part}_wx"))
         return lookup(table, tokens)
 
-    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None):
-        """Encoder states h_l [S,B,L,H] and the final (h, c)."""
+    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None, gates: torch.Tensor | None = None):
+        """Encoder states h_l [S,B,L,H] and the final (h, c); ``gates`` replaces x W_x + b (saliency)."""
         s, b, _ = src.shape
         zero = self.embedding.new_zeros(s, b, self.cfg.hidden)
-        return lstm(self._gates_in(src, "enc"), zero, zero, self.enc_wh, src_mask)
+        return lstm(self._gates_in(src, "enc") if gates is None else gates, zero, zero, self.enc_wh, src_mask)
 
     def decode_states(self, tgt_in: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor) -> torch.Tensor:
         """Teacher-forced decoder states s_t [S,B,T,H]."""
@@ -147,9 +147,9 @@ class Seq2Seq(StackedModule):
         return projected.mean(2)
 
     # -- forward ---------------------------------------------------------------------------------------------
-    def run_with_cache(self, src, tgt_in, src_mask=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    def run_with_cache(self, src, tgt_in, src_mask=None, gates=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """``src`` [S,B,L], ``tgt_in`` [S,B,T] -> logits [S,B,T,V] and named activations."""
-        enc_h, h_last, c_last = self.encode(src, src_mask)
+        enc_h, h_last, c_last = self.encode(src, src_mask, gates)
         dec_h = self.decode_states(tgt_in, h_last, c_last)
         alpha = self.attention(dec_h, enc_h, src_mask)
         contexts = torch.einsum("sbktl,sblh->sbkth", alpha, enc_h)
@@ -189,6 +189,20 @@ class Seq2Seq(StackedModule):
         logp = torch.log_softmax(self._n(pre), dim=-1)
         gold = tgt_out[:, :, :, None, None].expand(-1, -1, -1, pre.shape[3], 1)
         return logp.gather(-1, gold)[..., 0].exp()
+
+
+def saliency(model: Seq2Seq, src, tgt_in, tgt_out) -> torch.Tensor:
+    """Gradient saliency Δ_tl = ‖∂ log p_t(y_t) / ∂ e_{x_l}‖₂ (the first-order word influence of Ebrahimi et al.
+    2018 that Snell et al. §5.1 use), [S,B,T,L]: one backward pass per output position."""
+    gates = model._gates_in(src, "enc").detach().requires_grad_()
+    logits, _ = model.run_with_cache(src, tgt_in, gates=gates)
+    logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]      # [S,B,T]
+    out = []
+    for t in range(logp.shape[-1]):
+        (g,) = torch.autograd.grad(logp[..., t].sum(), gates, retain_graph=t + 1 < logp.shape[-1])
+        # gates = e W_x + b, so the gradient at the embedding is g W_xᵀ
+        out.append(torch.einsum("sblg,shg->sblh", g, model.enc_wx).norm(dim=-1))
+    return torch.stack(out, 2).detach()
 
 
 def per_seed_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:

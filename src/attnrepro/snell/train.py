@@ -46,9 +46,12 @@ def _eval_generator(eval_seed: int) -> torch.Generator:
 
 def train_copy(task: dict, model_cfg: Seq2SeqConfig, members: list[Member], *, steps: int, eval_every: int,
                n_eval: int, batch_size: int, lr: float = 1e-3, eval_seed: int = 0, threads: int | None = None,
-               log=None) -> pd.DataFrame:
+               log=None, on_eval=None) -> pd.DataFrame:
     """Train ``members`` on a copy distribution (``task``: kind, length, n_words, task_seed); returns one row per
-    member per evaluation: step, member, seed, data_seed, token_acc, valid_loss."""
+    member per evaluation: step, member, seed, data_seed, token_acc, valid_loss.
+
+    ``on_eval(step, model, (src, tgt_in, tgt_out))`` is called at every evaluation with the held-out batch
+    (probes of Table 2 read the model there)."""
     if threads:
         torch.set_num_threads(threads)
     kind, length, n_words = task["kind"], task["length"], task.get("n_words", task["length"])
@@ -68,6 +71,8 @@ def train_copy(task: dict, model_cfg: Seq2SeqConfig, members: list[Member], *, s
         for i, m in enumerate(members):
             rows.append({"step": step, "member": i, "seed": m.seed, "data_seed": m.data_seed,
                          "token_acc": float(acc[i]), "valid_loss": float(loss[i])})
+        if on_eval is not None:
+            on_eval(step, model, ev)
         if log is not None:
             print(f"step {step}: mean token acc {acc.mean():.3f}, min {acc.min():.3f}", file=log, flush=True)
 
