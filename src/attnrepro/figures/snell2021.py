@@ -110,9 +110,9 @@ def fig4(tables: pd.DataFrame, labels: dict[str, str]):
     return fig
 
 
-TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α,β^uf)", "A_beta_uf_beta_px": "A(β^uf,β^px)", "A_delta_beta_uf": "A(Δ,β^uf)",
-                  "A_alpha_beta": "A(α,β)", "A_hat": "Â", "xi_alpha_beta_uf": "ξ(α,β^uf)", "xi_alpha_beta": "ξ(α,β)",
-                  "xi_star": "ξ*"}
+TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α, β_uf)", "A_beta_uf_beta_px": "A(β_uf, β_px)",
+                  "A_delta_beta_uf": "A(Δ, β_uf)", "A_alpha_beta": "A(α, β)", "A_hat": "A-hat (shuffled)",
+                  "xi_alpha_beta_uf": "ξ(α, β_uf)", "xi_alpha_beta": "ξ(α, β)", "xi_star": "ξ*"}
 
 
 def table2_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
@@ -130,8 +130,11 @@ def table2_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
 def table2(frame: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(11, 0.6 + 0.45 * len(frame)))
     ax.axis("off")
-    cells = [[r.task] + [f"{getattr(r, c):.0f}" for c in TABLE2_COLUMNS] for r in frame.itertuples()]
-    tab = ax.table(cellText=cells, colLabels=["task"] + list(TABLE2_COLUMNS.values()), loc="center", cellLoc="center")
+    fmt = lambda x: "–" if np.isnan(x) else f"{x:.0f}"  # ξ is undefined when no checkpoint agrees more
+    cells = [[r.task] + [fmt(getattr(r, c)) for c in TABLE2_COLUMNS] for r in frame.itertuples()]
+    widths = [0.2] + [0.1] * len(TABLE2_COLUMNS)
+    tab = ax.table(cellText=cells, colLabels=["task"] + list(TABLE2_COLUMNS.values()), loc="center",
+                   cellLoc="center", colWidths=widths)
     tab.auto_set_font_size(False)
     tab.set_fontsize(9)
     tab.scale(1, 1.4)
