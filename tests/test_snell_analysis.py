@@ -145,3 +145,15 @@ def test_table2_row_on_identical_probes():
     assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
     assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
     assert row["xi_star"] == 0.7
+
+
+def test_rotten_tomatoes_loads_and_encodes():
+    from attnrepro.snell import text
+
+    df = text.load("rotten_tomatoes")
+    assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
+    train, test, vocab = text.prepare(df.head(600), n_test=100, max_len=12, min_count=3, seed=0)
+    assert len(test.x) == 100 and len(train.x) == 500 and test.x.shape[1] <= 12
+    assert vocab[:2] == ["<pad>", "<unk>"] and (train.length >= 1).all()
+    assert (train.x[np.arange(len(train.x)), train.length - 1] > 0).all()   # the last real word is not padding
+    assert text.tokenize("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]

@@ -12,7 +12,7 @@ from attnrepro.errors import AttnReproError
 from attnrepro.snell import config as snellcfg
 from conftest import ROOT, job_counts, snakemake
 
-FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7", "table2"]
+FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
 
 
 def smoke_config():
@@ -54,9 +54,10 @@ def test_dry_run_lists_the_snell_jobs(tmp_path):
     (tmp_path / "smoke.yaml").write_text((ROOT / "config" / "smoke.yaml").read_text())
     counts = job_counts(snakemake("-n", "--configfile", "smoke.yaml", cwd=tmp_path).stdout)
     assert counts["snell2021_copy"] == 5          # four runs + copy_same with uniform attention
-    assert counts["snell2021_figure"] == len(FIGURES) - 1  # table2 has its own rule
+    assert counts["snell2021_figure"] == len(FIGURES) - 2  # the tables have their own rule (they add a CSV)
     assert counts["snell2021_multihead"] == counts["snell2021_keyword"] == counts["snell2021_counts"] == 1
-    assert counts["snell2021_table2"] == counts["snell2021_table2_figure"] == 1
+    assert counts["snell2021_table2"] == counts["snell2021_classification"] == 1
+    assert counts["snell2021_table_figure"] == 2
 
 
 def test_without_the_block_there_are_no_snell_jobs(tmp_path):
@@ -91,6 +92,8 @@ def test_smoke_run_summaries_and_claims(smoke_run):
     snell = claims[claims.paper == "snell2021"]
     assert {"copy_same_some_seeds_fail", "count_table_flat_on_permutations"} <= set(snell.claim_id)
     table2 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table2.csv")
-    assert len(table2) == 1 and 0 <= table2.A_alpha_beta_uf.iloc[0] <= 100
+    assert len(table2) == 2 and table2.A_alpha_beta_uf.between(0, 100).all()   # rotten tomatoes + copy
+    table10 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table10.csv")
+    assert list(table10.task) == ["rotten tomatoes (sentiment)"] and table10.A_alpha_alpha_fr.between(0, 100).all()
     row = snell[snell.claim_id == "count_table_flat_on_permutations"].iloc[0]
     assert row.verdict == "reproduced" and row.reference_value == 0.0

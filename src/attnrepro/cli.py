@@ -273,6 +273,11 @@ def cmd_snell2021(args) -> None:
         write_csv(summary, out / "summary.csv")
         write_csv(curves, out / "curves.csv")
         print(summary.to_string(), file=sys.stderr)
+    elif args.action == "classification":
+        summary, curves = experiments.classification_run(spec, args.seeds, log=sys.stderr)
+        write_csv(summary, out / "summary.csv")
+        write_csv(curves, out / "curves.csv")
+        print(summary.to_string(), file=sys.stderr)
     elif args.action == "counts":
         tables, summary = experiments.count_tables(spec, args.seeds)
         write_csv(tables, out / "tables.csv")
@@ -300,10 +305,15 @@ def cmd_snell2021(args) -> None:
             fig = snell2021.fig7(read("keyword"))
         elif args.name == "fig4":
             fig = snell2021.fig4(read("counts", "tables.csv"), spec["labels"])
-        elif args.name == "table2":
-            frame = snell2021.table2_frame({spec["labels"]["table2"]: read("table2", "summary.csv")})
+        elif args.name in ("table2", "table10"):
+            sets = {spec["labels"].get(n, n): read(f"cls_{n}", "summary.csv") for n in spec.get("classification", [])}
+            if args.name == "table2":
+                frame = snell2021.table2_frame({**sets, spec["labels"]["table2"]: read("table2", "summary.csv")})
+                fig = snell2021.table2(frame)
+            else:
+                frame = snell2021.table10_frame(sets)
+                fig = snell2021.table10(frame)
             write_csv(frame, Path(args.png).with_suffix(".csv"))
-            fig = snell2021.table2(frame)
         else:
             raise AttnReproError(f"unknown Snell et al. 2021 figure {args.name!r}")
         save(fig, args.png, args.pdf, dpi=args.dpi)
@@ -375,8 +385,8 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=cmd_verify)
 
     sn = sub.add_parser("snell2021", help="Snell et al. 2021: train the synthetic experiments, draw their figures")
-    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "figure"])
-    sn.add_argument("name", nargs="?", help="figure name (fig3, sec6_2, fig4, fig6, fig7, table2)")
+    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "classification", "figure"])
+    sn.add_argument("name", nargs="?", help="figure name (fig3, sec6_2, fig4, fig6, fig7, table2, table10)")
     sn.add_argument("--spec-json", help="the resolved job spec as JSON")
     sn.add_argument("--seeds", type=int, nargs="+", default=[])
     sn.add_argument("--out-dir", default=".")

@@ -87,13 +87,19 @@ def snell2021_copy_runs():
 def snell2021_figures():
     if not SNELL2021:
         return []
-    return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES + ["table2"], ext=["png", "pdf"]) + [
-        "results/figures/snell2021/table2.csv"
-    ]
+    tables = ["table2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+    return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"]) + expand(
+        "results/figures/snell2021/{name}.{ext}", name=tables, ext=["png", "pdf", "csv"]
+    )
 
 
 def snell2021_claim_experiments():
     return snellcfg.claim_experiments(SNELL2021) if SNELL2021 else {}
+
+
+def snell2021_table_inputs(wildcards):
+    sets = [f"results/snell2021/cls_{n}/summary.csv" for n in snellcfg.classification_sets(SNELL2021)]
+    return sets + (["results/snell2021/table2/summary.csv"] if wildcards.table == "table2" else [])
 
 
 def snell2021_figure_inputs(wildcards):

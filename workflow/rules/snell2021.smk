@@ -8,6 +8,8 @@ if SNELL2021:
     wildcard_constraints:
         run="|".join(snell2021_copy_runs()),
         name="|".join(SNELL2021_FIGURES),
+        table="table2|table10",
+        dataset="|".join(snellcfg.classification_sets(SNELL2021)) or "none",
 
     rule snell2021_copy:
         output:
@@ -134,27 +136,48 @@ if SNELL2021:
             "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec} --results-dir results/snell2021"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
 
-    rule snell2021_table2_figure:
+    rule snell2021_classification:
+        output:
+            summary="results/snell2021/cls_{dataset}/summary.csv",
+            curves="results/snell2021/cls_{dataset}/curves.csv",
+        params:
+            spec=lambda wc: json_arg(snellcfg.classification_spec(SNELL2021, wc.dataset)),
+            seeds=" ".join(map(str, SNELL2021.get("classification", {}).get("seeds", []))),
+        threads: SNELL2021["threads"]
+        resources:
+            mem_mb=4000,
+            runtime=480,
+        log:
+            "results/logs/snell2021/cls_{dataset}.log",
+        benchmark:
+            "results/benchmarks/snell2021/cls_{dataset}.tsv"
+        conda:
+            "../../envs/attnrepro.yaml"
+        shell:
+            "attnrepro snell2021 classification --spec-json {params.spec} --seeds {params.seeds}"
+            " --out-dir results/snell2021/cls_{wildcards.dataset} --threads {threads} > {log} 2>&1"
+
+    rule snell2021_table_figure:
         input:
-            "results/snell2021/table2/summary.csv",
+            snell2021_table_inputs,
         output:
             png=report(
-                "results/figures/snell2021/table2.png",
+                "results/figures/snell2021/{table}.png",
                 caption="../report/snell2021.rst",
                 category="Snell et al. 2021",
-                labels={"figure": "table2"},
+                labels={"figure": "{table}"},
             ),
-            pdf="results/figures/snell2021/table2.pdf",
-            csv="results/figures/snell2021/table2.csv",
+            pdf="results/figures/snell2021/{table}.pdf",
+            csv="results/figures/snell2021/{table}.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            "results/logs/figures/snell2021_table2.log",
+            "results/logs/figures/snell2021_{table}.log",
         benchmark:
-            "results/benchmarks/figures/snell2021_table2.tsv"
+            "results/benchmarks/figures/snell2021_{table}.tsv"
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 figure table2 --spec-json {params.spec} --results-dir results/snell2021"
+            "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec} --results-dir results/snell2021"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

@@ -24,24 +24,32 @@ from .kendall import kendall_agreement
 
 def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: np.ndarray, beta_px: np.ndarray,
                delta: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray, steps: np.ndarray,
-               steps_b: np.ndarray | None = None, seed: int = 0) -> dict[str, float]:
+               steps_b: np.ndarray | None = None, seed: int = 0, lengths: np.ndarray | None = None,
+               alpha_fr: np.ndarray | None = None) -> dict[str, float]:
+    """``lengths`` [N]: real input lengths of right-padded rows. ``alpha_fr`` [checkpoints, N, L]: attention of a
+    frozen-β run (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
     best = int(np.argmax(perf))
     a = alpha[best]
-    uf_scores = [agreement(a, b) for b in beta_uf]
+    A = lambda u, v: agreement(u, v, lengths)
+    tau = lambda u, v: kendall_agreement(u, v, lengths)
+    uf_scores = [A(a, b) for b in beta_uf]
     uf = beta_uf[int(np.argmax(uf_scores))]
+    shuffled = shuffle_rows(uf, lengths, seed)
     row = {
         "A_alpha_beta_uf": max(uf_scores),
-        "A_beta_uf_beta_px": agreement(uf, beta_px),
-        "A_delta_beta_uf": agreement(delta, uf),
-        "A_alpha_beta": max(agreement(a, b) for b in beta),
-        "A_hat": agreement(a, shuffle_rows(uf, None, seed)),
-        "tau_alpha_beta_uf": max(kendall_agreement(a, b) for b in beta_uf),
-        "tau_beta_uf_beta_px": kendall_agreement(uf, beta_px),
-        "tau_delta_beta_uf": kendall_agreement(delta, uf),
-        "tau_hat": kendall_agreement(a, shuffle_rows(uf, None, seed)),
+        "A_beta_uf_beta_px": A(uf, beta_px),
+        "A_delta_beta_uf": A(delta, uf),
+        "A_alpha_beta": max(A(a, b) for b in beta),
+        "A_hat": A(a, shuffled),
+        "tau_alpha_beta_uf": max(tau(a, b) for b in beta_uf),
+        "tau_beta_uf_beta_px": tau(uf, beta_px),
+        "tau_delta_beta_uf": tau(delta, uf),
+        "tau_hat": tau(a, shuffled),
     }
+    if alpha_fr is not None:
+        row["A_alpha_alpha_fr"] = max(A(a, f) for f in alpha_fr)
     curve = pd.DataFrame({"step": steps if steps_b is None else steps_b,
-                          "agreement": [agreement(a, ab) for ab in alpha_b], "performance": perf_b})
+                          "agreement": [A(a, ab) for ab in alpha_b], "performance": perf_b})
     row["xi_alpha_beta_uf"] = xi(row["A_alpha_beta_uf"], curve)
     row["xi_alpha_beta"] = xi(row["A_alpha_beta"], curve)
     row["xi_star"] = float(curve.sort_values("step").performance.iloc[-1])

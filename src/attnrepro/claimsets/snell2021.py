@@ -108,4 +108,34 @@ CLAIMS: tuple[Claim, ...] = (
         description="Table 2: attention and the lexical probe agree — A(α, β) − Â on the copy task",
         measure="A_alpha_beta_excess", direction=">", threshold=0.0,
         task_kinds=("copy_table2",), archs=("lstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="classification_alpha_agrees_with_beta_uf",
+        description=("§3.2 / Table 2 on the offline classification sets: A(α, β^uf) − Â, the agreement of attention "
+                     "with the probe of a model trained with uniform attention above the shuffled baseline "
+                     "(reference: the paper's SST, the set closest to rotten-tomatoes snippets, 20 − 8 points)"),
+        measure="A_alpha_beta_uf_excess", direction=">", threshold=0.0, reference_value=0.12,
+        task_kinds=("classification",), archs=("bilstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="classification_proxy_agrees_with_beta_uf",
+        description=("Table 2 on the classification sets: A(β^uf, β^px) − Â, the bag-of-words proxy against the "
+                     "uniform-attention probe (reference: SST, 34 − 8 points)"),
+        measure="A_beta_uf_beta_px_excess", direction=">", threshold=0.0, reference_value=0.26,
+        task_kinds=("classification",), archs=("bilstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="classification_saliency_agrees_with_beta_uf",
+        description=("§5.1 / Table 2: gradient saliency agrees with β^uf — A(Δ, β^uf) − Â (reference: SST, "
+                     "22 − 8 points)"),
+        measure="A_delta_beta_uf_excess", direction=">", threshold=0.0, reference_value=0.14,
+        task_kinds=("classification",), archs=("bilstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="classification_alpha_agrees_with_beta",
+        description="Table 2: A(α, β) − Â on the classification sets (reference: SST, 25 − 8 points)",
+        measure="A_alpha_beta_excess", direction=">", threshold=0.0, reference_value=0.17,
+        task_kinds=("classification",), archs=("bilstm_attention",), figure=_FIG + "table2.png"),
+    Claim(
+        paper="snell2021", claim_id="frozen_beta_attention_agrees_less",
+        description=("App. A.6 / Table 10: attention trained with β frozen agrees less with α than β^uf does — "
+                     "A(α, β^uf) − A(α, α^fr) (reference: SST, 20 − 14 points; 6 to 46 over the paper's sets)"),
+        measure="A_beta_uf_minus_alpha_fr", direction=">", threshold=0.0, reference_value=0.06,
+        task_kinds=("classification",), archs=("bilstm_attention",), figure=_FIG + "table10.png"),
 )

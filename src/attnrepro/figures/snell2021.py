@@ -141,3 +141,29 @@ def table2(frame: pd.DataFrame):
     ax.set_title("Table 2 (%, mean over seeds): agreement A and contextualised agreement ξ", fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def table10_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 10: A(α, α^fr) vs A(α, β^uf) per classification set (%, mean and sd over seeds)."""
+    rows = []
+    for task, s in summaries.items():
+        row = {"task": task, "n_seeds": len(s)}
+        for col in ("A_alpha_alpha_fr", "A_alpha_beta_uf"):
+            row[col], row[f"{col}_sd"] = 100 * s[col].mean(), 100 * s[col].std()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table10(frame: pd.DataFrame):
+    fig, ax = plt.subplots(figsize=(6.5, 0.8 + 0.45 * len(frame)))
+    ax.axis("off")
+    cells = [[r.task, f"{r.A_alpha_alpha_fr:.0f} ± {r.A_alpha_alpha_fr_sd:.0f}",
+              f"{r.A_alpha_beta_uf:.0f} ± {r.A_alpha_beta_uf_sd:.0f}"] for r in frame.itertuples()]
+    tab = ax.table(cellText=cells, colLabels=["data set", "A(α, α_fr)", "A(α, β_uf)"], loc="center",
+                   cellLoc="center", colWidths=[0.45, 0.25, 0.25])
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(9)
+    tab.scale(1, 1.4)
+    ax.set_title("Table 10 (%, mean ± sd over seeds): frozen-β attention vs β_uf", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -64,18 +64,23 @@ class Classifier(StackedModule):
         table = torch.baddbmm(getattr(self, f"{d}_b"), self.embedding, getattr(self, f"{d}_wx"))
         return lookup(table, x)
 
-    def encode(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def gates(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """x W_x + b of both directions, in input order."""
+        return self._gates_in(x, "fwd"), self._gates_in(x, "bwd")
+
+    def encode(self, x: torch.Tensor, mask: torch.Tensor | None = None, gates=None) -> torch.Tensor:
         """h_l [S,B,L,2H]; ``mask`` [S,B,L] marks real positions of right-padded inputs."""
         s, b, _ = x.shape
         zero = self.embedding.new_zeros(s, b, self.cfg.hidden)
-        fwd = lstm(self._gates_in(x, "fwd"), zero, zero, self.fwd_wh, mask)[0]
+        g_fwd, g_bwd = self.gates(x) if gates is None else gates
+        fwd = lstm(g_fwd, zero, zero, self.fwd_wh, mask)[0]
         rmask = None if mask is None else mask.flip(2)
-        bwd = lstm(self._gates_in(x.flip(2), "bwd"), zero, zero, self.bwd_wh, rmask)[0].flip(2)
+        bwd = lstm(g_bwd.flip(2), zero, zero, self.bwd_wh, rmask)[0].flip(2)
         return torch.cat([fwd, bwd], -1)
 
-    def run_with_cache(self, x: torch.Tensor, mask: torch.Tensor | None = None):
+    def run_with_cache(self, x: torch.Tensor, mask: torch.Tensor | None = None, gates=None):
         """Logit of the positive class [S,B] and the activations (h, α, γ)."""
-        h = self.encode(x, mask)
+        h = self.encode(x, mask, gates)
         s, b, length, d = h.shape
         flat = h.reshape(s, b * length, d)
         gamma = torch.bmm(flat, self.w).view(s, b, length)
@@ -91,3 +96,13 @@ class Classifier(StackedModule):
 
     def forward(self, x, mask=None) -> torch.Tensor:
         return self.run_with_cache(x, mask)[0]
+
+
+def saliency(model: Classifier, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Δ_l = ‖∂ log p(y) / ∂ e_{x_l}‖₂ (Ebrahimi et al. 2018's first-order word influence, §5.1): [S,B,L]."""
+    gates = tuple(g.detach().requires_grad_() for g in model.gates(x))
+    logit, _ = model.run_with_cache(x, mask, gates)
+    logp = -torch.nn.functional.binary_cross_entropy_with_logits(logit, y, reduction="sum")
+    g_fwd, g_bwd = torch.autograd.grad(logp, gates)
+    grad = (torch.einsum("sblg,shg->sblh", g_fwd, model.fwd_wx) + torch.einsum("sblg,shg->sblh", g_bwd, model.bwd_wx))
+    return grad.norm(dim=-1).detach()

@@ -98,6 +98,8 @@ def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
         out[f"snell2021_multihead_{combo}"] = (f"multihead_{combo}", "lstm_attention",
                                                f"results/snell2021/multihead/summary_{combo}.csv")
     out["snell2021_table2"] = ("copy_table2", "lstm_attention", "results/snell2021/table2/summary.csv")
+    for name in classification_sets(block):
+        out[f"snell2021_cls_{name}"] = ("classification", "bilstm_attention", f"results/snell2021/cls_{name}/summary.csv")
     out["snell2021_keyword"] = ("keyword", "bilstm_uniform", "results/snell2021/keyword/summary.csv")
     out["snell2021_counts"] = ("count_table", "ibm1", "results/snell2021/counts/summary.csv")
     return out
@@ -106,11 +108,12 @@ def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
 def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
     c = block["copy"]
     length, v = c["length"], c["subset_words"]
-    return {"fail_below": block["fail_below"], "labels": {
+    return {"fail_below": block["fail_below"], "classification": classification_sets(block), "labels": {
         "same": f"permutations of the same {length} words", "subset": f"{length} of {v} words",
         "mixture": f"mixture: permutations of words 1-{length} or {length + 1}-{2 * length}",
         "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)",
-        "table2": f"copy, {length} of {v} words"}}
+        "table2": f"copy, {length} of {v} words", "rotten_tomatoes": "rotten tomatoes (sentiment)",
+        "parlspeech": "ParlSpeech Con/Lab (topic)"}}
 
 
 def table2_spec(block: dict[str, Any]) -> dict[str, Any]:
@@ -118,3 +121,13 @@ def table2_spec(block: dict[str, Any]) -> dict[str, Any]:
     spec = copy_runs(block)["copy_subset"]
     return {"task": spec["task"], "model": {"hidden": spec["model"]["hidden"]}, "train": spec["train"],
             "proxy": dict(block["table2"]["proxy"])}
+
+
+def classification_sets(block: dict[str, Any]) -> list[str]:
+    return list(block.get("classification", {}).get("sets", {}))
+
+
+def classification_spec(block: dict[str, Any], name: str) -> dict[str, Any]:
+    c = block["classification"]
+    return {"data": {"name": name, **c["sets"][name]}, "model": {"hidden": c["hidden"]}, "train": dict(c["train"]),
+            "proxy": dict(c["proxy"])}

@@ -23,6 +23,9 @@ from .seq2seq import Seq2SeqConfig, head_seeds_of
 from .train import Member, data_generator, train_copy, train_keyword
 
 
+COMPARISON_SEED_OFFSET = 10_000  # model seed of a uniform / frozen-β comparison run = seed + k · offset
+
+
 def curve_summary(curves: pd.DataFrame, fail_below: float, good_above: float) -> pd.DataFrame:
     """Per run: final and best token accuracy, failed (final < ``fail_below``, the authors' bad-head rule),
     step of first accuracy ≥ ``good_above`` (NaN if never) and the mean accuracy over evaluations."""
@@ -202,7 +205,9 @@ def table2_copy(spec: dict, seeds: list[int], threads: int | None = None, log=No
     curves = []
     for name in ("learned", "uniform"):
         cfg = Seq2SeqConfig(vocab, spec["model"]["hidden"], attention=name)
-        c = train_copy(task, cfg, members, threads=threads, log=log, on_eval=recorder(name), **train)
+        # the uniform run starts from its own initialisation: a shared one would make β^uf agree with α by birth
+        runs = members if name == "learned" else [Member.plain(s + COMPARISON_SEED_OFFSET) for s in seeds]
+        c = train_copy(task, cfg, runs, threads=threads, log=log, on_eval=recorder(name), **train)
         c["attention"] = name
         curves.append(c)
     curves = pd.concat(curves, ignore_index=True)
@@ -232,5 +237,81 @@ def table2_copy(spec: dict, seeds: list[int], threads: int | None = None, log=No
         row["A_alpha_beta_uf_excess"] = row["A_alpha_beta_uf"] - row["A_hat"]
         row["A_beta_uf_beta_px_excess"] = row["A_beta_uf_beta_px"] - row["A_hat"]
         row["A_alpha_beta_excess"] = row["A_alpha_beta"] - row["A_hat"]
+        rows.append(row)
+    return pd.DataFrame(rows), curves
+
+
+def classification_run(spec: dict, seeds: list[int], threads: int | None = None, log=None
+                       ) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2 and Table 10 on one offline classification set (:mod:`attnrepro.snell.text`): per seed a run with
+    learned attention (α, β of Eq. 9 at every checkpoint), one with frozen uniform attention (β^uf), one with
+    frozen β (only the attention trains: α^fr, App. A.6), the bag-of-words proxy (β^px), gradient saliency Δ of
+    the learned run at its end, and the next seed's learned run for ξ. Returns (per-seed rows, curves)."""
+    import torch
+
+    from ..analysis.agreement_table import table2_row
+    from ..analysis.lexical_probe import classifier_probe
+    from ..analysis.proxy import proxy_probe, train_proxy
+    from . import text
+    from .classifier import saliency
+    from .train import train_text_classifier
+
+    d = spec["data"]
+    train_set, test_set, vocab = text.prepare(text.load(d["name"]), n_test=d["n_test"], max_len=d["max_len"],
+                                              min_count=d["min_count"], seed=d["seed"])
+    if log is not None:
+        print(f"{d['name']}: {len(train_set.x)} train, {len(test_set.x)} test, vocabulary {len(vocab)}", file=log)
+    lengths = test_set.length
+    y = test_set.label
+    store = {"learned": {"alpha": [], "beta": []}, "uniform": {"beta": []}, "frozen_beta": {"alpha": []}}
+    final = {}
+
+    def recorder(name):
+        def on_eval(step, model, ev):
+            with torch.no_grad():
+                _, cache = model.run_with_cache(ev[0], ev[1])
+            if "alpha" in store[name]:
+                store[name]["alpha"].append(cache["alpha"].numpy())
+            if "beta" in store[name]:
+                store[name]["beta"].append(classifier_probe(cache["gamma"].flatten(0, 1).numpy(), np.tile(y, len(seeds)))
+                                           .reshape(cache["gamma"].shape))
+            final[name] = (model, ev)
+        return on_eval
+
+    curves = []
+    for k, mode in enumerate(("learned", "uniform", "frozen_beta")):
+        cfg = ClassifierConfig(len(vocab), spec["model"]["hidden"], attention=mode)
+        # comparison runs start from their own initialisations (a shared one would agree with α by birth)
+        run_seeds = [s + k * COMPARISON_SEED_OFFSET for s in seeds]
+        c = train_text_classifier(train_set, test_set, cfg, run_seeds, threads=threads, log=log,
+                                  on_eval=recorder(mode), **spec["train"])
+        c["seed"] = c.seed - k * COMPARISON_SEED_OFFSET
+        c["attention"] = mode
+        curves.append(c)
+    curves = pd.concat(curves, ignore_index=True)
+    model, (x, mask, yy) = final["learned"]
+    delta = saliency(model, x, yy, mask).numpy()
+    p = spec["proxy"]
+    theta = train_proxy(train_set.x, train_set.label.astype(np.int64)[:, None], len(vocab), 2,
+                        dim=spec["model"]["hidden"], epochs=p["epochs"], seed=p["seed"], lengths=train_set.length)
+    width = x.shape[-1]
+    beta_px = np.stack([proxy_probe(theta, row[:width], [int(label)])[0] for row, label in zip(test_set.x, y)])
+
+    learned = curves[curves.attention == "learned"]
+    steps = np.array(sorted(learned.step.unique()))
+    stacked = lambda name, key: np.stack(store[name][key], 1)   # [S, checkpoints, N, L]
+    alpha, beta = stacked("learned", "alpha"), stacked("learned", "beta")
+    beta_uf, alpha_fr = stacked("uniform", "beta"), stacked("frozen_beta", "alpha")
+    rows = []
+    for i, seed in enumerate(seeds):
+        j = (i + 1) % len(seeds)
+        perf = learned[learned.seed == seed].sort_values("step").acc.to_numpy()
+        perf_b = learned[learned.seed == seeds[j]].sort_values("step").acc.to_numpy()
+        row = table2_row(alpha[i], perf, beta[i], beta_uf[i], beta_px, delta[i], alpha[j], perf_b, steps,
+                         seed=seed, lengths=lengths, alpha_fr=alpha_fr[i])
+        row.update({"seed": seed, "second_run_seed": seeds[j]})
+        for name in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_alpha_beta", "A_delta_beta_uf"):
+            row[f"{name}_excess"] = row[name] - row["A_hat"]
+        row["A_beta_uf_minus_alpha_fr"] = row["A_alpha_beta_uf"] - row["A_alpha_alpha_fr"]
         rows.append(row)
     return pd.DataFrame(rows), curves

@@ -135,3 +135,61 @@ def train_keyword(task: dict, model_cfg: ClassifierConfig, seeds: list[int], *, 
         if step % eval_every == 0 or step == steps:
             evaluate(step)
     return pd.DataFrame(rows)
+
+
+def eval_schedule(steps: int) -> list[int]:
+    """The paper's classification checkpoints (App. A.8): 0, 10, 50, 100, 150, 200, 250, then every 250."""
+    early = [0, 10, 50, 100, 150, 200, 250]
+    return sorted({s for s in early if s <= steps} | set(range(250, steps + 1, 250)) | {steps})
+
+
+def _padded(x: np.ndarray, length: np.ndarray) -> tuple[torch.Tensor, torch.Tensor]:
+    """Trim right padding to the longest row; returns (ids, mask)."""
+    width = int(length.max())
+    x = torch.as_tensor(x[..., :width])
+    mask = torch.arange(width)[None] < torch.as_tensor(length)[..., None]
+    return x, mask
+
+
+def train_text_classifier(train_set, test_set, model_cfg: ClassifierConfig, seeds: list[int], *, steps: int,
+                          batch_size: int, lr: float = 1e-3, threads: int | None = None, log=None,
+                          on_eval=None) -> pd.DataFrame:
+    """Train the §2.4 classifier on an encoded set (:class:`attnrepro.snell.text.Encoded`), seeds stacked, each
+    seed drawing its own batches; evaluate test accuracy at :func:`eval_schedule`. ``on_eval(step, model, (x,
+    mask, y))`` sees the test set. Returns one row per seed per evaluation: step, seed, acc, valid_loss."""
+    if threads:
+        torch.set_num_threads(threads)
+    model = Classifier(model_cfg, seeds)
+    opt = torch.optim.Adam(model.trainable_parameters(), lr=lr)
+    gens = [data_generator(s) for s in seeds]
+    tx, tmask = _padded(test_set.x, test_set.length)
+    ty = torch.as_tensor(test_set.label)
+    n = len(seeds)
+    ev = (tx.expand(n, *tx.shape), tmask.expand(n, *tmask.shape), ty.expand(n, *ty.shape))
+    schedule = set(eval_schedule(steps))
+    rows = []
+
+    def evaluate(step):
+        with torch.no_grad():
+            logit = model(ev[0], ev[1])
+            acc = ((logit > 0).float() == ev[2]).float().mean(1)
+            loss = F.binary_cross_entropy_with_logits(logit, ev[2], reduction="none").mean(1)
+        rows.extend({"step": step, "seed": s, "acc": float(acc[i]), "valid_loss": float(loss[i])}
+                    for i, s in enumerate(seeds))
+        if on_eval is not None:
+            on_eval(step, model, ev)
+        if log is not None:
+            print(f"step {step}: test accuracy {acc.mean():.3f}", file=log, flush=True)
+
+    evaluate(0)
+    for step in range(1, steps + 1):
+        idx = np.stack([torch.randint(0, len(train_set.x), (batch_size,), generator=g).numpy() for g in gens])
+        x, mask = _padded(train_set.x[idx], train_set.length[idx])
+        y = torch.as_tensor(train_set.label[idx])
+        loss = F.binary_cross_entropy_with_logits(model(x, mask), y, reduction="none").mean(1).sum()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step in schedule:
+            evaluate(step)
+    return pd.DataFrame(rows)
