@@ -162,3 +162,30 @@ def test_keyword_distribution():
     assert 150 < y.sum() < 250
     assert ((x == 0).sum(1) == y.long()).all()  # the keyword exactly once in positives, never in negatives
     assert (x[torch.arange(400)[y.bool()], pos[y.bool()]] == 0).all()
+
+
+def test_stacked_text_classifier_equals_separate_runs_and_saliency():
+    import numpy as np
+
+    from attnrepro.snell.classifier import saliency
+    from attnrepro.snell.text import Encoded
+    from attnrepro.snell.train import eval_schedule, train_text_classifier
+
+    rng = np.random.default_rng(0)
+    length = rng.integers(2, 9, 60)
+    x = np.where(np.arange(8)[None] < length[:, None], rng.integers(2, 12, (60, 8)), 0)
+    data = Encoded(x, length, (x == 3).any(1).astype(np.float32))
+    cfg = ClassifierConfig(vocab=12, hidden=4, attention="learned")
+    kw = dict(steps=12, batch_size=5)
+    together = train_text_classifier(data, data, cfg, [0, 1], **kw)
+    apart = pd.concat([train_text_classifier(data, data, cfg, [s], **kw) for s in (0, 1)])
+    pd.testing.assert_frame_equal(together.sort_values(["seed", "step"]).reset_index(drop=True),
+                                  apart.sort_values(["seed", "step"]).reset_index(drop=True), rtol=1e-5, atol=1e-6)
+    assert sorted(together.step.unique()) == eval_schedule(12) == [0, 10, 12]
+
+    model = Classifier(cfg, [0, 1])
+    xt = torch.as_tensor(x[:4, :6]).expand(2, 4, 6)
+    mask = (torch.arange(6)[None] < torch.as_tensor(length[:4])[:, None]).expand(2, 4, 6)
+    d = saliency(model, xt, torch.ones(2, 4), mask)
+    assert d.shape == (2, 4, 6) and (d >= 0).all()
+    assert (d[mask.logical_not()] == 0).all()   # padding has no influence
