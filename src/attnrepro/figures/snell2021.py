@@ -115,12 +115,16 @@ TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α, β_uf)", "A_beta_uf_beta_px": "A(β_
                   "xi_alpha_beta_uf": "ξ(α, β_uf)", "xi_alpha_beta": "ξ(α, β)", "xi_star": "ξ*"}
 
 
+TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat")
+
+
 def table2_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
-    """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV)."""
+    """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV), plus
+    Table 3's Kendall τ variant of the agreement columns (CSV only)."""
     rows = []
     for task, s in summaries.items():
         row = {"task": task, "n_seeds": len(s)}
-        for col in TABLE2_COLUMNS:
+        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS):
             row[col] = 100 * s[col].mean()
             row[f"{col}_sd"] = 100 * s[col].std()
         rows.append(row)

@@ -18,7 +18,7 @@ COPY_RUNS = {
     "copy_permute": ("permutation_function", "subset"),  # a fixed permutation function (§6.2)
 }
 
-# claims' task kinds and archs (EXPERIMENT:TASK_KIND:ARCH:PATH of the claims rule)
+# the three kinds of K-head models of Fig. 6
 COMBOS = ("all_bad", "one_good", "random")
 
 
@@ -40,12 +40,10 @@ def check(block: dict[str, Any]) -> None:
         raise AttnReproError(f"snell2021.multihead.heads ({m['heads']}) must be at least 2")
     if m["n_bad"] < 1 or m["n_good"] < 1:
         raise AttnReproError("snell2021.multihead: n_good and n_bad must be at least 1")
-    for key in ("train", ):
-        t = {**block["train"], **m.get(key, {})}
+    for where, t in (("train", block["train"]), ("multihead.train", {**block["train"], **m.get("train", {})}),
+                     ("keyword.train", block["keyword"]["train"])):
         if t["eval_every"] > t["steps"]:
-            raise AttnReproError(f"snell2021.multihead.train.eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
-    if block["train"]["eval_every"] > block["train"]["steps"]:
-        raise AttnReproError(f"snell2021.train.eval_every ({block['train']['eval_every']}) exceeds steps")
+            raise AttnReproError(f"snell2021.{where}.eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
 
 
 def copy_runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
