@@ -8,8 +8,9 @@ Eq. 4:  β_tl = N([h_l; s_t])_{y_t}  — the lexical probe (:meth:`Seq2Seq.lexic
 Where the paper is silent we follow the authors' code (``../shared/reference/authors-code.md``): one shared
 word embedding (dimension = hidden, N(0, 1)) for source and target; 1-layer LSTM encoder and decoder; the decoder
 starts from the encoder's final (h, c) and is teacher forced; each head's context goes through its own linear
-``project_enc`` P_k before N, and the K projected contexts are *averaged* (Eq. 21 writes a sum; the authors'
-multi-head code averages, which only rescales); N = linear → tanh → linear. The score has no bias, as Eq. 1
+``project_enc`` P_k before N; N = linear → tanh → linear. The K projected contexts are *summed* as Eq. 21 says
+(the authors' multi-head code averages them; the paper is the specification, and a mean weakens a single good
+head K-fold at the start of training). The score has no bias, as Eq. 1
 (the authors' ``attn_lin`` has one).
 
 Attention modes (``Seq2SeqConfig.attention``):
@@ -142,9 +143,9 @@ class Seq2Seq(StackedModule):
         return torch.softmax(scores, dim=-1)
 
     def combine(self, contexts: torch.Tensor) -> torch.Tensor:
-        """Eq. 21: [S,B,K,T,H] head contexts -> mean_k (P_k c^(k) + b_k) [S,B,T,H]."""
+        """Eq. 21: [S,B,K,T,H] head contexts -> Σ_k (P_k c^(k) + b_k) [S,B,T,H]."""
         projected = torch.einsum("sbkth,skhg->sbktg", contexts, self.proj_w) + self.proj_b[:, None]
-        return projected.mean(2)
+        return projected.sum(2)
 
     # -- forward ---------------------------------------------------------------------------------------------
     def run_with_cache(self, src, tgt_in, src_mask=None, gates=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -180,7 +181,7 @@ class Seq2Seq(StackedModule):
     @torch.no_grad()
     def lexical_probe(self, src, tgt_in, tgt_out, src_mask=None) -> torch.Tensor:
         """β_tl = N([h_l; s_t])_{y_t} (Eq. 4): the probability of the gold word if every head attended only to
-        h_l, [S,B,T,L]. With K heads, each head's context is h_l, so the combined context is mean_k P_k h_l + b_k."""
+        h_l, [S,B,T,L]. With K heads, each head's context is h_l, so the combined context is Σ_k P_k h_l + b_k."""
         enc_h, h_last, c_last = self.encode(src, src_mask)
         dec_h = self.decode_states(tgt_in, h_last, c_last)
         k = self.cfg.heads
