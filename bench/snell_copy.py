@@ -121,9 +121,21 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=os.cpu_count())
     p.add_argument("--out", default=str(ROOT / "bench" / "results" / "snell_copy.json"))
     p.add_argument("--peer-like", type=int, default=10, help="steps of the one-seed peer-like run (0: skip)")
+    p.add_argument("--peer-only", action="store_true",
+                   help="time only the peer-like run and add it to the existing --out JSON")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()
+    if args.peer_only:
+        result = json.loads(Path(args.out).read_text())
+        per_step = statistics.median(time_peer_like(args.peer_like) / args.peer_like for _ in range(args.repeats))
+        result["peer_like_same_run"] = {"per_step_s": per_step, "per_seed_s": per_step * STEPS,
+                                        "twenty_seeds_sequential_s": per_step * STEPS * args.seeds,
+                                        "load_average": os.getloadavg(), "threads": torch.get_num_threads()}
+        result["speedup_vs_peer_like_same_run"] = per_step * STEPS * args.seeds / result["estimated_seconds"]
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+        print(json.dumps({k: result[k] for k in ("peer_like_same_run", "speedup_vs_peer_like_same_run")}))
+        return
     runs = []
     for r in range(args.repeats):
         short, long = time_training(args.seeds, args.short), time_training(args.seeds, args.long)
