@@ -21,6 +21,7 @@ include: "workflow/rules/export.smk"
 include: "workflow/rules/analysis.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/kobayashi2020.smk"
+include: "workflow/rules/snell2021.smk"
 include: "workflow/rules/claims.smk"
 include: "workflow/rules/archive.smk"
 
@@ -34,6 +35,8 @@ localrules:
     kobayashi2020_figure,
     kobayashi2020_summary,
     kobayashi2020_nmt_figure,
+    snell2021_figure,
+    snell2021_table_figure,
     claims,
     archive,
     verify,

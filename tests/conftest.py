@@ -41,7 +41,7 @@ def smoke_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("smoke")
     shutil.copy(ROOT / "config" / "smoke.yaml", work / "smoke.yaml")
     dry = snakemake("-n", "--configfile", "smoke.yaml", cwd=work)
-    snakemake("--cores", "2", "--configfile", "smoke.yaml", cwd=work, timeout=900)
+    snakemake("--cores", "2", "--configfile", "smoke.yaml", cwd=work, timeout=900)  # Snell et al. adds ~15 small jobs
     return work, dry.stdout
 
 

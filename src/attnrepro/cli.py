@@ -475,6 +475,87 @@ def cmd_kobayashi_nmt_figure(args) -> None:
     save(fig, args.png, args.pdf, dpi=args.dpi)
 
 
+# -- snell2021 (Snell et al. 2021) --------------------------------------------------------------------------
+def cmd_snell2021(args) -> None:
+    from .io import read_csv_checked, write_csv
+    from .snell import experiments
+
+    _threads(args.threads)
+    spec = json.loads(args.spec_json) if args.spec_json else {}
+    out = Path(args.out_dir)
+    if args.action == "copy":
+        curves, summary = experiments.copy_run(spec, args.seeds, log=sys.stderr)
+        write_csv(curves, out / "curves.csv")
+        write_csv(summary, out / "summary.csv")
+        print(summary.to_string(), file=sys.stderr)
+    elif args.action == "multihead":
+        import pandas as pd
+
+        from .snell.config import COMBOS
+
+        result = experiments.multihead_run(spec, log=sys.stderr)
+        write_csv(result["candidates"], out / "candidates.csv")
+        write_csv(result["combo_curves"], out / "curves.csv")
+        summary = result["summary"].reindex(columns=experiments.SUMMARY_COLUMNS)
+        for combo in COMBOS:  # a kind with no models still gets its (empty) table
+            write_csv(summary[summary.combo == combo], out / f"summary_{combo}.csv")
+        print(result["summary"].groupby("combo").success.mean().to_string(), file=sys.stderr)
+    elif args.action == "keyword":
+        curves, summary = experiments.keyword_run(spec, args.seeds, log=sys.stderr)
+        write_csv(curves, out / "curves.csv")
+        write_csv(summary, out / "summary.csv")
+        print(summary.to_string(), file=sys.stderr)
+    elif args.action == "table2":
+        summary, curves = experiments.table2_copy(spec, args.seeds, log=sys.stderr)
+        write_csv(summary, out / "summary.csv")
+        write_csv(curves, out / "curves.csv")
+        print(summary.to_string(), file=sys.stderr)
+    elif args.action == "classification":
+        summary, curves = experiments.classification_run(spec, args.seeds, log=sys.stderr)
+        write_csv(summary, out / "summary.csv")
+        write_csv(curves, out / "curves.csv")
+        print(summary.to_string(), file=sys.stderr)
+    elif args.action == "counts":
+        tables, summary = experiments.count_tables(spec, args.seeds)
+        write_csv(tables, out / "tables.csv")
+        write_csv(summary, out / "summary.csv")
+        print(summary.to_string(), file=sys.stderr)
+    elif args.action == "figure":
+        import pandas as pd
+
+        from .figures import save, snell2021
+
+        d = Path(args.results_dir)
+        read = lambda run, name="curves.csv": read_csv_checked(d / run / name)
+        fail = spec["fail_below"]
+        if args.name == "fig3":
+            uniform = {k: read(f"copy_{k}_uniform") for k in ("same", "subset", "mixture")
+                       if (d / f"copy_{k}_uniform" / "curves.csv").exists()}
+            fig = snell2021.fig3(read("copy_same"), read("copy_subset"), read("copy_mixture"), uniform,
+                                 spec["labels"], fail)
+        elif args.name == "sec6_2":
+            fig = snell2021.sec6_2(read("copy_subset"), read("copy_permute"), spec["labels"], fail)
+        elif args.name == "fig6":
+            summary = pd.concat([read("multihead", f"summary_{c}.csv") for c in ("all_bad", "one_good", "random")])
+            fig = snell2021.fig6(read("multihead"), summary, read("multihead", "candidates.csv"), fail)
+        elif args.name == "fig7":
+            fig = snell2021.fig7(read("keyword"))
+        elif args.name == "fig4":
+            fig = snell2021.fig4(read("counts", "tables.csv"), spec["labels"])
+        elif args.name in ("table2", "table10"):
+            sets = {spec["labels"].get(n, n): read(f"cls_{n}", "summary.csv") for n in spec.get("classification", [])}
+            if args.name == "table2":
+                frame = snell2021.table2_frame({**sets, spec["labels"]["table2"]: read("table2", "summary.csv")})
+                fig = snell2021.table2(frame)
+            else:
+                frame = snell2021.table10_frame(sets)
+                fig = snell2021.table10(frame)
+            write_csv(frame, Path(args.png).with_suffix(".csv"))
+        else:
+            raise AttnReproError(f"unknown Snell et al. 2021 figure {args.name!r}")
+        save(fig, args.png, args.pdf, dpi=args.dpi)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -608,6 +689,19 @@ def build_parser() -> argparse.ArgumentParser:
     kn.add_argument("--csv", required=True)
     kn.add_argument("--dpi", type=int, default=150)
     kn.set_defaults(func=cmd_kobayashi_nmt_figure)
+
+    sn = sub.add_parser("snell2021", help="Snell et al. 2021: train the synthetic experiments, draw their figures")
+    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "classification", "figure"])
+    sn.add_argument("name", nargs="?", help="figure name (fig3, sec6_2, fig4, fig6, fig7, table2, table10)")
+    sn.add_argument("--spec-json", help="the resolved job spec as JSON")
+    sn.add_argument("--seeds", type=int, nargs="+", default=[])
+    sn.add_argument("--out-dir", default=".")
+    sn.add_argument("--results-dir", default="results/snell2021", help="figure: where the experiments wrote")
+    sn.add_argument("--png")
+    sn.add_argument("--pdf")
+    sn.add_argument("--dpi", type=int, default=150)
+    sn.add_argument("--threads", type=int, default=None)
+    sn.set_defaults(func=cmd_snell2021)
     return p
 
 

@@ -91,6 +91,10 @@ def check(config: dict[str, Any]) -> None:
             raise AttnReproError(f"kobayashi2020_aer.experiments: task of {name!r} has no gold alignments")
     _check_figures(config)
     check_corpora(config)
+    if "snell2021" in config:  # Snell et al. 2021's own block
+        from .snell.config import check as check_snell2021
+
+        check_snell2021(config["snell2021"])
 
 
 # panels that read alignments need an attention model

@@ -90,6 +90,17 @@ def read_parquet(path: str | os.PathLike, columns: list[str] | None = None) -> p
     return read_parquet_table(path, columns).to_pandas()
 
 
+def read_csv_checked(path: str | os.PathLike) -> pd.DataFrame:
+    """Read a CSV the workflow wrote; a missing or unreadable one raises an error that names it."""
+    path = Path(path)
+    if not path.exists():
+        raise AttnReproError(f"{path}: file not found")
+    try:
+        return pd.read_csv(path)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
+        raise AttnReproError(f"{path}: not a readable CSV table ({err})") from err
+
+
 def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:
     with atomic_path(path) as tmp:
         df.to_csv(tmp, index=False)

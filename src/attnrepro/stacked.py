@@ -18,12 +18,16 @@ class StackedModule(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self._bounds: dict[str, float] = {}
+        self._normal: set[str] = set()
 
-    def param(self, name: str, n_seeds: int, *shape: int, bound: float) -> nn.Parameter:
-        """Register ``[n_seeds, *shape]`` drawn from U(-bound, bound) (PyTorch's default for RNNs and linears)."""
+    def param(self, name: str, n_seeds: int, *shape: int, bound: float, normal: bool = False) -> nn.Parameter:
+        """Register ``[n_seeds, *shape]`` drawn from U(-bound, bound) (PyTorch's default for RNNs and linears),
+        or from N(0, bound²) with ``normal=True`` (PyTorch's default for embeddings, bound 1)."""
         p = nn.Parameter(torch.empty(n_seeds, *shape))
         self.register_parameter(name, p)
         self._bounds[name] = bound
+        if normal:
+            self._normal.add(name)
         return p
 
 
@@ -45,7 +49,14 @@ def init_stacked(model: nn.Module, seeds: list[int]) -> None:
                 continue
             for name, bound in module._bounds.items():
                 p = getattr(module, name)
-                p[s].copy_(torch.empty(p.shape[1:]).uniform_(-bound, bound, generator=gen))
+                p[s].copy_(draw(p.shape[1:], bound, name in module._normal, gen))
+
+
+def draw(shape, bound: float, normal: bool, gen: torch.Generator) -> torch.Tensor:
+    """One parameter's initial value: N(0, bound²) if ``normal`` else U(-bound, bound)."""
+    if normal:
+        return torch.empty(shape).normal_(0.0, bound, generator=gen)
+    return torch.empty(shape).uniform_(-bound, bound, generator=gen)
 
 
 def per_seed_grad_norm(params: list[torch.Tensor]) -> torch.Tensor:

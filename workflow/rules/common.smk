@@ -59,7 +59,7 @@ def all_figures():
         f"results/figures/aitken2021/{name}.{ext}"
         for name in aitken_panels.panels_of(AITKEN_FIGURES)
         for ext in ("png", "pdf", "csv")
-    ] + kobayashi2020_figures()
+    ] + kobayashi2020_figures() + snell2021_figures()
 
 
 def aitken_figure_experiments(wc):
@@ -102,15 +102,18 @@ def claim_summaries():
            if name not in transformer_experiments()}
     out.update({name: f"results/analysis/{name}/aer_summary.csv" for name in transformer_experiments()})
     out.update(kobayashi2020_summaries())
+    out.update({name: path for name, (_, _, path) in snell2021_claim_experiments().items()})
     return out
 
 
 def claim_summary_args():
     """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
-    return " ".join(
-        shlex.quote(f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}")
+    items = [
+        f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}"
         for name, exp in config["experiments"].items()
-    ) + kobayashi2020_summary_args()
+    ]
+    items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
+    return " ".join(shlex.quote(item) for item in items) + kobayashi2020_summary_args()
 
 
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
@@ -184,3 +187,46 @@ def kobayashi2020_summaries():
 
 def kobayashi2020_summary_args():
     return "".join(f" {shlex.quote(f'{name}:news:minilm:{path}')}" for name, path in kobayashi2020_summaries().items())
+
+
+# -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
+from attnrepro.snell import config as snellcfg  # noqa: E402
+
+SNELL2021 = config.get("snell2021")
+SNELL2021_FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7"]  # table2 has its own rule (it adds a CSV)
+
+
+def snell2021_copy_runs():
+    return snellcfg.copy_runs(SNELL2021) if SNELL2021 else {}
+
+
+def snell2021_figures():
+    if not SNELL2021:
+        return []
+    tables = ["table2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+    return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"]) + expand(
+        "results/figures/snell2021/{name}.{ext}", name=tables, ext=["png", "pdf", "csv"]
+    )
+
+
+def snell2021_claim_experiments():
+    return snellcfg.claim_experiments(SNELL2021) if SNELL2021 else {}
+
+
+def snell2021_table_inputs(wildcards):
+    sets = [f"results/snell2021/cls_{n}/summary.csv" for n in snellcfg.classification_sets(SNELL2021)]
+    return sets + (["results/snell2021/table2/summary.csv"] if wildcards.table == "table2" else [])
+
+
+def snell2021_figure_inputs(wildcards):
+    runs = {
+        "fig3": ["copy_same", "copy_subset", "copy_mixture"]
+        + [f"{r}_uniform" for r in ("copy_same", "copy_subset", "copy_mixture") if r in SNELL2021["copy"]["uniform"]],
+        "sec6_2": ["copy_subset", "copy_permute"],
+        "fig6": ["multihead"],
+        "fig7": ["keyword"],
+        "fig4": ["counts"],
+    }[wildcards.name]
+    files = {"multihead": ["curves.csv", "candidates.csv"] + [f"summary_{c}.csv" for c in snellcfg.COMBOS],
+             "counts": ["tables.csv"]}
+    return [f"results/snell2021/{r}/{f}" for r in runs for f in files.get(r, ["curves.csv"])]

