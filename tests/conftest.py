@@ -82,6 +82,8 @@ def core_config(directory=None, name: str = "core.yaml"):
     cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
     cfg["tasks"] = {"one_to_one": cfg["tasks"]["one_to_one"]}
     cfg["experiments"] = {k: cfg["experiments"][k] for k in CORE_EXPERIMENTS}
+    for block in ("snell2021", "kobayashi2020", "kobayashi2020_aer", "corpora", "downloads"):  # other papers' jobs
+        cfg.pop(block, None)
     aed, ao = CORE_EXPERIMENTS
     cfg["figures"]["aitken2021"] = {"seed": 0, "fig5": {"shares": [aed, ao], "offsets": [ao], "variance": [aed, ao],
                                                         "readout": ao}}

@@ -113,7 +113,8 @@ def claim_summary_args():
         for name, exp in config["experiments"].items()
     ]
     items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
-    return " ".join(shlex.quote(item) for item in items) + kobayashi2020_summary_args()
+    # sorted: the order of a config's keys must not count as a change of the claims step
+    return " ".join(shlex.quote(item) for item in sorted(items)) + kobayashi2020_summary_args()
 
 
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
