@@ -31,7 +31,7 @@ def test_artifact_holds_code_config_environment_results_and_provenance(artifact)
     _, root = artifact
     for name in ("code.tar", "config.yaml", "environment.txt", "provenance.json", "MANIFEST.sha256",
                  "results/claims.csv", "results/claims.md", "results/figures/aitken2021/fig2a.png",
-                 "results/figures/aitken2021/fig2b.pdf", "results/models/aed_gru_one_to_one/s0/metrics.csv"):
+                 "results/figures/aitken2021/fig2b.pdf", "results/models/aed_gru_one_to_one/s0-1/metrics.csv"):
         assert (root / name).is_file(), name
     assert not list(root.rglob("*.parquet"))  # activations only when the config asks
     assert yaml.safe_load((root / "config.yaml").read_text())["seeds"] == [0, 1]
@@ -39,7 +39,7 @@ def test_artifact_holds_code_config_environment_results_and_provenance(artifact)
     prov = json.loads((root / "provenance.json").read_text())
     assert len(prov["git_commit"]) == 40 and isinstance(prov["git_dirty"], bool)
     jobs = {j["job"] for j in prov["jobs"]}
-    assert "train/aed_gru_one_to_one/s0" in jobs and all(j["start"] <= j["end"] for j in prov["jobs"])
+    assert "train/aed_gru_one_to_one/s0-1" in jobs and all(j["start"] <= j["end"] for j in prov["jobs"])
     with tarfile.open(root / "code.tar") as code:
         assert "Snakefile" in code.getnames()
 
@@ -104,6 +104,6 @@ def test_changing_training_reruns_that_experiment_downstream_only(smoke_run):
     proc = _changed_config(work, lambda c: c["experiments"]["ao_qkv_one_to_one"].update(train={"steps": 30}))
     counts = job_counts(proc.stdout)
     # its figures: fig2c/d (fig2 ao) and fig5a/b (shares, offsets)
-    assert counts == {"train": 2, "export": 2, "analyze": 1, "figure_aitken2021": 4, "claims": 1, "all": 1}, \
+    assert counts == {"train": 1, "export": 1, "analyze": 1, "figure_aitken2021": 4, "claims": 1, "all": 1}, \
         proc.stdout[-3000:]
     assert "results/models/aed_gru_one_to_one" not in proc.stdout

@@ -18,7 +18,7 @@ def test_dry_run_lists_every_stage_in_order(smoke_run):
     _, dry = smoke_run
     counts = job_counts(dry)
     assert [s for s in STAGES if s in counts] == STAGES
-    assert counts["train"] == 24 and counts["export"] == 24  # twelve experiments x two seed groups of one seed
+    assert counts["train"] == 12 and counts["export"] == 12  # twelve experiments, both seeds stacked in one job
     assert counts["figure_aitken2021"] == len(PANELS)
 
 
@@ -49,15 +49,15 @@ def test_every_rule_logged_and_benchmarked(smoke_run):
     logs = list((work / "results" / "logs").rglob("*.log"))
     benches = list((work / "results" / "benchmarks").rglob("*.tsv"))
     assert len(logs) >= 9 and len(benches) >= 9
-    train_log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0.log").read_text()
+    train_log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0-1.log").read_text()
     assert "train:" in train_log and "final token accuracy" in train_log  # the progress bar and summary
 
 
 def test_metrics_and_activations_are_plain_parquet(smoke_run):
     work, _ = smoke_run
-    metrics = pd.read_csv(work / "results" / "models" / "aed_gru_one_to_one" / "s1" / "metrics.csv")
-    assert set(metrics.seed) == {1} and metrics.step.max() == 40
-    enc = pd.read_parquet(work / "results" / "activations" / "aed_gru_one_to_one" / "s1" / "encoder.parquet")
+    metrics = pd.read_csv(work / "results" / "models" / "aed_gru_one_to_one" / "s0-1" / "metrics.csv")
+    assert set(metrics.seed) == {0, 1} and metrics.step.max() == 40
+    enc = pd.read_parquet(work / "results" / "activations" / "aed_gru_one_to_one" / "s0-1" / "encoder.parquet")
     assert np.stack(enc.h.to_numpy()).shape == (len(enc), 16)
 
 
@@ -106,7 +106,7 @@ def test_slurm_profile_maps_gpu_jobs_to_the_gpu_partition(root, tmp_path):
             assert "slurm_partition=gpu" in block and "gpu=1" in block, block
         elif rule_of(block) == "data":
             assert "slurm_partition=cpu" in block and "gpu=1" not in block, block
-    assert sum(rule_of(b) == "train" for b in jobs) == 24  # twelve experiments x two seed groups
+    assert sum(rule_of(b) == "train" for b in jobs) == 12  # twelve experiments
 
 
 def test_one_figure_builds_from_a_clean_results(tmp_path):
