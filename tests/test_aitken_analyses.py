@@ -123,9 +123,11 @@ def test_offset_alignment_matches_brute_force(pair):
 
 def test_token_projection_equals_the_one_hot_product():
     from attnrepro.cells import make_cell
+    from attnrepro.stacked import init_stacked
 
     torch.manual_seed(0)
     cell = make_cell("gru", 2, 7, 4)
+    init_stacked(cell, [0, 1])  # parameters are allocated uninitialised
     tokens = torch.randint(0, 7, (2, 3, 5))
     pe = torch.randn(2, 5, 7)
     x = torch.nn.functional.one_hot(tokens, 7).float() + pe[:, None]
