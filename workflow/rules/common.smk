@@ -108,8 +108,9 @@ def claim_summaries():
 
 def claim_summary_args():
     """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
+    paths = claim_summaries()
     items = [
-        f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{claim_summaries()[name]}"
+        f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{paths[name]}"
         for name, exp in config["experiments"].items()
     ]
     items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
