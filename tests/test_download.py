@@ -1,6 +1,7 @@
 """The real download code against a local HTTP server: verified fetch, reuse, wrong checksum, 404, a connection
 cut mid-file, unpinned files, and the offline mirror."""
 
+import hashlib
 import subprocess
 import sys
 
@@ -82,6 +83,26 @@ def test_unpinned_file_is_refused_unless_allowed(server, tmp_path, capsys):
     fetch(f"{server.url}/aclImdb_v1.tar.gz", dest, None, allow_unpinned=True)
     assert dest.read_bytes() == DATA
     assert f"sha256: {GOOD}" in capsys.readouterr().err  # the digest to pin
+
+
+def test_publisher_md5_verifies_a_file_without_sha256_and_prints_the_sha256_to_pin(server, tmp_path, capsys):
+    dest = tmp_path / "aclImdb_v1.tar.gz"
+    with pytest.raises(AttnReproError, match=r"md5 mismatch for aclImdb_v1.tar.gz: expected 0{32}"):
+        fetch(f"{server.url}/aclImdb_v1.tar.gz", dest, None, md5="0" * 32)
+    assert leftovers(tmp_path) == []
+    md5 = hashlib.md5(DATA).hexdigest()
+    fetch(f"{server.url}/aclImdb_v1.tar.gz", dest, None, md5=md5)
+    assert dest.read_bytes() == DATA
+    assert f"md5 verified ({server.url}/aclImdb_v1.tar.gz); pin it in the config with  sha256: {GOOD}" in \
+        capsys.readouterr().err
+    fetch(f"{server.url}/aclImdb_v1.tar.gz", dest, None, md5=md5)  # reused, checked by the same digest
+    assert server.hits == {"aclImdb_v1.tar.gz": 2}
+    assert "reused, md5 verified" in capsys.readouterr().err
+    # the CLI passes --md5 through: a wrong one is refused with one line
+    proc = subprocess.run([sys.executable, "-m", "attnrepro.cli", "download", "--url", f"{server.url}/aclImdb_v1.tar.gz",
+                           "--sha256", "null", "--md5", "1" * 32, "--out", str(tmp_path / "cli.tgz")],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "md5 mismatch for cli.tgz: expected 1" in proc.stderr
 
 
 def test_offline_mirror_is_used_instead_of_the_network(tmp_path):

@@ -300,7 +300,7 @@ def cmd_verify(args) -> None:
 def cmd_download(args) -> None:
     from .download import fetch
 
-    fetch(args.url, args.out, args.sha256, local_dir=args.local_dir, local_name=args.local_name,
+    fetch(args.url, args.out, args.sha256, md5=args.md5, local_dir=args.local_dir, local_name=args.local_name,
           allow_unpinned=args.allow_unpinned)
 
 
@@ -628,6 +628,7 @@ def build_parser() -> argparse.ArgumentParser:
     dl.add_argument("--url", required=True)
     dl.add_argument("--sha256", type=lambda s: None if s in ("", "null", "None") else s.lower(), required=True,
                     help="expected digest; 'null' for an unpinned file (needs --allow-unpinned)")
+    dl.add_argument("--md5", type=str.lower, help="the publisher's MD5, checked when no SHA-256 is pinned")
     dl.add_argument("--out", required=True)
     dl.add_argument("--local-dir", help="offline mirror: copy LOCAL_DIR/LOCAL_NAME instead of downloading")
     dl.add_argument("--local-name", help="the file's path under --local-dir (default: the name of --out)")

@@ -4,8 +4,9 @@ A file is streamed to a temporary name beside its destination and renamed into p
 matches (``io.atomic_path``), so an HTTP error, a connection cut mid-file or a wrong checksum never leaves a file
 under the final name. A destination that already holds the right bytes is reused without touching the network.
 
-A file whose checksum is not known (``sha256: null`` in the config) is refused unless ``allow_unpinned`` is set;
-then it is fetched unverified and its digest is printed, to be pinned in the config.
+A file whose SHA-256 is not known (``sha256: null`` in the config) is checked against its publisher's MD5 when
+one is given (``md5:``; some corpora publish only that), and its SHA-256 is printed to be pinned. A file with
+neither digest is refused unless ``allow_unpinned`` is set; then it is fetched unverified and its digest printed.
 """
 
 from __future__ import annotations
@@ -24,35 +25,42 @@ from .io import atomic_path, move_aside
 CHUNK = 1 << 20
 
 
-def sha256_of(path: Path) -> str:
-    digest = hashlib.sha256()
+def digest_of(path: Path, algorithm: str = "sha256") -> str:
+    digest = hashlib.new(algorithm)
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(CHUNK), b""):
             digest.update(block)
     return digest.hexdigest()
 
 
-def fetch(url: str, dest: str | Path, sha256: str | None, *, local_dir: str | Path | None = None,
-          local_name: str | None = None, allow_unpinned: bool = False, timeout: float = 60.0) -> Path:
-    """Put the file of ``url`` at ``dest``, verified against ``sha256`` (lower-case hex).
+def sha256_of(path: Path) -> str:
+    return digest_of(path, "sha256")
+
+
+def fetch(url: str, dest: str | Path, sha256: str | None, *, md5: str | None = None,
+          local_dir: str | Path | None = None, local_name: str | None = None, allow_unpinned: bool = False,
+          timeout: float = 60.0) -> Path:
+    """Put the file of ``url`` at ``dest``, verified against ``sha256`` (lower-case hex), or against the
+    publisher's ``md5`` when no SHA-256 is pinned.
 
     ``local_dir`` set: copy ``local_dir/local_name`` (default: ``dest``'s name) instead of downloading — the
     offline mode of a cluster whose compute nodes have no internet. Returns ``dest``.
     """
     dest = Path(dest)
-    if sha256 is None and not allow_unpinned:
-        raise AttnReproError(f"{dest.name} ({url}) has no pinned sha256 in the config; pin it, or set "
+    algorithm, expected = ("sha256", sha256) if sha256 is not None else ("md5", md5)
+    if expected is None and not allow_unpinned:
+        raise AttnReproError(f"{dest.name} ({url}) has no pinned sha256 (nor md5) in the config; pin it, or set "
                              f"downloads.allow_unpinned: true to fetch it unverified once and print its digest")
     if dest.exists():
-        if sha256 is None:
+        if expected is None:
             print(f"{dest}: reused, unverified (no pinned sha256)", file=sys.stderr)
             return dest
-        if sha256_of(dest) == sha256:
-            print(f"{dest}: reused, sha256 verified", file=sys.stderr)
+        if digest_of(dest, algorithm) == expected:
+            print(f"{dest}: reused, {algorithm} verified", file=sys.stderr)
             return dest
         # kept, not deleted: a user may want to see what was there
         aside = move_aside(dest, ".corrupt")
-        print(f"{dest}: wrong sha256, moved aside to {aside.name}; fetching again", file=sys.stderr)
+        print(f"{dest}: wrong {algorithm}, moved aside to {aside.name}; fetching again", file=sys.stderr)
     with atomic_path(dest) as tmp:
         if local_dir is not None:
             source = Path(local_dir) / (local_name or dest.name)
@@ -64,12 +72,14 @@ def fetch(url: str, dest: str | Path, sha256: str | None, *, local_dir: str | Pa
         else:
             _download(url, tmp, timeout)
             origin = url
-        got = sha256_of(tmp)
-        if sha256 is not None and got != sha256:
-            raise AttnReproError(f"{origin}: sha256 mismatch for {dest.name}: expected {sha256}, got {got}; "
+        if expected is not None and (got := digest_of(tmp, algorithm)) != expected:
+            raise AttnReproError(f"{origin}: {algorithm} mismatch for {dest.name}: expected {expected}, got {got}; "
                                  f"nothing was kept")
-    if sha256 is None:
+        got = sha256_of(tmp)
+    if expected is None:
         print(f"{dest}: UNVERIFIED download; pin it in the config with  sha256: {got}", file=sys.stderr)
+    elif algorithm == "md5":
+        print(f"{dest}: md5 verified ({origin}); pin it in the config with  sha256: {got}", file=sys.stderr)
     else:
         print(f"{dest}: sha256 verified ({origin})", file=sys.stderr)
     return dest

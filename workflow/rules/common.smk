@@ -145,9 +145,12 @@ def corpus_targets():
 
 
 def download_options(wildcards):
-    """--local-dir (offline mirror) and --allow-unpinned from the `downloads` block, as shell arguments."""
+    """--md5 (the publisher's digest, when no SHA-256 is pinned), --local-dir (offline mirror) and --allow-unpinned
+    from the corpus file and the `downloads` block, as shell arguments."""
     downloads = config.get("downloads") or {}
     options = []
+    if corpus_file(wildcards).get("md5"):
+        options += ["--md5", corpus_file(wildcards)["md5"]]
     if downloads.get("local_dir"):
         options += ["--local-dir", downloads["local_dir"], "--local-name", f"{wildcards.corpus}/{wildcards.file}"]
     if downloads.get("allow_unpinned"):
