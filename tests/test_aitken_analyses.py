@@ -5,7 +5,7 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.analysis.accuracy import accuracy_by_length, short_long_gap
+from attnrepro.analysis.accuracy import accuracy_by_length, corpus_bleu, sentences, short_long_gap
 from attnrepro.analysis.alignment import (attention_maps, offset_alignment, predicted_offset, softmax_over_t,
                                           temporal_argmax_correlation, temporal_offset)
 from attnrepro.analysis.decomposition import decompose
@@ -63,6 +63,33 @@ def test_accuracy_by_length_and_the_short_long_gap():
     assert table.token_acc.tolist() == pytest.approx([1.0, 1.0, 0.5])
     assert table.seq_acc.tolist() == [1.0, 1.0, 0.0]
     assert short_long_gap(table) == pytest.approx(0.5)
+
+
+def decodes(pairs):
+    """Decoder rows of examples given as (target words, predicted words), both padded with <pad> to one length."""
+    rows = []
+    for ex, (target, predicted) in enumerate(pairs):
+        n = max(len(target), len(predicted))
+        target, predicted = target + ["<pad>"] * (n - len(target)), predicted + ["<pad>"] * (n - len(predicted))
+        rows += [{"example": ex, "s": s, "target": t, "predicted": p}
+                 for s, (t, p) in reversed(list(enumerate(zip(target, predicted))))]  # rows out of order on purpose
+    return pd.DataFrame(rows)
+
+
+def test_sentences_cut_the_decode_at_eos_and_drop_padding():
+    dec = decodes([("le chat noir <eos>".split(), "le chat <eos> noir noir".split()),
+                   ("il dort <eos>".split(), "il dort bien".split())])
+    assert sentences(dec) == (["le chat", "il dort bien"], ["le chat noir", "il dort"])
+
+
+def test_corpus_bleu_of_greedy_decodes():
+    words = "the quick brown fox jumps over the lazy dog again".split()
+    right = [(words + ["<eos>"], words + ["<eos>", "dog"])]
+    assert corpus_bleu(decodes(right)) == pytest.approx(100.0)
+    wrong = [(words + ["<eos>"], ["cat"] * 10 + ["<eos>"])]
+    assert corpus_bleu(decodes(wrong)) == pytest.approx(0.0)
+    half = [(words + ["<eos>"], words[:5] + ["cat"] * 5 + ["<eos>"])]
+    assert 0.0 < corpus_bleu(decodes(half)) < 100.0
 
 
 def test_temporal_argmax_correlation_tells_diagonal_from_antidiagonal():

@@ -75,3 +75,24 @@ def test_versus_claims_compare_paired_seeds():
     assert row.verdict == "reproduced" and "that of bottleneck/ved" in row.rule
     # with no experiment to compare against, the claim has no row
     assert summarize({"rev": summaries["rev"]}, {"rev": ("bottleneck_reversed", "ved")}, (claim,)).empty
+
+
+def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
+    from attnrepro.claims import model_quality, to_markdown
+
+    summaries = {
+        "aed_gru_bible": pd.DataFrame({"seed": [0, 1, 2], "token_acc": [0.5, 0.6, 0.7], "seq_acc": [0.1, 0.2, 0.3],
+                                       "bleu": [10.0, 20.0, 30.0]}),
+        "aed_gru_sort": pd.DataFrame({"seed": [0, 1], "token_acc": [0.9, 1.0], "seq_acc": [0.5, 0.7]}),
+        "minilm": pd.DataFrame({"fold": [0, 1], "cv_norm": [0.2, 0.3]}),  # no model measure: no row
+    }
+    table = model_quality(summaries)
+    assert table.experiment.tolist() == ["aed_gru_bible", "aed_gru_sort"]
+    bible = table.set_index("experiment").loc["aed_gru_bible"]
+    assert bible.bleu == pytest.approx(20.0) and bible.bleu_low < 20.0 < bible.bleu_high
+    assert bible.n_seeds == 3
+    assert np.isnan(table.set_index("experiment").loc["aed_gru_sort"].bleu)
+    md = to_markdown(summarize(summaries, {}), table)
+    assert "| aed_gru_bible | 3 | 0.6 (" in md and "| 20 (" in md
+    sort_row = next(line for line in md.splitlines() if line.startswith("| aed_gru_sort |"))
+    assert sort_row.startswith("| aed_gru_sort | 2 | 0.95 (") and sort_row.endswith("| – |")  # no BLEU measured

@@ -127,12 +127,34 @@ def _values(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
     return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy()
 
 
+MODEL_MEASURES = {"token_acc": "token accuracy", "seq_acc": "sequence accuracy", "bleu": "BLEU"}
+
+
+def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) -> pd.DataFrame:
+    """How well each trained model does on its test split (greedy decoding): mean and CI over seeds of every
+    measure of ``MODEL_MEASURES`` its summary has, one row per experiment; translation models report BLEU beside
+    token accuracy, as the papers do."""
+    rows = []
+    for name, df in sorted(summaries.items()):
+        row: dict = {"experiment": name}
+        for measure in MODEL_MEASURES:
+            if measure in df.columns and df[measure].notna().any():
+                values = df[measure].dropna().to_numpy()
+                row[measure], row[f"{measure}_low"], row[f"{measure}_high"] = confidence_interval(values, confidence)
+                row["n_seeds"] = len(values)
+        if len(row) > 1:
+            rows.append(row)
+    columns = ["experiment", "n_seeds"] + [f"{m}{s}" for m in MODEL_MEASURES for s in ("", "_low", "_high")]
+    return pd.DataFrame(rows).reindex(columns=columns)
+
+
 def _fmt(x: float) -> str:
     return "–" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.3g}"
 
 
-def to_markdown(table: pd.DataFrame) -> str:
-    """``results/claims.md``: per paper, claim by claim, the paper's value, ours with CI and seeds, the verdict."""
+def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None) -> str:
+    """``results/claims.md``: per paper, claim by claim, the paper's value, ours with CI and seeds, the verdict;
+    then the test-split quality of every trained model (``model_quality``)."""
     n_ok = int((table.verdict == "reproduced").sum())
     lines = ["# Claims", "", f"**{n_ok} of {len(table)} claims reproduce** "
              f"({int((table.verdict == 'not reproduced').sum())} do not, "
@@ -149,5 +171,15 @@ def to_markdown(table: pd.DataFrame) -> str:
             desc = r.description.replace("|", "\\|")  # a bare | would end the table cell
             lines.append(f"| **{r.claim_id}**: {desc} | {r.experiment} | {_fmt(r.reference_value)} | "
                          f"{ours} | {r.n_seeds} | {r.verdict} | `{r.rule}` | {fig} |")
+        lines.append("")
+    if models is not None and len(models):
+        lines += ["## Trained models on their test split", "",
+                  "Greedy decoding; mean (95% CI over seeds). BLEU: sacrebleu corpus BLEU on space-joined words.", "",
+                  "| experiment | seeds | " + " | ".join(MODEL_MEASURES.values()) + " |",
+                  "|---|---|" + "---|" * len(MODEL_MEASURES)]
+        for r in models.to_dict("records"):
+            cells = [f"{_fmt(r[m])} ({_fmt(r[f'{m}_low'])} – {_fmt(r[f'{m}_high'])})" if not pd.isna(r[m]) else "–"
+                     for m in MODEL_MEASURES]
+            lines.append(f"| {r['experiment']} | {int(r['n_seeds'])} | " + " | ".join(cells) + " |")
         lines.append("")
     return "\n".join(lines)

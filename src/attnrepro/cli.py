@@ -236,7 +236,7 @@ def cmd_figure(args) -> None:
 def cmd_claims(args) -> None:
     import pandas as pd
 
-    from .claims import summarize, to_markdown
+    from .claims import model_quality, summarize, to_markdown
     from .io import atomic_path, write_csv
 
     summaries, experiments = {}, {}
@@ -256,7 +256,7 @@ def cmd_claims(args) -> None:
     write_csv(table, args.out)
     if args.markdown:
         with atomic_path(args.markdown) as tmp:
-            tmp.write_text(to_markdown(table) + "\n")
+            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence)) + "\n")
     print(table.drop(columns=["description"]).to_string(), file=sys.stderr)
 
 

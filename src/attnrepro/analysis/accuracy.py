@@ -6,6 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..bleu import bleu
+
+SPECIALS = ("<pad>", "<eos>", "<sos>")
+
 
 def accuracy_by_length(dec: pd.DataFrame, src_len: pd.Series) -> pd.DataFrame:
     """``dec``: one seed's decoder rows (example, target, predicted); ``src_len``: input words per example (without
@@ -31,3 +35,22 @@ def short_long_gap(by_length: pd.DataFrame) -> float:
         sel = by_length[by_length.length.isin(ls)]
         return float((sel.token_acc * sel.n).sum() / sel.n.sum())
     return acc(lengths[:k]) - acc(lengths[-k:])
+
+
+def sentences(dec: pd.DataFrame) -> tuple[list[str], list[str]]:
+    """Greedy translations and their references, one space-joined string per example (ordered by example):
+    the prediction is cut at its first ``<eos>``, the reference drops padding and ``<eos>``."""
+    hyps, refs = [], []
+    for _, rows in dec.sort_values(["example", "s"]).groupby("example", sort=True):
+        predicted = rows["predicted"].tolist()
+        if "<eos>" in predicted:
+            predicted = predicted[:predicted.index("<eos>")]
+        hyps.append(" ".join(w for w in predicted if w not in SPECIALS))
+        refs.append(" ".join(w for w in rows["target"] if w not in SPECIALS))
+    return hyps, refs
+
+
+def corpus_bleu(dec: pd.DataFrame) -> float:
+    """Corpus BLEU (sacrebleu, 0-100) of one seed's greedy decodes against the test targets, beside token
+    accuracy as Snell et al. and Aitken et al. report translation models."""
+    return bleu(*sentences(dec))

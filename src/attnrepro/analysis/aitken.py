@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .accuracy import accuracy_by_length, short_long_gap
+from .accuracy import accuracy_by_length, corpus_bleu, short_long_gap
 from .alignment import PARTS, attention_maps, offset_alignment, temporal_argmax_correlation
 from .decomposition import TERMS, Decomposition, alignment_terms, decompose, top_alignment_shares
 from .readout import readout_alignment, readout_match
@@ -82,6 +82,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
     summary = {
         "token_acc": float(correct[real].mean()),
         "seq_acc": float(correct.groupby(dec["example"]).all().mean()),
+        "bleu": corpus_bleu(dec),
         "encoder_delta_norm": _relative_norm(E),
         "decoder_delta_norm": _relative_norm(D),
         "variance_drop": variance_drop(out["word_variance"]),
