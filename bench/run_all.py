@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -25,31 +26,90 @@ def commands(quick: bool) -> list[list[str]]:
     reps = ["--repeats", "1"] if quick else ["--repeats", "3"]
     return [
         [py, "bench/export_layout.py", "--out", "bench/results/export_layout.json"],
-        [py, "bench/stacked_training.py", "--steps", "3" if quick else "20", *reps],
-        [py, "bench/snell_copy.py", *(["--seeds", "2", "--short", "1", "--long", "2"] if quick else []), *reps],
+        [py, "bench/export_analysis.py", *reps, *(["--train-steps", "5"] if quick else [])],
+        [py, "bench/stacked_training.py", "--steps", "3" if quick else "20", *reps, "--compile"],
+        [py, "bench/snell_copy.py", *(["--seeds", "2", "--short", "1", "--long", "2", "--peer-like", "2"]
+                                      if quick else []), *reps],
         [py, "bench/workflow.py", "--config", "config/smoke.yaml"],
         *([] if quick else [[py, "bench/workflow.py", "--config", "config/config.yaml"]]),
     ]
 
 
+def verdict(measured: float, target: float, higher_is_better: bool = False) -> str:
+    """'met' or 'missed by N%' (how far the measurement is from the target, relative to the target)."""
+    ok = measured >= target if higher_is_better else measured <= target
+    return "met" if ok else f"**missed** by {abs(measured - target) / target:.0%}"
+
+
 def summary_rows() -> list[str]:
-    rows = ["| benchmark | result | target |", "|---|---|---|"]
+    rows = ["| benchmark | result | target | verdict |", "|---|---|---|---|"]
     for path in sorted(RESULTS.glob("*.json")):
         r = json.loads(path.read_text())
         name = path.stem
         if name == "stacked_training":
             for row in r["rows"]:
-                rows.append(f"| stacked training, AED-{row['cell'].upper()} H=128, {row['seeds']} seeds | "
-                            f"{row['speedup']:.2f}× faster than sequential "
-                            f"({row['stacked_s_per_step']:.3f} vs {row['sequential_s_per_step']:.3f} s/step) | ≥ 3× |")
+                compiled = (f"; torch.compile: {row['compiled_stacked_s_per_step']:.3f} s/step"
+                            if "compiled_stacked_s_per_step" in row else "")
+                rows.append(f"| stacked training, AED-{row['cell'].upper()} H=128, {row['seeds']} seeds, CPU | "
+                            f"{row['speedup']:.2f}× faster than sequential ({row['stacked_s_per_step']:.3f} vs "
+                            f"{row['sequential_s_per_step']:.3f} s/step{compiled}) | ≥ 3× | "
+                            f"{verdict(row['speedup'], 3.0, higher_is_better=True)} |")
+        elif name == "snell_copy":
+            peer = r.get("peer_like_same_run") or {}
+            same_run = (f"; {r['speedup_vs_peer_like_same_run']:.1f}× a one-seed nn.LSTM model timed in the same "
+                        f"run ({peer['per_seed_s']:.0f} s/seed)" if peer else "")
+            rows.append(f"| peer: Snell permutation copy, {r['settings']['seeds']} seeds stacked | "
+                        f"{r['estimated_seconds'] / 60:.1f} min ({r['seconds_per_seed']:.0f} s/seed{same_run}) | "
+                        f"≤ {r['target_seconds'] / 60:.0f} min | {verdict(r['estimated_seconds'], r['target_seconds'])} |")
+        elif name == "export_analysis":
+            rows.append(f"| export + Aitken decomposition, {r['experiment']} ({r['seeds']} seeds, {r['n_examples']} "
+                        f"examples) | {r['median_total_s']:.1f} s (export {r['median_export_s']:.1f} s at "
+                        f"{r['write_mb_per_s']:.1f} MB/s written; analysis {r['median_analyze_s']:.1f} s at "
+                        f"{r['read_and_analyze_mb_per_s']:.1f} MB/s read) | < {r['target_seconds']:.0f} s | "
+                        f"{verdict(r['median_total_s'], r['target_seconds'])} |")
         elif name.startswith("workflow_"):
+            smoke = "smoke" in name
+            target = 5 * 60 if smoke else 30 * 60
+            mem = "" if smoke else f"; largest job {verdict(r['peak_job_rss_mb'], 4096)} (≤ 4 GB)"
             rows.append(f"| whole workflow, {r['config']}, --cores {r['cores']} | {r['wall_s'] / 60:.1f} min, "
                         f"largest job {r['peak_job_rss_mb'] / 1024:.2f} GB ({r['peak_job']}) | "
-                        f"{'≤ 5 min' if 'smoke' in name else '≤ 30 min, ≤ 4 GB'} |")
-        else:
-            brief = {k: v for k, v in r.items() if isinstance(v, (int, float, str)) and len(str(v)) < 40}
-            rows.append(f"| {name} | {', '.join(f'{k}={v}' for k, v in list(brief.items())[:6])} | see JSON |")
+                        f"{'≤ 5 min' if smoke else '≤ 30 min, ≤ 4 GB'} | {verdict(r['wall_s'], target)}{mem} |")
+        elif name == "export_layout":
+            best = min(r["layouts"], key=lambda x: x["read_one_seed_s"])
+            rows.append(f"| export layout (design choice) | fastest one-seed read: {best['layout']}, "
+                        f"{best['read_mb_per_s']:.0f} MB/s | – | – |")
+    rows.append("| GPU: 20 stacked seeds vs 20 sequential | not measured here (no GPU on this machine); "
+                "`python bench/stacked_training.py --device cuda --seeds 20` on a GPU node | ≥ 10× | – |")
     return rows
+
+
+def why_missed() -> list[str]:
+    """For each missed target, the measurements that say where the time goes."""
+    lines = []
+    for path in sorted(RESULTS.glob("*.json")):
+        r, name = json.loads(path.read_text()), path.stem
+        if name == "stacked_training":
+            for row in r["rows"]:
+                if row["speedup"] < 3.0:
+                    lines.append(f"- Stacked {row['cell'].upper()}: {row['seeds']} stacked seeds cost "
+                                 f"{row['stacked_s_per_step'] / row['one_seed_s_per_step']:.1f}× one seed's step "
+                                 f"on {r['cores']} threads: one seed's batch-128 matmuls already keep the cores "
+                                 f"busy, so stacking removes per-step overhead but not arithmetic.")
+        elif name == "snell_copy" and not r["meets_target"]:
+            peer = r.get("peer_like_same_run") or {}
+            lines.append(f"- Snell copy: one step of {r['settings']['seeds']} stacked seeds takes "
+                         f"{statistics.median(x['per_step_s'] for x in r['runs']):.2f} s"
+                         + (f", against {peer['per_step_s']:.2f} s for one seed of a plain nn.LSTM model; "
+                            f"the work is {r['settings']['seeds']}× larger and arithmetic-bound on a CPU"
+                            if peer else "") + f" (load average before/after: "
+                         f"{r['machine']['load_average_before'][0]:.1f}/{r['machine']['load_average_after'][0]:.1f}).")
+        elif name == "export_analysis" and not r["meets_target"]:
+            lines.append(f"- Export + analysis: export {r['median_export_s']:.1f} s (two encoder passes and a "
+                         f"greedy decode, step by step), analysis {r['median_analyze_s']:.1f} s.")
+        elif name.startswith("workflow_") and r["wall_s"] > (300 if "smoke" in name else 1800):
+            top = ", ".join(f"{rule} {sec / 60:.1f} min" for rule, sec in list(r["seconds_by_rule"].items())[:5])
+            lines.append(f"- Whole workflow ({r['config']}): job time by rule (summed, {r['cores']} cores): {top}.")
+    return (["", "## Where a target is missed", ""] + lines) if lines else []
 
 
 def main() -> None:
@@ -61,7 +121,7 @@ def main() -> None:
         subprocess.run(cmd, cwd=ROOT, check=True)
     head = [f"# Benchmarks", "", f"Machine: {platform.machine()}, {torch.get_num_threads()} threads, torch "
             f"{torch.__version__}. Each JSON beside this file holds the details (median of ≥ 3 runs).", ""]
-    (RESULTS / "summary.md").write_text("\n".join(head + summary_rows()) + "\n")
+    (RESULTS / "summary.md").write_text("\n".join(head + summary_rows() + why_missed()) + "\n")
     print((RESULTS / "summary.md").read_text())
 
 
