@@ -51,6 +51,16 @@ class TrainConfig:
         return d
 
 
+def task_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
+    """The task an experiment trains on: a block of ``tasks``, or a translation corpus of ``corpora`` (the papers'
+    own data, prepared into the same ``results/data/<name>/`` layout), seen as a task whose kind is its format."""
+    if name in config["tasks"]:
+        return config["tasks"][name]
+    corpus = config["corpora"][name]
+    return {"kind": corpus["format"], "corpus": name,
+            **({"max_len": corpus["max_len"]} if "max_len" in corpus else {})}
+
+
 def check(config: dict[str, Any]) -> None:
     """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key."""
     tasks = config["tasks"]
@@ -60,8 +70,14 @@ def check(config: dict[str, Any]) -> None:
     if len(set(config["seeds"])) != len(config["seeds"]):
         raise AttnReproError(f"seeds: repeated seed in {config['seeds']}")
     for name, exp in config["experiments"].items():
-        if exp["task"] not in tasks:
-            raise AttnReproError(f"experiments.{name}.task: unknown task {exp['task']!r}; defined: {sorted(tasks)}")
+        corpora = config.get("corpora") or {}
+        if exp["task"] in corpora:
+            if corpus_family(corpora[exp["task"]]) == "classification":
+                raise AttnReproError(f"experiments.{name}.task: corpus {exp['task']!r} is a classification set; "
+                                     f"an encoder-decoder trains on a translation corpus")
+        elif exp["task"] not in tasks:
+            raise AttnReproError(f"experiments.{name}.task: unknown task {exp['task']!r}; defined: {sorted(tasks)}"
+                                 + (f", or a translation corpus of corpora: {sorted(corpora)}" if corpora else ""))
         model = exp["model"]
         if model["arch"] == "ved" and model.get("attention", "dot") != "dot":
             raise AttnReproError(f"experiments.{name}.model.attention: 'ved' has no attention to choose")
@@ -75,8 +91,9 @@ def check(config: dict[str, Any]) -> None:
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
-        if model["arch"] in ("ao", "transformer"):
-            longest = tasks[exp["task"]]["max_len"] + 1
+        task = task_spec(config, exp["task"])
+        if model["arch"] in ("ao", "transformer") and "max_len" in task:  # else checked by train on the data
+            longest = task["max_len"] + 1
             if model.get("max_positions", 64) < longest:
                 raise AttnReproError(
                     f"experiments.{name}.model.max_positions ({model.get('max_positions', 64)}) is shorter than the "
@@ -87,7 +104,7 @@ def check(config: dict[str, Any]) -> None:
             raise AttnReproError(f"kobayashi2020_aer.experiments: unknown experiment {name!r}")
         if exp["model"]["arch"] == "ved":
             raise AttnReproError(f"kobayashi2020_aer.experiments: {name!r} is a VED, it has no attention to read")
-        if tasks[exp["task"]]["kind"] not in ("one_to_one", "reversed", "sort", "escan"):
+        if task_spec(config, exp["task"])["kind"] not in ("one_to_one", "reversed", "sort", "escan"):
             raise AttnReproError(f"kobayashi2020_aer.experiments: task of {name!r} has no gold alignments")
     _check_figures(config)
     check_corpora(config)
@@ -119,7 +136,7 @@ def _check_figures(config: dict[str, Any]) -> None:
                 if (block, role) in _ATTENTION_ROLES and config["experiments"][name]["model"]["arch"] == "ved":
                     raise AttnReproError(f"{key}: {name!r} is a VED model, but this panel reads its attention")
                 if block == "bottleneck":
-                    kind = config["tasks"][config["experiments"][name]["task"]]["kind"]
+                    kind = task_spec(config, config["experiments"][name]["task"])["kind"]
                     want = "bottleneck_reversed" if role == "ved_reversed" else "bottleneck"
                     if kind != want:
                         raise AttnReproError(f"{key}: {name!r} trains on a {kind!r} task, not {want!r}")

@@ -20,7 +20,7 @@ rule analyze:
         export_dirs=lambda wc: " ".join(chunk_outputs("results/activations/{experiment}/{chunk}", wc.experiment)),
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
         arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
-        task=lambda wc: json_arg(config["tasks"][experiment_task(wc)]),
+        task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
     log:
         "results/logs/analysis/{experiment}.log",
     benchmark:

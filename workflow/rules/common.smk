@@ -8,6 +8,7 @@ from snakemake.utils import validate
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
 from attnrepro import config as cfglib  # noqa: E402
+from attnrepro.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
 from attnrepro.figures import panels as aitken_panels  # noqa: E402
 
@@ -90,7 +91,7 @@ def aitken_figure_meta(wc):
         meta[n] = {
             "analysis_dir": f"results/analysis/{n}",
             "data_dir": f"results/data/{exp['task']}",
-            "task_kind": config["tasks"][exp["task"]]["kind"],
+            "task_kind": task_spec(config, exp["task"])["kind"],
             "arch": exp["model"]["arch"],
             "cell": exp["model"]["cell"],
         }
@@ -110,7 +111,7 @@ def claim_summary_args():
     """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
     paths = claim_summaries()
     items = [
-        f"{name}:{config['tasks'][exp['task']]['kind']}:{exp['model']['arch']}:{paths[name]}"
+        f"{name}:{task_spec(config, exp['task'])['kind']}:{exp['model']['arch']}:{paths[name]}"
         for name, exp in config["experiments"].items()
     ]
     items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]

@@ -112,7 +112,7 @@ rule kobayashi2020_aer:
         summary="results/analysis/{experiment}/aer_summary.csv",
     params:
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
-        task=lambda wc: json_arg(config["tasks"][experiment_task(wc)]),
+        task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
         n_examples=config["export"]["n_examples"],
     threads: config["threads"]
     log:
