@@ -203,6 +203,15 @@ def test_bleu_is_100_when_the_decodes_are_the_references():
     assert detokenize(pred[0, 1], vocab.tgt) == "dieu créa la terre"
 
 
+def test_unk_never_counts_as_a_bleu_match():
+    """An <unk> stands for an unknown real word on each side: token accuracy (as in training) takes it as right,
+    BLEU as a miss; written as '<unk>' it would have been three matching 13a tokens."""
+    vocab = _vocab()
+    data = encode(pd.DataFrame({"src": [["god"]], "tgt": [["dieu", "<unk>", "la", "terre"]]}), vocab)
+    out = scores(data.tgt_out.unsqueeze(0), data.tgt_out, vocab.tgt, [0])
+    assert out.token_acc[0] == 1.0 and out.bleu[0] < 100
+
+
 def test_evaluate_cli_writes_bleu_beside_accuracy(gold_dir, tmp_path):
     vocab = _vocab()
     df = pd.DataFrame({"src": [s.split() for s, _ in PAIRS[:2]], "tgt": [t.split() for _, t in PAIRS[:2]]})
@@ -213,3 +222,62 @@ def test_evaluate_cli_writes_bleu_beside_accuracy(gold_dir, tmp_path):
     ev = pd.read_csv(tmp_path / "evaluation.csv")
     assert list(ev.columns) == ["seed", "split", "n", "token_acc", "seq_acc", "bleu"]
     assert ev.seed.tolist() == [0, 1, 2] and (ev.split == "test").all() and ev.bleu.between(0, 100).all()
+
+
+# -- the rules, end to end at the smoke scale --------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def bible_run(root, tmp_path_factory):
+    """The smoke Bible task, one tiny transformer on it and a three-pair gold set (paths relative to the working
+    directory, as a user would write them): training, evaluation, gold AER, Fig. 7 / Table 3 and the claims."""
+    import yaml
+
+    from conftest import snakemake
+
+    work = tmp_path_factory.mktemp("bible_gold")
+    cfg = yaml.safe_load((root / "config" / "smoke.yaml").read_text())
+    for block in ("snell2021", "kobayashi2020", "corpora", "downloads"):
+        cfg.pop(block, None)
+    cfg["tasks"] = {"bible": cfg["tasks"]["bible"]}
+    cfg["experiments"] = {"transformer_bible": {
+        "task": "bible", "model": {"arch": "transformer", "cell": "ff", "hidden": 16, "layers": 2, "heads": 2,
+                                   "max_positions": 16},
+        "train": {"lr": 0.003, "betas": [0.9, 0.98], "l2": 0.0}}}
+    cfg["figures"] = {"dpi": 60}
+    gold = work / "gold"
+    gold.mkdir()
+    _write(gold, "en.txt", ["in the beginning god created the heaven and the earth", "jesus wept", "amen"])
+    _write(gold, "fr.txt", ["au commencement , dieu créa les cieux et la terre", "jésus pleura", "amen"])
+    _write(gold, "en-fr.txt", ["0-0 1-0p 2-1 3-3 4-4 5-5 6-6 7-7 8-8 9-9", "0-0 1-1", "0-0"])
+    cfg["kobayashi2020_aer"] = {"gold": {"toy": {"experiment": "transformer_bible", "source": "gold/en.txt",
+                                                 "target": "gold/fr.txt", "alignment": "gold/en-fr.txt"}}}
+    (work / "bible.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    snakemake("--cores", "2", "--configfile", "bible.yaml", cwd=work, timeout=600)
+    return work
+
+
+@pytest.mark.slow
+def test_bible_transformer_evaluation_and_gold_aer_from_the_rules(bible_run):
+    analysis = bible_run / "results" / "analysis" / "transformer_bible"
+    ev = pd.read_csv(analysis / "evaluation.csv")
+    assert ev.seed.tolist() == [0, 1] and (ev.split == "test").all()
+    assert ev.bleu.between(0, 100).all() and ev.token_acc.between(0, 1).all()
+    aer = pd.read_csv(analysis / "gold_toy" / "aer.csv")
+    assert len(aer) == 2 * 2 * 2 and aer.aer.between(0, 1).all()  # seeds x layers x methods
+    table3 = pd.read_csv(bible_run / "results" / "figures" / "kobayashi2020" / "table3.csv")
+    assert table3.experiment.tolist() == ["transformer_bible@toy"]
+    claims = pd.read_csv(bible_run / "results" / "claims.csv")
+    assert claims[claims.experiment == "transformer_bible@toy"].claim_id.tolist() == ["aer_norm_below_weight"]
+
+
+@pytest.mark.slow
+def test_a_missing_gold_file_stops_the_workflow_before_any_job(bible_run):
+    import yaml
+
+    from conftest import snakemake
+
+    cfg = yaml.safe_load((bible_run / "bible.yaml").read_text())
+    cfg["kobayashi2020_aer"]["gold"]["toy"]["target"] = "gold/missing.txt"
+    (bible_run / "bad.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake("-n", "--configfile", "bad.yaml", cwd=bible_run, check=False)
+    assert proc.returncode != 0
+    assert "kobayashi2020_aer.gold.toy.target: file not found: gold/missing.txt" in proc.stdout + proc.stderr

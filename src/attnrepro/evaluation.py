@@ -2,9 +2,13 @@
 training, over every real target position, ``<eos>`` included) and by corpus BLEU.
 
 BLEU compares detokenised text: a decode is cut at its first ``<eos>``, special tokens (``<pad>``, ``<sos>``) are
-dropped and the words joined with spaces; the references are the split's own targets, so rare words are
-``<unk>`` on both sides, as the model was trained to emit them. Decodes run as many steps as the split's longest
-target has positions, whatever the batch, so a decode never depends on which examples share its batch.
+dropped and the words joined with spaces; the references are the split's own targets. A corpus task maps rare
+words to ``<unk>`` on both sides, but an ``<unk>`` stands for some real word, never known to match the real word
+of the other side: BLEU writes it as a different single token on each side (:data:`UNK_TEXT`), so it counts as
+a miss (as text, sacrebleu's 13a tokeniser would split ``<unk>`` into three tokens that always match and inflate
+BLEU several-fold). Token accuracy keeps the training's definition, where predicting ``<unk>`` is right.
+Decodes run as many steps as the split's longest target has positions, whatever the batch, so a decode never
+depends on which examples share its batch.
 """
 
 from __future__ import annotations
@@ -39,15 +43,21 @@ def greedy_predictions(model, data: Encoded, sos: int, device="cpu", chunk: int 
     return torch.cat(parts, dim=1)
 
 
-def detokenize(ids, words) -> str:
-    """One decode (ids into ``words``) as text: up to its first ``<eos>``, special tokens dropped."""
+UNK = "<unk>"
+# upper case: the corpora are lower-cased, so no real word can equal either
+UNK_TEXT = {"hypothesis": "UNKHYP", "reference": "UNKREF"}
+
+
+def detokenize(ids, words, unk: str = UNK) -> str:
+    """One decode (ids into ``words``) as text: up to its first ``<eos>``, special tokens dropped, ``<unk>``
+    written as ``unk``."""
     out = []
     for i in ids:
         w = words[int(i)]
         if w == EOS:
             break
         if w not in (PAD, SOS):
-            out.append(w)
+            out.append(unk if w == UNK else w)
     return " ".join(out)
 
 
@@ -58,10 +68,10 @@ def scores(pred: torch.Tensor, tgt_out: torch.Tensor, words, seeds: list[int]) -
 
     target = tgt_out.unsqueeze(0).expand_as(pred)
     token_acc, seq_acc = accuracies(pred, target)
-    references = [detokenize(row, words) for row in tgt_out.numpy()]
+    references = [detokenize(row, words, UNK_TEXT["reference"]) for row in tgt_out.numpy()]
     rows = []
     for s, seed in enumerate(seeds):
-        hypotheses = [detokenize(row, words) for row in pred[s].numpy()]
+        hypotheses = [detokenize(row, words, UNK_TEXT["hypothesis"]) for row in pred[s].numpy()]
         rows.append({"seed": seed, "n": len(references), "token_acc": float(token_acc[s]),
                      "seq_acc": float(seq_acc[s]), "bleu": bleu(hypotheses, references)})
     return pd.DataFrame(rows, columns=["seed", "n", "token_acc", "seq_acc", "bleu"])
