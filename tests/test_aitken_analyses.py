@@ -82,6 +82,14 @@ def test_sentences_cut_the_decode_at_eos_and_drop_padding():
     assert sentences(dec) == (["le chat", "il dort bien"], ["le chat noir", "il dort"])
 
 
+def test_an_unknown_word_is_never_a_bleu_match():
+    words = "the quick brown fox jumps over the lazy dog again".split()
+    unk = words[:3] + ["<unk>"] + words[4:]
+    hyps, refs = sentences(decodes([(unk + ["<eos>"], unk + ["<eos>"])]))
+    assert hyps[0] != refs[0]
+    assert corpus_bleu(decodes([(unk + ["<eos>"], unk + ["<eos>"])])) < 100.0
+
+
 def test_corpus_bleu_of_greedy_decodes():
     words = "the quick brown fox jumps over the lazy dog again".split()
     right = [(words + ["<eos>"], words + ["<eos>", "dog"])]

@@ -109,6 +109,31 @@ def cmd_export(args) -> None:
         print(f"{name}: {table.num_rows} rows", file=sys.stderr)
 
 
+# -- evaluate -----------------------------------------------------------------------------------------------
+def cmd_evaluate(args) -> None:
+    import pandas as pd
+
+    from .data import Vocab
+    from .evaluation import evaluate_split
+    from .io import write_csv
+    from .train import load_model
+
+    _threads(args.threads)
+    device = _device(args.device)
+    data_dir = Path(args.data_dir)
+    vocab, data = _load_split(data_dir, args.split)
+    frames = []
+    for path in args.models:
+        model, vocab_dict = load_model(path, device)
+        if vocab != Vocab.from_dict(vocab_dict):
+            raise AttnReproError(f"{path}: trained on another vocabulary than {data_dir}/vocab.json; retrain")
+        frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index("<sos>"), device))
+    table = pd.concat(frames, ignore_index=True)
+    table.insert(1, "split", args.split)
+    write_csv(table, args.out)
+    print(table.to_string(), file=sys.stderr)
+
+
 # -- analyze ------------------------------------------------------------------------------------------------
 def cmd_analyze(args) -> None:
     import pandas as pd
@@ -412,16 +437,48 @@ def cmd_kobayashi_figure(args) -> None:
     save(fig, args.png, args.pdf, dpi=args.dpi)
 
 
-def cmd_kobayashi_aer(args) -> None:
-    import numpy as np
+def _aer_tables(model_paths, vocab, data, sure, possible, vocab_path):
+    """Per-layer AER (columns seed, layer, method, aer) and its per-seed summary for every seed of every model
+    file, read with teacher forcing on ``data`` against the gold links ``sure`` / ``possible``."""
     import pandas as pd
 
     from .analysis.aer import aer_by_layer, best_and_mean
-    from .data import Vocab
-    from .io import read_json, read_parquet, write_csv
-    from .tasks.alignments import gold
     from .alignment_readout import has_source_target_attention, source_target_alignments
+    from .data import Vocab
     from .train import load_model
+
+    src_words, tgt_words = (data.src_len - 1).numpy(), (data.tgt_len - 1).numpy()  # <eos> is no word
+    per_layer, summary = [], []
+    for path in model_paths:
+        model, vocab_dict = load_model(path)
+        if not has_source_target_attention(model):
+            raise AttnReproError(f"{path}: arch {model.cfg.arch!r} has no source-target attention to align with")
+        if vocab != Vocab.from_dict(vocab_dict):
+            raise AttnReproError(f"{path}: trained on another vocabulary than {vocab_path}; retrain")
+        soft, error = source_target_alignments(model, data.src, data.src_len, data.tgt_in)
+        if error > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors
+            raise AttnReproError(f"{path}: Σ αf(x) + b^O differs from the attention output by {error:.2g}")
+        for seed, layers in zip(model.seeds, soft):
+            df = aer_by_layer(layers, src_words, tgt_words, sure, possible)
+            per_layer.append(df.assign(seed=seed))
+            summary.append({"seed": seed, **best_and_mean(df)})
+        print(f"{path}: decomposition error {error:.2g}", file=sys.stderr)
+    per_layer = pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]]
+    return per_layer, pd.DataFrame(summary)
+
+
+def _write_aer(per_layer, summary, out_dir) -> None:
+    from .io import write_csv
+
+    out = Path(out_dir)
+    write_csv(per_layer, out / "aer.csv")
+    write_csv(summary, out / "aer_summary.csv")
+    print(summary.to_string(), file=sys.stderr)
+
+
+def cmd_kobayashi_aer(args) -> None:
+    from .io import read_parquet
+    from .tasks.alignments import gold
 
     _threads(args.threads)
     task = json.loads(args.task_json)
@@ -433,28 +490,37 @@ def cmd_kobayashi_aer(args) -> None:
         links = [gold(task, list(s), list(t)) for s, t in zip(pairs.src, pairs.tgt)]
     except ValueError as err:
         raise AttnReproError(f"{data_dir / 'test.parquet'}: {err}") from err
-    sure, possible = [s for s, _ in links], [p for _, p in links]
-    src_words, tgt_words = (test.src_len - 1).numpy(), (test.tgt_len - 1).numpy()  # <eos> is no word
-    per_layer, summary = [], []
-    for path in args.models:
-        model, vocab_dict = load_model(path)
-        if not has_source_target_attention(model):
-            raise AttnReproError(f"{path}: arch {model.cfg.arch!r} has no source-target attention to align with")
-        if vocab != Vocab.from_dict(vocab_dict):
-            raise AttnReproError(f"{path}: trained on another vocabulary than {data_dir}/vocab.json; retrain")
-        soft, error = source_target_alignments(model, test.src, test.src_len, test.tgt_in)
-        if error > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors
-            raise AttnReproError(f"{path}: Σ αf(x) + b^O differs from the attention output by {error:.2g}")
-        for seed, layers in zip(model.seeds, soft):
-            df = aer_by_layer(layers, src_words, tgt_words, sure, possible)
-            per_layer.append(df.assign(seed=seed))
-            summary.append({"seed": seed, **best_and_mean(df)})
-        print(f"{path}: decomposition error {error:.2g}", file=sys.stderr)
-    out = Path(args.out_dir)
-    per_layer = pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]]
-    write_csv(per_layer, out / "aer.csv")
-    write_csv(pd.DataFrame(summary), out / "aer_summary.csv")
-    print(pd.DataFrame(summary).to_string(), file=sys.stderr)
+    per_layer, summary = _aer_tables(args.models, vocab, test, [s for s, _ in links], [p for _, p in links],
+                                     data_dir / "vocab.json")
+    _write_aer(per_layer, summary, args.out_dir)
+
+
+def cmd_kobayashi_aer_gold(args) -> None:
+    """AER against a gold alignment file (real translation): the sentence pairs are read in the experiment's
+    vocabulary (unknown words -> <unk>) and fed with teacher forcing, exactly like the synthetic tasks' test pairs."""
+    import pandas as pd
+
+    from .data import EOS, PAD, SOS, Vocab, encode
+    from .gold_alignments import check_lengths, in_vocabulary, read_gold_set
+    from .io import read_json
+    from .train import load_model
+
+    _threads(args.threads)
+    key = args.key
+    gold = read_gold_set(args.source, args.target, args.alignment, args.index_base, key)
+    if not Path(args.vocab).is_file():
+        raise AttnReproError(f"{args.vocab}: file not found")
+    vocab = Vocab.from_dict(read_json(args.vocab))
+    special = {PAD, SOS, EOS}  # never a word of a sentence, even if a file spells one
+    src = in_vocabulary(gold.src, [w for w in vocab.src if w not in special], args.source, f"{key}.source")
+    tgt = in_vocabulary(gold.tgt, [w for w in vocab.tgt if w not in special], args.target, f"{key}.target")
+    for path in args.models:  # before any model runs: every sentence must fit every model's position table
+        model, _ = load_model(path)
+        if model.cfg.arch in ("ao", "transformer"):
+            check_lengths(gold, model.cfg.max_positions, args.source, args.target, key)
+    data = encode(pd.DataFrame({"src": src, "tgt": tgt}), vocab)
+    per_layer, summary = _aer_tables(args.models, vocab, data, gold.sure, gold.possible, args.vocab)
+    _write_aer(per_layer, summary, args.out_dir)
 
 
 def cmd_kobayashi_nmt_figure(args) -> None:
@@ -605,6 +671,15 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--dpi", type=int, default=150)
     f.set_defaults(func=cmd_figure)
 
+    ev = sub.add_parser("evaluate", help="greedy decodes of a split: token/sequence accuracy and BLEU per seed")
+    ev.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    ev.add_argument("--data-dir", required=True)
+    ev.add_argument("--split", default="test", choices=("train", "valid", "test"))
+    ev.add_argument("--out", required=True, help="CSV: seed, split, n, token_acc, seq_acc, bleu")
+    ev.add_argument("--device", default="auto")
+    ev.add_argument("--threads", type=int, default=None)
+    ev.set_defaults(func=cmd_evaluate)
+
     c = sub.add_parser("claims", help="aggregate per-seed measures into the claims table")
     c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:summary.csv")
     c.add_argument("--confidence", type=float, default=0.95)
@@ -682,6 +757,17 @@ def build_parser() -> argparse.ArgumentParser:
     ka.add_argument("--out-dir", required=True)
     ka.add_argument("--threads", type=int, default=None)
     ka.set_defaults(func=cmd_kobayashi_aer)
+    kg = ks.add_parser("aer-gold", help="AER per attention layer against a gold alignment file (Pharaoh format)")
+    kg.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    kg.add_argument("--vocab", required=True, help="the experiment's vocab.json")
+    kg.add_argument("--source", required=True, help="source sentences, whitespace-tokenised, one per line")
+    kg.add_argument("--target", required=True, help="target sentences, one per line")
+    kg.add_argument("--alignment", required=True, help="Pharaoh links, one line per sentence pair")
+    kg.add_argument("--index-base", type=int, choices=(0, 1), required=True, help="0 or 1: how the links count")
+    kg.add_argument("--key", required=True, help="the config key of the gold set, for error messages")
+    kg.add_argument("--out-dir", required=True)
+    kg.add_argument("--threads", type=int, default=None)
+    kg.set_defaults(func=cmd_kobayashi_aer_gold)
     kn = ks.add_parser("nmt-figure", help="Fig. 7 or Table 3 from the aer.csv of transformer experiments")
     kn.add_argument("name", choices=("fig7", "table3"))
     kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv")

@@ -104,14 +104,38 @@ def check(config: dict[str, Any]) -> None:
             raise AttnReproError(f"kobayashi2020_aer.experiments: unknown experiment {name!r}")
         if exp["model"]["arch"] == "ved":
             raise AttnReproError(f"kobayashi2020_aer.experiments: {name!r} is a VED, it has no attention to read")
-        if task_spec(config, exp["task"])["kind"] not in ("one_to_one", "reversed", "sort", "escan"):
+        if task_spec(config, exp["task"])["kind"] not in GOLD_TASK_KINDS:
             raise AttnReproError(f"kobayashi2020_aer.experiments: task of {name!r} has no gold alignments")
+    _check_gold_sets(config)
     _check_figures(config)
     check_corpora(config)
     if "snell2021" in config:  # Snell et al. 2021's own block
         from .snell.config import check as check_snell2021
 
         check_snell2021(config["snell2021"])
+
+
+# task kinds whose exact gold alignments the workflow knows (attnrepro.tasks.alignments)
+GOLD_TASK_KINDS = ("one_to_one", "reversed", "sort", "escan")
+
+
+def _check_gold_sets(config: dict[str, Any]) -> None:
+    """``kobayashi2020_aer.gold``: each set names a trained experiment with attention and three files that
+    exist (paths relative to the workflow's working directory); their contents are checked by the job."""
+    from pathlib import Path
+
+    for name, gold in config.get("kobayashi2020_aer", {}).get("gold", {}).items():
+        key = f"kobayashi2020_aer.gold.{name}"
+        exp = config["experiments"].get(gold["experiment"])
+        if exp is None:
+            raise AttnReproError(f"{key}.experiment: unknown experiment {gold['experiment']!r}")
+        if exp["model"]["arch"] == "ved":
+            raise AttnReproError(f"{key}.experiment: {gold['experiment']!r} is a VED, it has no attention to read")
+        for field in ("source", "target", "alignment"):
+            if not Path(gold[field]).is_file():
+                raise AttnReproError(f"{key}.{field}: file not found: {gold[field]}")
+        if gold.get("index_base", 0) not in (0, 1):
+            raise AttnReproError(f"{key}.index_base: {gold['index_base']!r} is neither 0 nor 1")
 
 
 # panels that read alignments need an attention model

@@ -25,6 +25,7 @@ from tqdm import tqdm
 from .config import TrainConfig, fingerprint
 from .data import Encoded
 from .errors import AttnReproError
+from .evaluation import accuracies
 from .io import atomic_path, move_aside, quarantine
 from .model import EncoderDecoder, ModelConfig, build_model
 from .stacked import clip_grad_norm_per_seed
@@ -61,10 +62,7 @@ def evaluate(model: EncoderDecoder, data: Encoded, device, sos: int) -> pd.DataF
     src, src_len, tgt_in, tgt_out = (expand(x) for x in (data.src, data.src_len, data.tgt_in, data.tgt_out))
     loss = per_seed_loss(model(src, src_len, tgt_in), tgt_out)
     pred = model.greedy_decode(src, src_len, tgt_out.shape[-1], sos)
-    real = tgt_out != 0
-    correct = (pred == tgt_out) & real
-    token_acc = correct.flatten(1).sum(1).float() / real.flatten(1).sum(1)
-    seq_acc = (correct | ~real).all(-1).float().mean(-1)
+    token_acc, seq_acc = accuracies(pred, tgt_out)
     model.train()
     return pd.DataFrame({"seed": model.seeds, "valid_loss": loss.cpu().numpy(),
                          "token_acc": token_acc.cpu().numpy(), "seq_acc": seq_acc.cpu().numpy()})

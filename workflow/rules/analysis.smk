@@ -30,3 +30,30 @@ rule analyze:
     shell:
         "attnrepro analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
         " --out-dir results/analysis/{wildcards.experiment} > {log} 2>&1"
+
+
+# Every seed group's greedy decodes of the test split, scored by token/sequence accuracy and corpus BLEU (the
+# transformers' counterpart of the accuracy in the Aitken analysis' summary.csv).
+rule evaluate:
+    input:
+        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        test=lambda wc: f"results/data/{experiment_task(wc)}/test.parquet",
+    output:
+        "results/analysis/{experiment}/evaluation.csv",
+    params:
+        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        device=config["device"],
+    threads: config["threads"]
+    resources:
+        gpu=1,
+        mem_mb=4000,
+        runtime=30,
+    log:
+        "results/logs/evaluate/{experiment}.log",
+    benchmark:
+        "results/benchmarks/evaluate/{experiment}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro evaluate --models {input.models} --data-dir {params.data_dir} --split test --out {output}"
+        " --device {params.device} --threads {threads} > {log} 2>&1"

@@ -48,6 +48,7 @@ def final_targets():
         expand("results/data/{task}/vocab.json", task=config["tasks"])
         + corpus_targets()
         + all_figures()
+        + transformer_evaluations()
         + ["results/claims.csv", "results/claims.md"]
     )
 
@@ -101,7 +102,11 @@ def aitken_figure_meta(wc):
 def claim_summaries():
     out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]
            if name not in transformer_experiments()}
-    out.update({name: f"results/analysis/{name}/aer_summary.csv" for name in transformer_experiments()})
+    # a transformer's per-seed table: its AER where its task has gold alignments, else its test evaluation
+    aer = set(aer_experiments())
+    out.update({name: f"results/analysis/{name}/aer_summary.csv" if name in aer
+                else f"results/analysis/{name}/evaluation.csv" for name in transformer_experiments()})
+    out.update({label: f"{out_dir}/aer_summary.csv" for label, (_, _, out_dir) in aer_gold_sets().items()})
     out.update(kobayashi2020_summaries())
     out.update({name: path for name, (_, _, path) in snell2021_claim_experiments().items()})
     return out
@@ -115,6 +120,9 @@ def claim_summary_args():
         for name, exp in config["experiments"].items()
     ]
     items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
+    for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
+        exp = config["experiments"][exp_name]
+        items.append(f"{label}:{task_spec(config, exp['task'])['kind']}:{exp['model']['arch']}:{paths[label]}")
     # sorted: the order of a config's keys must not count as a change of the claims step
     return " ".join(shlex.quote(item) for item in sorted(items)) + kobayashi2020_summary_args()
 
@@ -169,16 +177,38 @@ def kobayashi2020_figures():
     out = []
     if "kobayashi2020" in config:
         out += expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
-    if aer_experiments():
+    if aer_experiments() or aer_gold_sets():
         out += expand("results/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
     return out
 
 
 def aer_experiments():
-    """Experiments whose source-target attention is scored against gold alignments (Kobayashi §5): every
-    transformer, and the recurrent ones listed under kobayashi2020_aer.experiments."""
+    """Experiments whose source-target attention is scored against their task's exact gold alignments (Kobayashi
+    §5): every transformer on a synthetic task, and the recurrent ones listed under kobayashi2020_aer.experiments.
+    Real translation is scored against the files of kobayashi2020_aer.gold (aer_gold_sets)."""
     listed = config.get("kobayashi2020_aer", {}).get("experiments", [])
-    return transformer_experiments() + [name for name in config["experiments"] if name in listed]
+    synthetic = [name for name in transformer_experiments()
+                 if task_spec(config, config["experiments"][name]["task"])["kind"] in cfglib.GOLD_TASK_KINDS]
+    return synthetic + [name for name in config["experiments"] if name in listed]
+
+
+def aer_gold_sets():
+    """Label EXPERIMENT@GOLD -> (gold set name, experiment, output folder) of every kobayashi2020_aer.gold set."""
+    gold = config.get("kobayashi2020_aer", {}).get("gold", {})
+    return {f"{g['experiment']}@{name}": (name, g["experiment"], f"results/analysis/{g['experiment']}/gold_{name}")
+            for name, g in gold.items()}
+
+
+def aer_tables():
+    """LABEL:aer.csv of every AER table that Fig. 7 and Table 3 gather: experiments, then gold sets."""
+    tables = {name: f"results/analysis/{name}/aer.csv" for name in aer_experiments()}
+    tables.update({label: f"{out_dir}/aer.csv" for label, (_, _, out_dir) in aer_gold_sets().items()})
+    return tables
+
+
+def transformer_evaluations():
+    """The test-split evaluation (token/sequence accuracy, BLEU) of every transformer experiment."""
+    return [f"results/analysis/{name}/evaluation.csv" for name in transformer_experiments()]
 
 
 def transformer_experiments():

@@ -100,9 +100,9 @@ rule kobayashi2020_figure:
         " --pair-fraction {params.pair_fraction} --max-points {params.max_points} --seed {params.seed} > {log} 2>&1"
 
 
-# §5 on our own encoder-decoders (every transformer experiment, plus the recurrent ones listed under
-# kobayashi2020_aer, all trained by the train rule): AER per attention layer of alignments read from weights vs
-# vector norms, against the tasks' exact gold alignments.
+# §5 on our own encoder-decoders (every transformer experiment on a synthetic task, plus the recurrent ones listed
+# under kobayashi2020_aer.experiments, all trained by the train rule): AER per attention layer of alignments read
+# from weights vs vector norms, against the tasks' exact gold alignments.
 rule kobayashi2020_aer:
     input:
         models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
@@ -127,9 +127,49 @@ rule kobayashi2020_aer:
         " --threads {threads} > {log} 2>&1"
 
 
+# §5 on real translation: the models of an experiment read with teacher forcing on the sentence pairs of a
+# gold alignment file (kobayashi2020_aer.gold), scored per layer like the synthetic tasks.
+KOBA_GOLD = config.get("kobayashi2020_aer", {}).get("gold", {})
+
+
+def gold_set(wc):
+    gold = KOBA_GOLD[wc.gold]
+    if gold["experiment"] != wc.experiment:
+        raise WorkflowError(f"kobayashi2020_aer.gold.{wc.gold} reads {gold['experiment']}, not {wc.experiment}")
+    return gold
+
+
+rule kobayashi2020_aer_gold:
+    input:
+        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", gold_set(wc)["experiment"]),
+        vocab=lambda wc: f"results/data/{experiment_task(wc)}/vocab.json",
+        source=lambda wc: gold_set(wc)["source"],
+        target=lambda wc: gold_set(wc)["target"],
+        alignment=lambda wc: gold_set(wc)["alignment"],
+    output:
+        aer="results/analysis/{experiment}/gold_{gold}/aer.csv",
+        summary="results/analysis/{experiment}/gold_{gold}/aer_summary.csv",
+    wildcard_constraints:
+        gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
+    params:
+        index_base=lambda wc: gold_set(wc).get("index_base", 0),
+        out_dir=lambda wc, output: Path(output.aer).parent,
+    threads: config["threads"]
+    log:
+        "results/logs/kobayashi2020/aer_{experiment}_gold_{gold}.log",
+    benchmark:
+        "results/benchmarks/kobayashi2020/aer_{experiment}_gold_{gold}.tsv"
+    conda:
+        "../../envs/attnrepro.yaml"
+    shell:
+        "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
+        " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
+        " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {threads} > {log} 2>&1"
+
+
 rule kobayashi2020_nmt_figure:
     input:
-        lambda wc: [f"results/analysis/{name}/aer.csv" for name in aer_experiments()],
+        lambda wc: list(aer_tables().values()),
     output:
         png=report(
             "results/figures/kobayashi2020/{name}.png",
@@ -143,7 +183,7 @@ rule kobayashi2020_nmt_figure:
     wildcard_constraints:
         name="fig7|table3",
     params:
-        aer=lambda wc: " ".join(f"{name}:results/analysis/{name}/aer.csv" for name in aer_experiments()),
+        aer=lambda wc: " ".join(shlex.quote(f"{label}:{path}") for label, path in aer_tables().items()),
         dpi=KOBA.get("dpi", 150),
     log:
         "results/logs/kobayashi2020/{name}.log",

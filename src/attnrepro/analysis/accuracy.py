@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..bleu import bleu
+from ..evaluation import UNK, UNK_TEXT
 
 SPECIALS = ("<pad>", "<eos>", "<sos>")
 
@@ -39,14 +40,18 @@ def short_long_gap(by_length: pd.DataFrame) -> float:
 
 def sentences(dec: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Greedy translations and their references, one space-joined string per example (ordered by example):
-    the prediction is cut at its first ``<eos>``, the reference drops padding and ``<eos>``."""
+    the prediction is cut at its first ``<eos>``, the reference drops padding and ``<eos>``; ``<unk>`` is written
+    differently on each side, so that it never counts as a match (``evaluation.UNK_TEXT``)."""
+    def text(words, side):
+        return " ".join(UNK_TEXT[side] if w == UNK else w for w in words if w not in SPECIALS)
+
     hyps, refs = [], []
     for _, rows in dec.sort_values(["example", "s"]).groupby("example", sort=True):
         predicted = rows["predicted"].tolist()
         if "<eos>" in predicted:
             predicted = predicted[:predicted.index("<eos>")]
-        hyps.append(" ".join(w for w in predicted if w not in SPECIALS))
-        refs.append(" ".join(w for w in rows["target"] if w not in SPECIALS))
+        hyps.append(text(predicted, "hypothesis"))
+        refs.append(text(rows["target"], "reference"))
     return hyps, refs
 
 

@@ -1,0 +1,83 @@
+"""Held-out evaluation of a trained encoder-decoder: greedy decodes scored by token and sequence accuracy (as in
+training, over every real target position, ``<eos>`` included) and by corpus BLEU.
+
+BLEU compares detokenised text: a decode is cut at its first ``<eos>``, special tokens (``<pad>``, ``<sos>``) are
+dropped and the words joined with spaces; the references are the split's own targets. A corpus task maps rare
+words to ``<unk>`` on both sides, but an ``<unk>`` stands for some real word, never known to match the real word
+of the other side: BLEU writes it as a different single token on each side (:data:`UNK_TEXT`), so it counts as
+a miss (as text, sacrebleu's 13a tokeniser would split ``<unk>`` into three tokens that always match and inflate
+BLEU several-fold). Token accuracy keeps the training's definition, where predicting ``<unk>`` is right.
+Decodes run as many steps as the split's longest target has positions, whatever the batch, so a decode never
+depends on which examples share its batch.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import torch
+
+from .data import EOS, PAD, SOS, Encoded
+
+
+def accuracies(pred: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Token and sequence accuracy [S] of decodes ``pred`` against ``tgt_out`` (both [S, B, L], 0 = padding)."""
+    real = tgt_out != 0
+    correct = (pred == tgt_out) & real
+    token_acc = correct.flatten(1).sum(1).float() / real.flatten(1).sum(1)
+    seq_acc = (correct | ~real).all(-1).float().mean(-1)
+    return token_acc, seq_acc
+
+
+@torch.no_grad()
+def greedy_predictions(model, data: Encoded, sos: int, device="cpu", chunk: int = 256) -> torch.Tensor:
+    """Greedy decodes [S, M, L] of every example of ``data`` by each stacked seed; L = ``data.tgt_out``'s width."""
+    model.eval()
+    n, steps = model.n_seeds, data.tgt_out.shape[-1]
+    parts = []
+    for start in range(0, len(data), chunk):
+        part = data.subset(slice(start, start + chunk))
+        t = int(part.src_len.max())
+        src = part.src[:, :t].unsqueeze(0).expand(n, -1, -1).to(device)
+        src_len = part.src_len.unsqueeze(0).expand(n, -1).to(device)
+        parts.append(model.greedy_decode(src, src_len, steps, sos).cpu())
+    return torch.cat(parts, dim=1)
+
+
+UNK = "<unk>"
+# upper case: the corpora are lower-cased, so no real word can equal either
+UNK_TEXT = {"hypothesis": "UNKHYP", "reference": "UNKREF"}
+
+
+def detokenize(ids, words, unk: str = UNK) -> str:
+    """One decode (ids into ``words``) as text: up to its first ``<eos>``, special tokens dropped, ``<unk>``
+    written as ``unk``."""
+    out = []
+    for i in ids:
+        w = words[int(i)]
+        if w == EOS:
+            break
+        if w not in (PAD, SOS):
+            out.append(unk if w == UNK else w)
+    return " ".join(out)
+
+
+def scores(pred: torch.Tensor, tgt_out: torch.Tensor, words, seeds: list[int]) -> pd.DataFrame:
+    """Per seed: n (examples), token_acc, seq_acc and bleu (corpus BLEU, 0-100) of decodes ``pred`` [S, M, L]
+    against ``tgt_out`` [M, L]; ``words`` is the target vocabulary."""
+    from .bleu import bleu  # sacrebleu, which training (a user of :func:`accuracies`) does not need
+
+    target = tgt_out.unsqueeze(0).expand_as(pred)
+    token_acc, seq_acc = accuracies(pred, target)
+    references = [detokenize(row, words, UNK_TEXT["reference"]) for row in tgt_out.numpy()]
+    rows = []
+    for s, seed in enumerate(seeds):
+        hypotheses = [detokenize(row, words, UNK_TEXT["hypothesis"]) for row in pred[s].numpy()]
+        rows.append({"seed": seed, "n": len(references), "token_acc": float(token_acc[s]),
+                     "seq_acc": float(seq_acc[s]), "bleu": bleu(hypotheses, references)})
+    return pd.DataFrame(rows, columns=["seed", "n", "token_acc", "seq_acc", "bleu"])
+
+
+def evaluate_split(model, data: Encoded, tgt_words, sos: int, device="cpu") -> pd.DataFrame:
+    """:func:`scores` of ``model``'s greedy decodes of ``data``."""
+    return scores(greedy_predictions(model, data, sos, device), data.tgt_out, tgt_words, model.seeds)
+
