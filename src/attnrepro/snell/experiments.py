@@ -371,8 +371,8 @@ def translation_run(spec: dict, seeds: list[int], data_dir, threads: int | None 
         def on_eval(step, model, ev):
             src, src_mask, tgt_in, tgt_out, _ = ev
             width = src.shape[-1] * tgt_in.shape[-1] * vocab * n
-            probe = lambda *t: model.lexical_probe(t[0], t[1], t[2], t[3])
-            beta = _in_chunks(probe, src.shape[1], max(1, int(2.5e7 // width)), src, tgt_in, tgt_out, src_mask)
+            beta = _in_chunks(model.lexical_probe, src.shape[1], max(1, int(2.5e7 // width)),
+                              src, tgt_in, tgt_out, src_mask)
             store[name]["beta"].append(rows_of(beta))
             if name == "learned":
                 with torch.no_grad():
