@@ -157,3 +157,94 @@ def test_rotten_tomatoes_loads_and_encodes():
     assert vocab[:2] == ["<pad>", "<unk>"] and (train.length >= 1).all()
     assert (train.x[np.arange(len(train.x)), train.length - 1] > 0).all()   # the last real word is not padding
     assert text.tokenize("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]
+
+
+def test_first_step_above_is_tau0_of_fig2():
+    from attnrepro.analysis.contextual_agreement import first_step_above
+
+    curve = pd.DataFrame({"step": [20, 0, 10], "agreement": [0.6, 0.05, 0.3], "performance": [0.8, 0.1, 0.4]})
+    assert first_step_above(0.25, curve) == 10 and first_step_above(0.3, curve) == 20   # strictly more
+    assert math.isnan(first_step_above(0.6, curve))
+
+
+def test_second_run_curve_and_target_token_rows():
+    from attnrepro.analysis.agreement_table import reference_alpha, second_run_curve, target_token_rows
+
+    # 2 pairs, T = 3, L = 2: pair 0 has 2 target tokens and source length 2, pair 1 one token and length 1
+    probe = np.arange(2 * 3 * 2).reshape(2, 3, 2).astype(float)
+    mask = np.array([[True, True, False], [True, False, False]])
+    rows, lengths = target_token_rows(probe, mask, np.array([2, 1]))
+    np.testing.assert_array_equal(rows, [[0, 1], [2, 3], [6, 7]])
+    np.testing.assert_array_equal(lengths, [2, 2, 1])
+    stacked, _ = target_token_rows(np.stack([probe, -probe]), mask, np.array([2, 1]))   # a leading seed axis
+    assert stacked.shape == (2, 3, 2) and (stacked[1] == -rows).all()
+    alpha = np.array([[[1.0, 0.0]], [[0.0, 1.0]]])                     # 2 checkpoints, 1 row, L = 2
+    assert (reference_alpha(alpha, np.array([0.2, 0.9])) == alpha[1]).all()
+    # row 0 of u peaks at 0; the second run's checkpoints peak at 1 then 0: A = 0 then 1 (top 5% of 2 = 1 place)
+    curve = second_run_curve(np.array([[0.9, 0.1]]), np.array([[[0.2, 0.8]], [[0.7, 0.3]]]), [0.3, 0.6], [0, 5])
+    assert list(curve.step) == [0, 5] and list(curve.agreement) == [0.0, 1.0] and list(curve.performance) == [0.3, 0.6]
+
+
+def test_proxy_ignores_target_padding():
+    rng = np.random.default_rng(0)
+    src = rng.integers(0, 5, (40, 4))
+    tgt = rng.integers(0, 5, (40, 3))
+    t_len = rng.integers(1, 4, 40)
+    other = tgt.copy()
+    for i, n in enumerate(t_len):
+        other[i, n:] = (other[i, n:] + 1) % 5                          # different values beyond each length
+    kw = dict(dim=4, epochs=2, seed=3, tgt_lengths=t_len)
+    np.testing.assert_allclose(train_proxy(src, tgt, 5, 5, **kw), train_proxy(src, other, 5, 5, **kw))
+    # full lengths are the unmasked loss
+    np.testing.assert_allclose(train_proxy(src, tgt, 5, 5, dim=4, epochs=1, seed=3),
+                               train_proxy(src, tgt, 5, 5, dim=4, epochs=1, seed=3, tgt_lengths=np.full(40, 3)))
+
+
+def test_bleu_sentences_cut_at_eos_and_drop_padding():
+    from attnrepro.bleu import bleu, sentences
+
+    words = ["<pad>", "<eos>", "<sos>", "le", "chat", "dort"]
+    assert sentences([[3, 4, 5, 1, 4], [0, 3, 0, 4, 0], [1, 3]], words, eos=1) == ["le chat dort", "le chat", ""]
+    assert bleu(["le chat dort ici"], ["le chat dort ici"]) == pytest.approx(100.0)
+
+
+def test_joint_vocab_shares_words_spelt_alike():
+    from attnrepro.snell.parallel import joint_vocab, remap
+    from attnrepro.data import Encoded
+    import torch
+
+    src = ["<pad>", "<eos>", "the", "cat", "<unk>"]
+    tgt = ["<pad>", "<sos>", "<eos>", "chat", "le", "<unk>"]
+    words, s_map, t_map = joint_vocab(src, tgt)
+    assert words == ["<pad>", "<eos>", "the", "cat", "<unk>", "<sos>", "chat", "le"]
+    assert list(s_map) == [0, 1, 2, 3, 4] and list(t_map) == [0, 5, 1, 6, 7, 4]
+    enc = Encoded(src=torch.tensor([[2, 3, 1, 0]]), src_len=torch.tensor([3]), tgt_in=torch.tensor([[1, 4, 3]]),
+                  tgt_out=torch.tensor([[4, 3, 2]]), tgt_len=torch.tensor([3]))
+    out = remap(enc, s_map, t_map)
+    assert out.src.tolist() == [[2, 3, 1, 0]] and out.tgt_in.tolist() == [[5, 7, 6]] and out.tgt_out.tolist() == [[7, 6, 1]]
+    with pytest.raises(ValueError, match="<pad>"):
+        joint_vocab(["<eos>"], tgt)
+
+
+def test_table2_frame_translation_columns_and_paper_reference():
+    from attnrepro.figures.snell2021 import fig2_frame, table2_frame
+
+    cols = ["A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "A_hat", "xi_alpha_beta_uf",
+            "xi_alpha_beta", "xi_star", "tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat"]
+    copy = pd.DataFrame({c: [0.2, 0.4] for c in cols} | {"seed": [0, 1]})
+    mt = copy.assign(token_acc=[0.3, 0.5], bleu=[10.0, 20.0])
+    frame = table2_frame({"copy": copy, "mt": mt}, {"mt": "Multi30k"})
+    c, m = frame.iloc[0], frame.iloc[1]
+    assert c.A_alpha_beta_uf == pytest.approx(30) and math.isnan(c.bleu) and c.reference == ""
+    assert m.token_acc == pytest.approx(40) and m.bleu == pytest.approx(15)     # BLEU is already 0-100
+    assert m.ref_A_alpha_beta_uf == 31.02 and m.ref_bleu == 37.89 and m.ref_token_acc == m.ref_xi_star == 66.29
+    assert math.isnan(c.ref_A_hat)
+    # Fig. 2: τ₀ and ξ of each seed against its own levels A(α, β_uf), A(α, β)
+    curve = pd.DataFrame({"step": [0, 10, 20], "agreement": [0.1, 0.3, 0.5], "performance": [0.0, 0.5, 0.9]})
+    xi_curves = pd.concat([curve.assign(seed=0, second_run_seed=1), curve.assign(seed=1, second_run_seed=0)])
+    summary = pd.DataFrame({"seed": [0, 1], "A_alpha_beta_uf": [0.2, 0.6], "A_alpha_beta": [0.4, 0.05]})
+    f = fig2_frame({"mt": xi_curves}, {"mt": summary})
+    first = f.groupby("seed").first()
+    assert list(first.tau0_alpha_beta_uf.fillna(-1)) == [10, -1] and first.xi_alpha_beta_uf[0] == pytest.approx(50)
+    assert list(first.tau0_alpha_beta) == [20, 0] and list(first.xi_alpha_beta) == pytest.approx([90, 0])
+    assert len(f) == 6 and f.agreement.max() == pytest.approx(50) and f.A_alpha_beta_uf.iloc[0] == pytest.approx(20)

@@ -189,3 +189,27 @@ def test_stacked_text_classifier_equals_separate_runs_and_saliency():
     d = saliency(model, xt, torch.ones(2, 4), mask)
     assert d.shape == (2, 4, 6) and (d >= 0).all()
     assert (d[mask.logical_not()] == 0).all()   # padding has no influence
+
+
+def test_greedy_decode_is_teacher_forced_on_its_own_output():
+    from attnrepro.snell.seq2seq import greedy_decode
+
+    torch.manual_seed(0)
+    model = Seq2Seq(Seq2SeqConfig(9, 6), [0, 1])
+    src = torch.randint(3, 9, (2, 4, 5))
+    src_mask = torch.arange(5) < torch.tensor([[5, 3, 2, 4]] * 2)[..., None]
+    out = greedy_decode(model, src, src_mask, sos=2, n_steps=6)
+    tgt_in = torch.cat([torch.full((2, 4, 1), 2), out[..., :-1]], -1)
+    with torch.no_grad():
+        assert torch.equal(model(src, tgt_in, src_mask).argmax(-1), out)
+
+
+def test_masked_loss_is_the_mean_over_real_tokens():
+    torch.manual_seed(0)
+    logits, target = torch.randn(2, 3, 4, 5), torch.randint(0, 5, (2, 3, 4))
+    mask = torch.rand(2, 3, 4) < 0.6
+    mask[..., 0] = True
+    nll = torch.nn.functional.cross_entropy(logits.permute(0, 3, 1, 2), target, reduction="none")
+    expected = torch.stack([nll[s][mask[s]].mean() for s in range(2)])
+    torch.testing.assert_close(per_seed_loss(logits, target, mask), expected)
+    torch.testing.assert_close(per_seed_loss(logits, target, torch.ones_like(mask)), per_seed_loss(logits, target))

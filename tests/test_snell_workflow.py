@@ -12,7 +12,7 @@ from attnrepro.errors import AttnReproError
 from attnrepro.snell import config as snellcfg
 from conftest import ROOT, job_counts, snakemake
 
-FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
+FIGURES = ["fig2", "fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
 
 
 def smoke_config():
@@ -24,6 +24,7 @@ def smoke_config():
     (("fail_below",), 0.99, "fail_below"),
     (("seeds",), [0, 0], "repeated seed"),
     (("multihead", "heads"), 1, "heads"),
+    (("translation", "train", "eval_every"), 100, "eval_every"),
 ])
 def test_cross_field_checks_name_the_key(path, value, message):
     cfg = copy.deepcopy(smoke_config())
@@ -54,10 +55,17 @@ def test_dry_run_lists_the_snell_jobs(tmp_path):
     (tmp_path / "smoke.yaml").write_text((ROOT / "config" / "smoke.yaml").read_text())
     counts = job_counts(snakemake("-n", "--configfile", "smoke.yaml", cwd=tmp_path).stdout)
     assert counts["snell2021_copy"] == 5          # four runs + copy_same with uniform attention
-    assert counts["snell2021_figure"] == len(FIGURES) - 2  # the tables have their own rule (they add a CSV)
+    assert counts["snell2021_figure"] == len(FIGURES) - 3  # tables and Fig. 2 have their own rules (they add a CSV)
     assert counts["snell2021_multihead"] == counts["snell2021_keyword"] == counts["snell2021_counts"] == 1
-    assert counts["snell2021_table2"] == counts["snell2021_classification"] == 1
-    assert counts["snell2021_table_figure"] == 2
+    assert counts["snell2021_table2"] == counts["snell2021_classification"] == counts["snell2021_translation"] == 1
+    assert counts["snell2021_table_figure"] == 2 and counts["snell2021_fig2"] == 1
+
+
+def test_translation_sets_must_be_prepared_data():
+    cfg = copy.deepcopy(smoke_config())
+    cfg["snell2021"]["translation"]["sets"]["nowhere"] = {"n_test": 4, "test_seed": 0}
+    with pytest.raises(AttnReproError, match="'nowhere' is neither a task nor a corpus"):
+        cfglib.check(cfg)
 
 
 def test_without_the_block_there_are_no_snell_jobs(tmp_path):
@@ -92,7 +100,20 @@ def test_smoke_run_summaries_and_claims(smoke_run):
     snell = claims[claims.paper == "snell2021"]
     assert {"copy_same_some_seeds_fail", "count_table_flat_on_permutations"} <= set(snell.claim_id)
     table2 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table2.csv")
-    assert len(table2) == 2 and table2.A_alpha_beta_uf.between(0, 100).all()   # rotten tomatoes + copy
+    assert len(table2) == 3 and table2.A_alpha_beta_uf.between(0, 100).all()   # copy + rotten tomatoes + Bible
+    mt = table2[table2.task == "Bible verses EN→FR (translation)"].iloc[0]
+    a_cols = ["A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "A_hat"]
+    assert all(0 <= mt[c] <= 100 for c in a_cols + ["xi_star", "token_acc", "bleu"])
+    # ξ(u, v) is undefined (NaN) when no checkpoint of the second run agrees more than u and v: at 6 steps, often
+    assert all(pd.isna(mt[c]) or 0 <= mt[c] <= 100 for c in ("xi_alpha_beta_uf", "xi_alpha_beta"))
+    assert mt.reference == "Multi30k" and mt.ref_A_alpha_beta_uf == 31.02 and mt.ref_bleu == 37.89
+    assert pd.isna(table2.set_index("task").loc["rotten tomatoes (sentiment)", "bleu"])
+    fig2 = pd.read_csv(work / "results" / "figures" / "snell2021" / "fig2.csv")
+    assert set(fig2.task) == set(table2.task)
+    assert {"step", "agreement", "performance", "tau0_alpha_beta_uf", "xi_alpha_beta"} <= set(fig2.columns)
+    assert fig2.groupby(["task", "seed"]).step.count().min() >= 2    # steps 0, 3, 6 (classification: 0, 10)
+    assert fig2.agreement.between(0, 100).all() and fig2.performance.between(0, 100).all()
+    assert "translation_alpha_agrees_with_beta_uf" in set(snell.claim_id)
     table10 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table10.csv")
     assert list(table10.task) == ["rotten tomatoes (sentiment)"] and table10.A_alpha_alpha_fr.between(0, 100).all()
     row = snell[snell.claim_id == "count_table_flat_on_permutations"].iloc[0]

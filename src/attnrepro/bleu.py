@@ -11,3 +11,18 @@ def bleu(hypotheses: list[str], references: list[str]) -> float:
     if len(hypotheses) != len(references):
         raise ValueError(f"{len(hypotheses)} hypotheses but {len(references)} references")
     return sacrebleu.corpus_bleu(hypotheses, [references]).score
+
+
+def sentences(ids, words: list[str], eos: int, pad: int = 0) -> list[str]:
+    """Rows of word ids as space-joined words: each row cut at its first ``eos``, ``pad`` dropped."""
+    out = []
+    for row in ids:
+        kept = []
+        for i in row:
+            i = int(i)
+            if i == eos:
+                break
+            if i != pad:
+                kept.append(words[i])
+        out.append(" ".join(kept))
+    return out

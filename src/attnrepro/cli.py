@@ -571,15 +571,23 @@ def cmd_snell2021(args) -> None:
         write_csv(curves, out / "curves.csv")
         write_csv(summary, out / "summary.csv")
         print(summary.to_string(), file=sys.stderr)
-    elif args.action == "table2":
-        summary, curves = experiments.table2_copy(spec, args.seeds, log=sys.stderr)
-        write_csv(summary, out / "summary.csv")
+    elif args.action in ("table2", "classification", "translation"):
+        if args.action == "table2":
+            summary, curves, xi_curves = experiments.table2_copy(spec, args.seeds, log=sys.stderr)
+        elif args.action == "classification":
+            summary, curves, xi_curves = experiments.classification_run(spec, args.seeds, log=sys.stderr)
+        else:
+            if not args.data_dir:
+                raise AttnReproError("snell2021 translation needs --data-dir (a prepared set, results/data/<name>)")
+            try:
+                summary, curves, xi_curves = experiments.translation_run(spec, args.seeds, args.data_dir,
+                                                                         log=sys.stderr)
+            except (FileNotFoundError, ValueError) as err:
+                raise AttnReproError(f"snell2021 translation on {args.data_dir}: {err}") from err
+        # summary last: it is what the tables read, so its presence means the job finished
         write_csv(curves, out / "curves.csv")
-        print(summary.to_string(), file=sys.stderr)
-    elif args.action == "classification":
-        summary, curves = experiments.classification_run(spec, args.seeds, log=sys.stderr)
+        write_csv(xi_curves, out / "xi_curves.csv")
         write_csv(summary, out / "summary.csv")
-        write_csv(curves, out / "curves.csv")
         print(summary.to_string(), file=sys.stderr)
     elif args.action == "counts":
         tables, summary = experiments.count_tables(spec, args.seeds)
@@ -608,11 +616,20 @@ def cmd_snell2021(args) -> None:
             fig = snell2021.fig7(read("keyword"))
         elif args.name == "fig4":
             fig = snell2021.fig4(read("counts", "tables.csv"), spec["labels"])
-        elif args.name in ("table2", "table10"):
+        elif args.name in ("table2", "table10", "fig2"):
             sets = {spec["labels"].get(n, n): read(f"cls_{n}", "summary.csv") for n in spec.get("classification", [])}
+            # Table 2's rows: copy, classification, translation (Table 10: classification only)
+            dirs = {spec["labels"]["table2"]: "table2", **{spec["labels"].get(n, n): f"cls_{n}"
+                                                             for n in spec.get("classification", [])},
+                    **{spec["labels"].get(n, n): f"mt_{n}" for n in spec.get("translation", [])}}
             if args.name == "table2":
-                frame = snell2021.table2_frame({**sets, spec["labels"]["table2"]: read("table2", "summary.csv")})
+                frame = snell2021.table2_frame({task: read(d, "summary.csv") for task, d in dirs.items()},
+                                               spec.get("references", {}))
                 fig = snell2021.table2(frame)
+            elif args.name == "fig2":
+                frame = snell2021.fig2_frame({task: read(d, "xi_curves.csv") for task, d in dirs.items()},
+                                             {task: read(d, "summary.csv") for task, d in dirs.items()})
+                fig = snell2021.fig2(frame)
             else:
                 frame = snell2021.table10_frame(sets)
                 fig = snell2021.table10(frame)
@@ -778,8 +795,10 @@ def build_parser() -> argparse.ArgumentParser:
     kn.set_defaults(func=cmd_kobayashi_nmt_figure)
 
     sn = sub.add_parser("snell2021", help="Snell et al. 2021: train the synthetic experiments, draw their figures")
-    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "classification", "figure"])
-    sn.add_argument("name", nargs="?", help="figure name (fig3, sec6_2, fig4, fig6, fig7, table2, table10)")
+    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "classification",
+                                       "translation", "figure"])
+    sn.add_argument("name", nargs="?", help="figure name (fig2, fig3, sec6_2, fig4, fig6, fig7, table2, table10)")
+    sn.add_argument("--data-dir", help="translation: the prepared set (results/data/<name>)")
     sn.add_argument("--spec-json", help="the resolved job spec as JSON")
     sn.add_argument("--seeds", type=int, nargs="+", default=[])
     sn.add_argument("--out-dir", default=".")

@@ -113,6 +113,11 @@ def check(config: dict[str, Any]) -> None:
         from .snell.config import check as check_snell2021
 
         check_snell2021(config["snell2021"])
+        known = set(config["tasks"]) | set(config.get("corpora") or {})
+        for name in config["snell2021"].get("translation", {}).get("sets", {}):
+            if name not in known:
+                raise AttnReproError(f"snell2021.translation.sets: {name!r} is neither a task nor a corpus of this "
+                                     f"config (results/data/{name}/ would not be built); known: {sorted(known)}")
 
 
 # task kinds whose exact gold alignments the workflow knows (attnrepro.tasks.alignments)

@@ -239,7 +239,8 @@ def snell2021_copy_runs():
 def snell2021_figures():
     if not SNELL2021:
         return []
-    tables = ["table2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+    # figures with the CSV of their numbers: Table 2, Fig. 2 (ξ of Table 2's rows), Table 10
+    tables = ["table2", "fig2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
     return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"]) + expand(
         "results/figures/snell2021/{name}.{ext}", name=tables, ext=["png", "pdf", "csv"]
     )
@@ -249,9 +250,20 @@ def snell2021_claim_experiments():
     return snellcfg.claim_experiments(SNELL2021) if SNELL2021 else {}
 
 
+def snell2021_table2_dirs():
+    """The jobs behind Table 2's rows: copy, each classification set, each translation set."""
+    return (["results/snell2021/table2"] + [f"results/snell2021/cls_{n}" for n in snellcfg.classification_sets(SNELL2021)]
+            + [f"results/snell2021/mt_{n}" for n in snellcfg.translation_sets(SNELL2021)])
+
+
 def snell2021_table_inputs(wildcards):
-    sets = [f"results/snell2021/cls_{n}/summary.csv" for n in snellcfg.classification_sets(SNELL2021)]
-    return sets + (["results/snell2021/table2/summary.csv"] if wildcards.table == "table2" else [])
+    if wildcards.table == "table2":
+        return [f"{d}/summary.csv" for d in snell2021_table2_dirs()]
+    return [f"results/snell2021/cls_{n}/summary.csv" for n in snellcfg.classification_sets(SNELL2021)]
+
+
+def snell2021_fig2_inputs(wildcards):
+    return [f"{d}/{f}" for d in snell2021_table2_dirs() for f in ("summary.csv", "xi_curves.csv")]
 
 
 def snell2021_figure_inputs(wildcards):

@@ -10,6 +10,7 @@ if SNELL2021:
         name="|".join(SNELL2021_FIGURES),
         table="table2|table10",
         dataset="|".join(snellcfg.classification_sets(SNELL2021)) or "none",
+        tset="|".join(snellcfg.translation_sets(SNELL2021)) or "none",
 
     rule snell2021_copy:
         output:
@@ -95,6 +96,7 @@ if SNELL2021:
         output:
             summary="results/snell2021/table2/summary.csv",
             curves="results/snell2021/table2/curves.csv",
+            xi_curves="results/snell2021/table2/xi_curves.csv",
         params:
             spec=json_arg(snellcfg.table2_spec(SNELL2021)),
             seeds=" ".join(map(str, SNELL2021["seeds"])),
@@ -140,6 +142,7 @@ if SNELL2021:
         output:
             summary="results/snell2021/cls_{dataset}/summary.csv",
             curves="results/snell2021/cls_{dataset}/curves.csv",
+            xi_curves="results/snell2021/cls_{dataset}/xi_curves.csv",
         params:
             spec=lambda wc: json_arg(snellcfg.classification_spec(SNELL2021, wc.dataset)),
             seeds=" ".join(map(str, SNELL2021.get("classification", {}).get("seeds", []))),
@@ -156,6 +159,60 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 classification --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/cls_{wildcards.dataset} --threads {threads} > {log} 2>&1"
+
+    # Table 2 on a prepared translation set: reads the `data` rule's (or a corpus's) splits and vocabularies
+    rule snell2021_translation:
+        input:
+            train="results/data/{tset}/train.parquet",
+            test="results/data/{tset}/test.parquet",
+            vocab="results/data/{tset}/vocab.json",
+        output:
+            summary="results/snell2021/mt_{tset}/summary.csv",
+            curves="results/snell2021/mt_{tset}/curves.csv",
+            xi_curves="results/snell2021/mt_{tset}/xi_curves.csv",
+        params:
+            spec=lambda wc: json_arg(snellcfg.translation_spec(SNELL2021, wc.tset)),
+            seeds=" ".join(map(str, SNELL2021.get("translation", {}).get("seeds", []))),
+        threads: SNELL2021["threads"]
+        resources:
+            mem_mb=8000,
+            runtime=480,
+        log:
+            "results/logs/snell2021/mt_{tset}.log",
+        benchmark:
+            "results/benchmarks/snell2021/mt_{tset}.tsv"
+        conda:
+            "../../envs/attnrepro.yaml"
+        shell:
+            "attnrepro snell2021 translation --spec-json {params.spec} --seeds {params.seeds}"
+            " --data-dir results/data/{wildcards.tset} --out-dir results/snell2021/mt_{wildcards.tset}"
+            " --threads {threads} > {log} 2>&1"
+
+    # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 jobs' ξ curves (no training of its own)
+    rule snell2021_fig2:
+        input:
+            snell2021_fig2_inputs,
+        output:
+            png=report(
+                "results/figures/snell2021/fig2.png",
+                caption="../report/snell2021_fig2.rst",
+                category="Snell et al. 2021",
+                labels={"figure": "fig2"},
+            ),
+            pdf="results/figures/snell2021/fig2.pdf",
+            csv="results/figures/snell2021/fig2.csv",
+        params:
+            spec=json_arg(snellcfg.figure_spec(SNELL2021)),
+            dpi=SNELL2021["dpi"],
+        log:
+            "results/logs/figures/snell2021_fig2.log",
+        benchmark:
+            "results/benchmarks/figures/snell2021_fig2.tsv"
+        conda:
+            "../../envs/attnrepro.yaml"
+        shell:
+            "attnrepro snell2021 figure fig2 --spec-json {params.spec} --results-dir results/snell2021"
+            " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
 
     rule snell2021_table_figure:
         input:

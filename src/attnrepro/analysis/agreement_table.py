@@ -22,14 +22,35 @@ from .contextual_agreement import xi
 from .kendall import kendall_agreement
 
 
+def reference_alpha(alpha: np.ndarray, perf: np.ndarray) -> np.ndarray:
+    """α of the reference run: its attention at its best-performance checkpoint (the authors' code)."""
+    return alpha[int(np.argmax(perf))]
+
+
+def second_run_curve(alpha_ref: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray, steps: np.ndarray,
+                     lengths: np.ndarray | None = None) -> pd.DataFrame:
+    """The curve ξ reads (Eq. 11, Fig. 2): per checkpoint τ of the second run, ``step``, ``agreement``
+    A(α, α̂(τ)) and ``performance`` p̂(τ)."""
+    return pd.DataFrame({"step": np.asarray(steps), "agreement": [agreement(alpha_ref, ab, lengths) for ab in alpha_b],
+                         "performance": np.asarray(perf_b, dtype=float)})
+
+
+def target_token_rows(probe: np.ndarray, tgt_mask: np.ndarray, src_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A probe over padded sentence pairs, [..., B, T, L], as rows of the real target tokens, [..., N, L], with
+    each row's source length [N] (N = number of true entries of ``tgt_mask`` [B, T], in row-major order)."""
+    tgt_mask = np.asarray(tgt_mask, dtype=bool)
+    rows = probe[..., tgt_mask, :]
+    lengths = np.broadcast_to(np.asarray(src_len)[:, None], tgt_mask.shape)[tgt_mask]
+    return rows, lengths
+
+
 def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: np.ndarray, beta_px: np.ndarray,
                delta: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray, steps: np.ndarray,
                steps_b: np.ndarray | None = None, seed: int = 0, lengths: np.ndarray | None = None,
                alpha_fr: np.ndarray | None = None) -> dict[str, float]:
     """``lengths`` [N]: real input lengths of right-padded rows. ``alpha_fr`` [checkpoints, N, L]: attention of a
     frozen-β run (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
-    best = int(np.argmax(perf))
-    a = alpha[best]
+    a = reference_alpha(alpha, perf)
     A = lambda u, v: agreement(u, v, lengths)
     tau = lambda u, v: kendall_agreement(u, v, lengths)
     uf_scores = [A(a, b) for b in beta_uf]
@@ -48,8 +69,7 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: n
     }
     if alpha_fr is not None:
         row["A_alpha_alpha_fr"] = max(A(a, f) for f in alpha_fr)
-    curve = pd.DataFrame({"step": steps if steps_b is None else steps_b,
-                          "agreement": [A(a, ab) for ab in alpha_b], "performance": perf_b})
+    curve = second_run_curve(a, alpha_b, perf_b, steps if steps_b is None else steps_b, lengths)
     row["xi_alpha_beta_uf"] = xi(row["A_alpha_beta_uf"], curve)
     row["xi_alpha_beta"] = xi(row["A_alpha_beta"], curve)
     row["xi_star"] = float(curve.sort_values("step").performance.iloc[-1])

@@ -11,6 +11,13 @@ import numpy as np
 import pandas as pd
 
 
+def first_step_above(a_uv: float, curve: pd.DataFrame) -> float:
+    """τ₀ of Fig. 2: the first checkpoint whose ``agreement`` exceeds ``a_uv``; NaN if none does."""
+    c = curve.sort_values("step")
+    above = c[c.agreement > a_uv]
+    return float(above.step.iloc[0]) if len(above) else float("nan")
+
+
 def xi(a_uv: float, curve: pd.DataFrame) -> float:
     """``curve``: one row per checkpoint with columns ``step``, ``agreement`` (A(α, α̂(τ))) and ``performance``
     (p̂(τ)). NaN when no checkpoint agrees more than ``a_uv``."""

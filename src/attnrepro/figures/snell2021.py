@@ -117,32 +117,129 @@ TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α, β_uf)", "A_beta_uf_beta_px": "A(β_
 
 TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat")
 
+# translation only: the learned run's final teacher-forced token accuracy (as a fraction) and corpus BLEU (0-100)
+TRANSLATION_COLUMNS = {"token_acc": "acc", "bleu": "BLEU"}
 
-def table2_frame(summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+# The paper's translation rows (%): Table 5 (Table 2 to two decimals, p̂ = token accuracy) and, as ``bleu``,
+# Table 6's ξ* (the final BLEU). Shown beside ours as references, never as our numbers.
+PAPER_TABLE2 = {
+    "Multi30k": (31.02, 34.43, 27.06, 48.78, 7.11, 43.45, 48.58, 66.29, 37.89),
+    "IWSLT14": (35.75, 39.09, 27.69, 55.25, 6.52, 35.82, 44.09, 67.36, 32.95),
+    "News It-Pt": (29.13, 38.62, 25.45, 52.48, 6.17, 21.82, 25.06, 55.41, 24.71),
+    "News En-Nl": (35.53, 41.72, 29.15, 60.15, 6.36, 18.59, 26.79, 62.90, 29.42),
+    "News En-Pt": (35.90, 37.37, 30.23, 65.49, 6.34, 19.12, 27.85, 67.75, 37.04),
+}
+_PAPER_KEYS = (*TABLE2_COLUMNS, "bleu")
+
+
+def paper_reference(name: str) -> dict[str, float]:
+    """A paper row as ``ref_<column>`` values; its token accuracy is its ξ* (the final performance)."""
+    ref = dict(zip(_PAPER_KEYS, PAPER_TABLE2[name]))
+    ref["token_acc"] = ref["xi_star"]
+    return {f"ref_{k}": v for k, v in ref.items()}
+
+
+def table2_frame(summaries: dict[str, pd.DataFrame], references: dict[str, str] | None = None) -> pd.DataFrame:
     """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV), plus
-    Table 3's Kendall τ variant of the agreement columns (CSV only)."""
+    Table 3's Kendall τ variant of the agreement columns (CSV only), and for translation the token accuracy, the
+    BLEU and, where ``references`` names one (task -> paper row), the paper's numbers as ``ref_*`` columns."""
+    references = references or {}
     rows = []
     for task, s in summaries.items():
         row = {"task": task, "n_seeds": len(s)}
-        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS):
-            row[col] = 100 * s[col].mean()
-            row[f"{col}_sd"] = 100 * s[col].std()
+        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *TRANSLATION_COLUMNS):
+            scale = 1 if col == "bleu" else 100
+            values = s[col] if col in s else pd.Series(np.nan, index=s.index)
+            row[col] = scale * values.mean()
+            row[f"{col}_sd"] = scale * values.std()
+        row["reference"] = references.get(task, "")
+        row.update(paper_reference(row["reference"]) if row["reference"] else {})
         rows.append(row)
     return pd.DataFrame(rows)
 
 
 def table2(frame: pd.DataFrame):
-    fig, ax = plt.subplots(figsize=(11, 0.6 + 0.45 * len(frame)))
+    columns = {**TABLE2_COLUMNS, **TRANSLATION_COLUMNS}
+    fmt = lambda x: "–" if pd.isna(x) else f"{x:.0f}"  # ξ is undefined when no checkpoint agrees more
+    cells, colours = [], []
+    for r in frame.to_dict("records"):
+        cells.append([r["task"]] + [fmt(r[c]) for c in columns])
+        colours.append(["white"] * (len(columns) + 1))
+        if r.get("reference"):
+            cells.append([f"  paper: {r['reference']}"] + [fmt(r.get(f"ref_{c}")) for c in columns])
+            colours.append(["#eeeeee"] * (len(columns) + 1))
+    fig, ax = plt.subplots(figsize=(13, 0.7 + 0.45 * len(cells)))
     ax.axis("off")
-    fmt = lambda x: "–" if np.isnan(x) else f"{x:.0f}"  # ξ is undefined when no checkpoint agrees more
-    cells = [[r.task] + [fmt(getattr(r, c)) for c in TABLE2_COLUMNS] for r in frame.itertuples()]
-    widths = [0.2] + [0.1] * len(TABLE2_COLUMNS)
-    tab = ax.table(cellText=cells, colLabels=["task"] + list(TABLE2_COLUMNS.values()), loc="center",
+    widths = [0.24] + [0.075] * len(columns)
+    tab = ax.table(cellText=cells, cellColours=colours, colLabels=["task"] + list(columns.values()), loc="center",
                    cellLoc="center", colWidths=widths)
     tab.auto_set_font_size(False)
-    tab.set_fontsize(9)
+    tab.set_fontsize(8)
     tab.scale(1, 1.4)
-    ax.set_title("Table 2 (%, mean over seeds): agreement A and contextualised agreement ξ", fontsize=10)
+    ax.set_title("Table 2 (%, mean over seeds): agreement A and contextualised agreement ξ; translation: token "
+                 "accuracy and BLEU (grey: the paper's numbers, for reference)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+FIG2_LEVELS = {"alpha_beta_uf": ("A(α, β_uf)", BLUE), "alpha_beta": ("A(α, β)", GREEN)}
+
+
+def fig2_frame(curves: dict[str, pd.DataFrame], summaries: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Fig. 2's numbers per task: the second run's A(α, α̂(τ)) and p̂(τ) at each checkpoint (``curves``: the
+    experiments' ``xi_curves.csv``), and for each agreement level A(u, v) of the seed's Table 2 row its τ₀ (the
+    first checkpoint agreeing more) and ξ(u, v) = p̂(τ₀). Percentages."""
+    from ..analysis.contextual_agreement import first_step_above, xi
+
+    out = []
+    for task, c in curves.items():
+        levels = summaries[task].set_index("seed")
+        for seed, cs in c.groupby("seed", sort=True):
+            cs = cs.sort_values("step")
+            part = cs[["seed", "second_run_seed", "step"]].assign(
+                task=task, agreement=100 * cs.agreement, performance=100 * cs.performance)
+            for key in FIG2_LEVELS:
+                level = float(levels.loc[seed, f"A_{key}"])
+                part[f"A_{key}"] = 100 * level
+                part[f"tau0_{key}"] = first_step_above(level, cs)
+                part[f"xi_{key}"] = 100 * xi(level, cs)
+            out.append(part)
+    cols = ["task", "seed", "second_run_seed", "step", "agreement", "performance"]
+    frame = pd.concat(out, ignore_index=True)
+    return frame[cols + [c for c in frame.columns if c not in cols]]
+
+
+def fig2(frame: pd.DataFrame):
+    """Per task (column): top, A(α, α̂(τ)) of the second run against the levels A(α, β_uf) and A(α, β) of the
+    first seed; τ₀ where the curve first exceeds a level; bottom, p̂(τ), where ξ = p̂(τ₀) is read. Other seed
+    pairs thin."""
+    tasks = list(dict.fromkeys(frame.task))
+    fig, axes = plt.subplots(2, len(tasks), figsize=(4.2 * len(tasks), 6.4), squeeze=False, sharex="col")
+    for k, task in enumerate(tasks):
+        top, bottom = axes[0, k], axes[1, k]
+        t = frame[frame.task == task]
+        first = t.seed.min()
+        for seed, c in t.groupby("seed"):
+            lw, alpha = (1.8, 1.0) if seed == first else (0.7, 0.35)
+            top.plot(c.step, c.agreement, "-o", ms=2.5 if seed == first else 0, color=GREY, lw=lw, alpha=alpha,
+                     label=f"A(α, α̂(τ)): seed {seed} vs run {c.second_run_seed.iloc[0]}" if seed == first else None)
+            bottom.plot(c.step, c.performance, "-o", ms=2.5 if seed == first else 0, color=GREY, lw=lw, alpha=alpha,
+                        label="p̂(τ), second run" if seed == first else None)
+        c = t[t.seed == first]
+        for key, (name, colour) in FIG2_LEVELS.items():
+            level, tau0, value = c[f"A_{key}"].iloc[0], c[f"tau0_{key}"].iloc[0], c[f"xi_{key}"].iloc[0]
+            top.axhline(level, color=colour, ls="--", lw=1, label=f"{name} = {level:.0f}")
+            if np.isnan(tau0):
+                continue   # ξ undefined: no checkpoint of the second run agrees more
+            top.axvline(tau0, color=colour, ls=":", lw=1)
+            bottom.axvline(tau0, color=colour, ls=":", lw=1)
+            bottom.plot([tau0], [value], "o", color=colour, ms=6, label=f"ξ{name[1:]} = {value:.0f}")
+        top.set(title=task, ylabel="agreement with α (%)")
+        bottom.set(xlabel="training step τ of the second run", ylabel="performance p̂(τ) (%)")
+        top.title.set_fontsize(9)
+        top.legend(fontsize=7, loc="lower right")
+        bottom.legend(fontsize=7, loc="lower right")
+    fig.suptitle("Fig. 2: ξ(u, v) = p̂(τ₀), τ₀ = first step with A(α, α̂(τ₀)) > A(u, v)", fontsize=10)
     fig.tight_layout()
     return fig
 

@@ -44,6 +44,11 @@ def check(block: dict[str, Any]) -> None:
                      ("keyword.train", block["keyword"]["train"])):
         if t["eval_every"] > t["steps"]:
             raise AttnReproError(f"snell2021.{where}.eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
+    for name in translation_sets(block):
+        t = translation_spec(block, name)["train"]
+        if t["eval_every"] > t["steps"]:
+            raise AttnReproError(f"snell2021.translation.sets.{name}: eval_every ({t['eval_every']}) exceeds steps "
+                                 f"({t['steps']})")
 
 
 def copy_runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -98,6 +103,8 @@ def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
     out["snell2021_table2"] = ("copy_table2", "lstm_attention", "results/snell2021/table2/summary.csv")
     for name in classification_sets(block):
         out[f"snell2021_cls_{name}"] = ("classification", "bilstm_attention", f"results/snell2021/cls_{name}/summary.csv")
+    for name in translation_sets(block):
+        out[f"snell2021_mt_{name}"] = ("translation", "lstm_attention", f"results/snell2021/mt_{name}/summary.csv")
     out["snell2021_keyword"] = ("keyword", "bilstm_uniform", "results/snell2021/keyword/summary.csv")
     out["snell2021_counts"] = ("count_table", "ibm1", "results/snell2021/counts/summary.csv")
     return out
@@ -106,7 +113,11 @@ def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
 def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
     c = block["copy"]
     length, v = c["length"], c["subset_words"]
-    return {"fail_below": block["fail_below"], "classification": classification_sets(block), "labels": {
+    translation = {name: translation_label(name) for name in translation_sets(block)}
+    references = {translation[name]: s["reference"] for name, s in block.get("translation", {}).get("sets", {}).items()
+                  if s.get("reference")}
+    return {"fail_below": block["fail_below"], "classification": classification_sets(block),
+            "translation": translation_sets(block), "references": references, "labels": {**translation,
         "same": f"permutations of the same {length} words", "subset": f"{length} of {v} words",
         "mixture": f"mixture: permutations of words 1-{length} or {length + 1}-{2 * length}",
         "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)",
@@ -129,3 +140,24 @@ def classification_spec(block: dict[str, Any], name: str) -> dict[str, Any]:
     c = block["classification"]
     return {"data": {"name": name, **c["sets"][name]}, "model": {"hidden": c["hidden"]}, "train": dict(c["train"]),
             "proxy": dict(c["proxy"])}
+
+
+# Table 2 / Fig. 2 row names of the translation sets we can prepare (others: "<name> (translation)")
+TRANSLATION_LABELS = {"bible": "Bible verses EN→FR (translation)", "multi30k": "Multi30k DE→EN (translation)",
+                      "iwslt14": "IWSLT14 DE→EN (translation)"}
+
+
+def translation_label(name: str) -> str:
+    return TRANSLATION_LABELS.get(name, f"{name} (translation)")
+
+
+def translation_sets(block: dict[str, Any]) -> list[str]:
+    """Prepared data sets (``results/data/<name>/``: a task of the config's ``tasks`` or a ``corpora`` entry)."""
+    return list(block.get("translation", {}).get("sets", {}))
+
+
+def translation_spec(block: dict[str, Any], name: str) -> dict[str, Any]:
+    t = block["translation"]
+    s = t["sets"][name]
+    return {"n_test": s["n_test"], "test_seed": s["test_seed"], "model": {"hidden": t["hidden"]},
+            "train": {**t["train"], **s.get("train", {})}, "proxy": dict(t["proxy"])}

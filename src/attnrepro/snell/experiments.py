@@ -177,10 +177,10 @@ def table2_copy(spec: dict, seeds: list[int], threads: int | None = None, log=No
     """Table 2 (and Table 3's τ) on a copy distribution: for each seed, a run with learned attention (α, β at
     every evaluation), a run with frozen uniform attention (β^uf at every evaluation), the bag-of-words proxy
     (β^px), gradient saliency Δ of the learned run at its end, and, for ξ, the learned run of the next seed in
-    ``seeds`` as the second run. Returns (per-seed rows, the curves of both runs)."""
+    ``seeds`` as the second run. Returns (per-seed rows, the curves of both runs, the ξ curves of Fig. 2)."""
     import torch
 
-    from ..analysis.agreement_table import table2_row
+    from ..analysis.agreement_table import reference_alpha, second_run_curve, table2_row
     from ..analysis.proxy import proxy_probe, train_proxy
     from .seq2seq import saliency
 
@@ -226,7 +226,7 @@ def table2_copy(spec: dict, seeds: list[int], threads: int | None = None, log=No
     alpha = np.stack(store["learned"]["alpha"], 1)    # [S, checkpoints, N, L]
     beta = np.stack(store["learned"]["beta"], 1)
     beta_uf = np.stack(store["uniform"]["beta"], 1)
-    rows = []
+    rows, xi_curves = [], []
     for i, seed in enumerate(seeds):
         j = (i + 1) % len(seeds)
         perf = learned[learned.member == i].sort_values("step").token_acc.to_numpy()
@@ -238,7 +238,9 @@ def table2_copy(spec: dict, seeds: list[int], threads: int | None = None, log=No
         row["A_beta_uf_beta_px_excess"] = row["A_beta_uf_beta_px"] - row["A_hat"]
         row["A_alpha_beta_excess"] = row["A_alpha_beta"] - row["A_hat"]
         rows.append(row)
-    return pd.DataFrame(rows), curves
+        xi_curves.append(second_run_curve(reference_alpha(alpha[i], perf), alpha[j], perf_b, steps)
+                         .assign(seed=seed, second_run_seed=seeds[j]))
+    return pd.DataFrame(rows), curves, pd.concat(xi_curves, ignore_index=True)
 
 
 def classification_run(spec: dict, seeds: list[int], threads: int | None = None, log=None
@@ -246,10 +248,11 @@ def classification_run(spec: dict, seeds: list[int], threads: int | None = None,
     """Table 2 and Table 10 on one offline classification set (:mod:`attnrepro.snell.text`): per seed a run with
     learned attention (α, β of Eq. 9 at every checkpoint), one with frozen uniform attention (β^uf), one with
     frozen β (only the attention trains: α^fr, App. A.6), the bag-of-words proxy (β^px), gradient saliency Δ of
-    the learned run at its end, and the next seed's learned run for ξ. Returns (per-seed rows, curves)."""
+    the learned run at its end, and the next seed's learned run for ξ. Returns (per-seed rows, curves, the ξ curves
+    of Fig. 2: per seed, A(α, α̂(τ)) and p̂(τ) of the second run at each checkpoint)."""
     import torch
 
-    from ..analysis.agreement_table import table2_row
+    from ..analysis.agreement_table import reference_alpha, second_run_curve, table2_row
     from ..analysis.lexical_probe import classifier_probe
     from ..analysis.proxy import proxy_probe, train_proxy
     from . import text
@@ -302,7 +305,7 @@ def classification_run(spec: dict, seeds: list[int], threads: int | None = None,
     stacked = lambda name, key: np.stack(store[name][key], 1)   # [S, checkpoints, N, L]
     alpha, beta = stacked("learned", "alpha"), stacked("learned", "beta")
     beta_uf, alpha_fr = stacked("uniform", "beta"), stacked("frozen_beta", "alpha")
-    rows = []
+    rows, xi_curves = [], []
     for i, seed in enumerate(seeds):
         j = (i + 1) % len(seeds)
         perf = learned[learned.seed == seed].sort_values("step").acc.to_numpy()
@@ -314,4 +317,112 @@ def classification_run(spec: dict, seeds: list[int], threads: int | None = None,
             row[f"{name}_excess"] = row[name] - row["A_hat"]
         row["A_beta_uf_minus_alpha_fr"] = row["A_alpha_beta_uf"] - row["A_alpha_alpha_fr"]
         rows.append(row)
-    return pd.DataFrame(rows), curves
+        xi_curves.append(second_run_curve(reference_alpha(alpha[i], perf), alpha[j], perf_b, steps, lengths)
+                         .assign(seed=seed, second_run_seed=seeds[j]))
+    return pd.DataFrame(rows), curves, pd.concat(xi_curves, ignore_index=True)
+
+
+def _in_chunks(fn, n: int, size: int, *tensors):
+    """``fn`` on slices of the batch axis (axis 1) of ``tensors``, concatenated: bounds the memory of the
+    lexical probe, whose logits are [S, B, T, L, V]."""
+    import torch
+
+    return torch.cat([fn(*(t[:, i : i + size] for t in tensors)) for i in range(0, n, size)], 1)
+
+
+def translation_run(spec: dict, seeds: list[int], data_dir, threads: int | None = None, log=None
+                    ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """Table 2 on a prepared translation set (``data_dir``: the ``data`` rule's ``results/data/<task>/``, in
+    joint ids, :mod:`attnrepro.snell.parallel`): per seed a seq2seq with learned attention (α, β of Eq. 4 at every
+    checkpoint), one with frozen uniform attention (β^uf), the bag-of-words proxy trained on the training split
+    (β^px), gradient saliency Δ of the learned run at its end, and the next seed's learned run for ξ. Every
+    probe is read on ``n_test`` test pairs (a seeded sample), one row per real target token (``<eos>``
+    included). Beside Table 2's columns, each seed's final teacher-forced token accuracy and the corpus BLEU of
+    its greedy decodes (:func:`attnrepro.bleu.bleu` on space-joined words, ``<eos>`` and padding dropped; the
+    references keep the set's ``<unk>``). Returns (per-seed rows, curves, the ξ curves of Fig. 2)."""
+    from pathlib import Path
+
+    import torch
+
+    from ..analysis.agreement_table import reference_alpha, second_run_curve, table2_row, target_token_rows
+    from ..analysis.proxy import proxy_probe, train_proxy
+    from ..bleu import bleu, sentences
+    from ..data import EOS, SOS
+    from . import parallel
+    from .seq2seq import greedy_decode, saliency
+    from .train import train_translation
+
+    splits, words = parallel.load(Path(data_dir))
+    train_set, test_all = splits["train"], splits["test"]
+    pick = np.sort(np.random.default_rng(spec["test_seed"]).permutation(len(test_all))[: spec["n_test"]])
+    test_set = test_all.subset(torch.as_tensor(pick))
+    vocab, hidden, n = len(words), spec["model"]["hidden"], len(seeds)
+    if log is not None:
+        print(f"{Path(data_dir).name}: {len(train_set)} train pairs, {len(test_set)} of {len(test_all)} test pairs, "
+              f"joint vocabulary {vocab}", file=log, flush=True)
+    src_len = test_set.src_len.numpy()
+    tgt_mask = (torch.arange(int(test_set.tgt_len.max())) < test_set.tgt_len[:, None]).numpy()
+    rows_of = lambda probe: target_token_rows(probe.cpu().numpy(), tgt_mask, src_len)[0]   # [S, N, L]
+    _, lengths = target_token_rows(np.zeros((*tgt_mask.shape, 1)), tgt_mask, src_len)
+    store = {"learned": {"alpha": [], "beta": []}, "uniform": {"beta": []}}
+    final = {}
+
+    def recorder(name):
+        def on_eval(step, model, ev):
+            src, src_mask, tgt_in, tgt_out, _ = ev
+            width = src.shape[-1] * tgt_in.shape[-1] * vocab * n
+            beta = _in_chunks(model.lexical_probe, src.shape[1], max(1, int(2.5e7 // width)),
+                              src, tgt_in, tgt_out, src_mask)
+            store[name]["beta"].append(rows_of(beta))
+            if name == "learned":
+                with torch.no_grad():
+                    _, cache = model.run_with_cache(src, tgt_in, src_mask)
+                store[name]["alpha"].append(rows_of(cache["attention.alpha"][:, :, 0]))
+            final[name] = (model, ev)
+        return on_eval
+
+    curves = []
+    for k, mode in enumerate(("learned", "uniform")):
+        # the uniform run starts from its own initialisation: a shared one would make β^uf agree with α by birth
+        run_seeds = [s + k * COMPARISON_SEED_OFFSET for s in seeds]
+        c = train_translation(train_set, test_set, Seq2SeqConfig(vocab, hidden, attention=mode), run_seeds,
+                              threads=threads, log=log, on_eval=recorder(mode), **spec["train"])
+        c["seed"] = c.seed - k * COMPARISON_SEED_OFFSET
+        c["attention"] = mode
+        curves.append(c)
+    curves = pd.concat(curves, ignore_index=True)
+
+    model, (src, src_mask, tgt_in, tgt_out, _) = final["learned"]
+    delta = rows_of(saliency(model, src, tgt_in, tgt_out, src_mask))
+    eos = words.index(EOS)
+    decoded = greedy_decode(model, src, src_mask, words.index(SOS), tgt_in.shape[-1]).numpy()
+    references = sentences(tgt_out[0].numpy(), words, eos)
+    bleus = [bleu(sentences(decoded[i], words, eos), references) for i in range(n)]
+
+    p = spec["proxy"]
+    theta = train_proxy(train_set.src.numpy(), train_set.tgt_out.numpy(), vocab, vocab, dim=hidden,
+                        epochs=p["epochs"], seed=p["seed"], lengths=train_set.src_len.numpy(),
+                        tgt_lengths=train_set.tgt_len.numpy())
+    width = src.shape[-1]
+    beta_px = np.concatenate([
+        np.pad(proxy_probe(theta, x[:ls], y[:lt]), ((0, 0), (0, width - ls)))
+        for x, y, ls, lt in zip(test_set.src.numpy(), test_set.tgt_out.numpy(), src_len, test_set.tgt_len.numpy())])
+
+    learned = curves[curves.attention == "learned"]
+    steps = np.array(sorted(learned.step.unique()))
+    stacked = lambda name, key: np.stack(store[name][key], 1)   # [S, checkpoints, N, L]
+    alpha, beta, beta_uf = stacked("learned", "alpha"), stacked("learned", "beta"), stacked("uniform", "beta")
+    rows, xi_curves = [], []
+    for i, seed in enumerate(seeds):
+        j = (i + 1) % n
+        perf = learned[learned.seed == seed].sort_values("step").token_acc.to_numpy()
+        perf_b = learned[learned.seed == seeds[j]].sort_values("step").token_acc.to_numpy()
+        row = table2_row(alpha[i], perf, beta[i], beta_uf[i], beta_px, delta[i], alpha[j], perf_b, steps,
+                         seed=seed, lengths=lengths)
+        row.update({"seed": seed, "second_run_seed": seeds[j], "token_acc": perf[-1], "bleu": bleus[i]})
+        for name in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_alpha_beta", "A_delta_beta_uf"):
+            row[f"{name}_excess"] = row[name] - row["A_hat"]
+        rows.append(row)
+        xi_curves.append(second_run_curve(reference_alpha(alpha[i], perf), alpha[j], perf_b, steps, lengths)
+                         .assign(seed=seed, second_run_seed=seeds[j]))
+    return pd.DataFrame(rows), curves, pd.concat(xi_curves, ignore_index=True)

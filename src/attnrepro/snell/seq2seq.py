@@ -192,11 +192,11 @@ class Seq2Seq(StackedModule):
         return logp.gather(-1, gold)[..., 0].exp()
 
 
-def saliency(model: Seq2Seq, src, tgt_in, tgt_out) -> torch.Tensor:
+def saliency(model: Seq2Seq, src, tgt_in, tgt_out, src_mask=None) -> torch.Tensor:
     """Gradient saliency Δ_tl = ‖∂ log p_t(y_t) / ∂ e_{x_l}‖₂ (the first-order word influence of Ebrahimi et al.
     2018 that Snell et al. §5.1 use), [S,B,T,L]: one backward pass per output position."""
     gates = model._gates_in(src, "enc").detach().requires_grad_()
-    logits, _ = model.run_with_cache(src, tgt_in, gates=gates)
+    logits, _ = model.run_with_cache(src, tgt_in, src_mask, gates=gates)
     logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]      # [S,B,T]
     out = []
     for t in range(logp.shape[-1]):
@@ -206,7 +206,26 @@ def saliency(model: Seq2Seq, src, tgt_in, tgt_out) -> torch.Tensor:
     return torch.stack(out, 2).detach()
 
 
-def per_seed_loss(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
-    """Mean token cross-entropy (Eq. 3 up to the constant 1/T·B) of each seed: [S]."""
-    nll = F.cross_entropy(logits.flatten(0, -2), target.flatten(), reduction="none")
-    return nll.view(target.shape).flatten(1).mean(1)
+@torch.no_grad()
+def greedy_decode(model: Seq2Seq, src, src_mask, sos: int, n_steps: int) -> torch.Tensor:
+    """Greedy decoding, each step fed the previous argmax: word ids [S,B,n_steps] (cut at ``<eos>`` later)."""
+    enc_h, h, c = model.encode(src, src_mask)
+    token = torch.full(src.shape[:2], sos, dtype=torch.long, device=src.device)
+    out = []
+    for _ in range(n_steps):
+        dec_h, h, c = lstm(model._gates_in(token[..., None], "dec"), h, c, model.dec_wh)
+        alpha = model.attention(dec_h, enc_h, src_mask)
+        context = model.combine(torch.einsum("sbktl,sblh->sbkth", alpha, enc_h))
+        token = model._n(model._n_context(context) + model._n_state(dec_h)).argmax(-1)[..., 0]
+        out.append(token)
+    return torch.stack(out, -1)
+
+
+def per_seed_loss(logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    """Mean token cross-entropy (Eq. 3 up to the constant 1/T·B) of each seed: [S]; ``mask`` [S,B,T] (1 = real
+    target token) averages over real tokens only (right-padded translation batches)."""
+    nll = F.cross_entropy(logits.flatten(0, -2), target.flatten(), reduction="none").view(target.shape)
+    if mask is None:
+        return nll.flatten(1).mean(1)
+    mask = mask.to(nll.dtype)
+    return (nll * mask).flatten(1).sum(1) / mask.flatten(1).sum(1)

@@ -193,3 +193,58 @@ def train_text_classifier(train_set, test_set, model_cfg: ClassifierConfig, seed
         if step in schedule:
             evaluate(step)
     return pd.DataFrame(rows)
+
+
+def _trim(data, idx) -> tuple[torch.Tensor, ...]:
+    """Rows ``idx`` [S,B] of an :class:`attnrepro.data.Encoded` set, right padding cut to the longest row:
+    (src, src_mask, tgt_in, tgt_out, tgt_mask), each [S,B,·]."""
+    src_len, tgt_len = data.src_len[idx], data.tgt_len[idx]
+    ls, lt = int(src_len.max()), int(tgt_len.max())
+    src_mask = torch.arange(ls) < src_len[..., None]
+    tgt_mask = torch.arange(lt) < tgt_len[..., None]
+    return data.src[idx][..., :ls], src_mask, data.tgt_in[idx][..., :lt], data.tgt_out[idx][..., :lt], tgt_mask
+
+
+def train_translation(train_set, test_set, model_cfg: Seq2SeqConfig, seeds: list[int], *, steps: int,
+                      batch_size: int, eval_every: int, lr: float = 1e-3, threads: int | None = None, log=None,
+                      on_eval=None) -> pd.DataFrame:
+    """Train the seq2seq on a translation set (:class:`attnrepro.data.Encoded` in joint ids,
+    :mod:`attnrepro.snell.parallel`), seeds stacked, each seed drawing its own batches (with replacement, as
+    :func:`train_text_classifier`) and its loss the mean over its real target tokens. At step 0 and every
+    ``eval_every`` steps, teacher-forced token accuracy over the real target tokens (``<eos>`` included) of
+    ``test_set``; ``on_eval(step, model, (src, src_mask, tgt_in, tgt_out, tgt_mask))`` sees that set. Returns
+    one row per seed per evaluation: step, seed, token_acc, valid_loss."""
+    if threads:
+        torch.set_num_threads(threads)
+    model = Seq2Seq(model_cfg, seeds)
+    opt = torch.optim.Adam(model.trainable_parameters(), lr=lr)
+    gens = [data_generator(s) for s in seeds]
+    n = len(seeds)
+    ev = _trim(test_set, torch.arange(len(test_set)).expand(n, -1))
+    rows = []
+
+    def evaluate(step):
+        src, src_mask, tgt_in, tgt_out, tgt_mask = ev
+        with torch.no_grad():
+            logits = model(src, tgt_in, src_mask)
+            hit = ((logits.argmax(-1) == tgt_out) & tgt_mask).float().flatten(1).sum(1)
+            acc = hit / tgt_mask.flatten(1).sum(1)
+            loss = per_seed_loss(logits, tgt_out, tgt_mask)
+        rows.extend({"step": step, "seed": s, "token_acc": float(acc[i]), "valid_loss": float(loss[i])}
+                    for i, s in enumerate(seeds))
+        if on_eval is not None:
+            on_eval(step, model, ev)
+        if log is not None:
+            print(f"step {step}: test token accuracy {acc.mean():.3f}", file=log, flush=True)
+
+    evaluate(0)
+    for step in range(1, steps + 1):
+        idx = torch.stack([torch.randint(0, len(train_set), (batch_size,), generator=g) for g in gens])
+        src, src_mask, tgt_in, tgt_out, tgt_mask = _trim(train_set, idx)
+        loss = per_seed_loss(model(src, tgt_in, src_mask), tgt_out, tgt_mask).sum()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if step % eval_every == 0 or step == steps:
+            evaluate(step)
+    return pd.DataFrame(rows)
