@@ -14,7 +14,8 @@ from attnrepro.cli import main
 from attnrepro.config import check
 from attnrepro.data import Vocab, encode
 from attnrepro.errors import AttnReproError
-from attnrepro.evaluation import detokenize, scores
+from attnrepro.bleu import sentences
+from attnrepro.evaluation import scores
 from attnrepro.model import ModelConfig, build_model
 from attnrepro.train import save_model
 
@@ -200,7 +201,7 @@ def test_bleu_is_100_when_the_decodes_are_the_references():
     assert out.seed.tolist() == [7, 8] and out.n.tolist() == [3, 3]
     assert out.bleu[0] == pytest.approx(100.0) and out.token_acc[0] == 1.0 and out.seq_acc[0] == 1.0
     assert out.bleu[1] < 100 and out.token_acc[1] < 1 and out.seq_acc[1] == 0.0
-    assert detokenize(pred[0, 1], vocab.tgt) == "dieu créa la terre"
+    assert sentences([pred[0, 1]], vocab.tgt, "hypothesis") == ["dieu créa la terre"]
 
 
 def test_unk_never_counts_as_a_bleu_match():

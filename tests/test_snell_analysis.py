@@ -203,8 +203,10 @@ def test_proxy_ignores_target_padding():
 def test_bleu_sentences_cut_at_eos_and_drop_padding():
     from attnrepro.bleu import bleu, sentences
 
-    words = ["<pad>", "<eos>", "<sos>", "le", "chat", "dort"]
-    assert sentences([[3, 4, 5, 1, 4], [0, 3, 0, 4, 0], [1, 3]], words, eos=1) == ["le chat dort", "le chat", ""]
+    words = ["<pad>", "<eos>", "<sos>", "le", "chat", "dort", "<unk>"]
+    assert sentences([[3, 4, 5, 1, 4], [0, 3, 0, 4, 0], [1, 3]], words, "hypothesis") == ["le chat dort", "le chat", ""]
+    # an <unk> is written differently on each side: never a match
+    assert sentences([[3, 6]], words, "hypothesis") != sentences([[3, 6]], words, "reference")
     assert bleu(["le chat dort ici"], ["le chat dort ici"]) == pytest.approx(100.0)
 
 

@@ -1,9 +1,22 @@
 """BLEU (Papineni et al. 2002) of a translation model, as Snell et al. report it beside token accuracy:
-sacrebleu's corpus BLEU with its default 13a tokenisation, on detokenised text."""
+sacrebleu's corpus BLEU with its default 13a tokenisation, on detokenised text.
+
+Every model's decodes become text the same way (:func:`text`): cut at the first ``<eos>``, ``<pad>`` and
+``<sos>`` dropped, words joined with spaces. A corpus maps rare words to ``<unk>`` on both sides, but an ``<unk>``
+stands for some real word, never known to match the real word of the other side: it is written as a different
+single token on each side (:data:`UNK_TEXT`), so it counts as a miss. As text, sacrebleu's tokeniser would split
+``<unk>`` into three tokens that always match and inflate BLEU several-fold.
+"""
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import sacrebleu
+
+UNK, EOS, DROPPED = "<unk>", "<eos>", ("<pad>", "<sos>")
+# upper case: the corpora are lower-cased, so no real word can equal either
+UNK_TEXT = {"hypothesis": "UNKHYP", "reference": "UNKREF"}
 
 
 def bleu(hypotheses: list[str], references: list[str]) -> float:
@@ -13,16 +26,17 @@ def bleu(hypotheses: list[str], references: list[str]) -> float:
     return sacrebleu.corpus_bleu(hypotheses, [references]).score
 
 
-def sentences(ids, words: list[str], eos: int, pad: int = 0) -> list[str]:
-    """Rows of word ids as space-joined words: each row cut at its first ``eos``, ``pad`` dropped."""
+def text(words: Iterable[str], side: str) -> str:
+    """One decode (``side`` = "hypothesis") or target (``side`` = "reference") as the text BLEU reads."""
     out = []
-    for row in ids:
-        kept = []
-        for i in row:
-            i = int(i)
-            if i == eos:
-                break
-            if i != pad:
-                kept.append(words[i])
-        out.append(" ".join(kept))
-    return out
+    for w in words:
+        if w == EOS:
+            break
+        if w not in DROPPED:
+            out.append(UNK_TEXT[side] if w == UNK else w)
+    return " ".join(out)
+
+
+def sentences(ids, words: list[str], side: str) -> list[str]:
+    """Rows of word ids (into ``words``) as :func:`text`."""
+    return [text((words[int(i)] for i in row), side) for row in ids]

@@ -1,12 +1,8 @@
 """Held-out evaluation of a trained encoder-decoder: greedy decodes scored by token and sequence accuracy (as in
 training, over every real target position, ``<eos>`` included) and by corpus BLEU.
 
-BLEU compares detokenised text: a decode is cut at its first ``<eos>``, special tokens (``<pad>``, ``<sos>``) are
-dropped and the words joined with spaces; the references are the split's own targets. A corpus task maps rare
-words to ``<unk>`` on both sides, but an ``<unk>`` stands for some real word, never known to match the real word
-of the other side: BLEU writes it as a different single token on each side (:data:`UNK_TEXT`), so it counts as
-a miss (as text, sacrebleu's 13a tokeniser would split ``<unk>`` into three tokens that always match and inflate
-BLEU several-fold). Token accuracy keeps the training's definition, where predicting ``<unk>`` is right.
+BLEU compares the decodes with the split's own targets as text (:func:`attnrepro.bleu.text`: an ``<unk>`` is a
+miss). Token accuracy keeps the training's definition, where predicting ``<unk>`` is right.
 Decodes run as many steps as the split's longest target has positions, whatever the batch, so a decode never
 depends on which examples share its batch.
 """
@@ -43,35 +39,17 @@ def greedy_predictions(model, data: Encoded, sos: int, device="cpu", chunk: int 
     return torch.cat(parts, dim=1)
 
 
-UNK = "<unk>"
-# upper case: the corpora are lower-cased, so no real word can equal either
-UNK_TEXT = {"hypothesis": "UNKHYP", "reference": "UNKREF"}
-
-
-def detokenize(ids, words, unk: str = UNK) -> str:
-    """One decode (ids into ``words``) as text: up to its first ``<eos>``, special tokens dropped, ``<unk>``
-    written as ``unk``."""
-    out = []
-    for i in ids:
-        w = words[int(i)]
-        if w == EOS:
-            break
-        if w not in (PAD, SOS):
-            out.append(unk if w == UNK else w)
-    return " ".join(out)
-
-
 def scores(pred: torch.Tensor, tgt_out: torch.Tensor, words, seeds: list[int]) -> pd.DataFrame:
     """Per seed: n (examples), token_acc, seq_acc and bleu (corpus BLEU, 0-100) of decodes ``pred`` [S, M, L]
     against ``tgt_out`` [M, L]; ``words`` is the target vocabulary."""
-    from .bleu import bleu  # sacrebleu, which training (a user of :func:`accuracies`) does not need
+    from .bleu import bleu, sentences  # sacrebleu, which training (a user of :func:`accuracies`) does not need
 
     target = tgt_out.unsqueeze(0).expand_as(pred)
     token_acc, seq_acc = accuracies(pred, target)
-    references = [detokenize(row, words, UNK_TEXT["reference"]) for row in tgt_out.numpy()]
+    references = sentences(tgt_out.numpy(), words, "reference")
     rows = []
     for s, seed in enumerate(seeds):
-        hypotheses = [detokenize(row, words, UNK_TEXT["hypothesis"]) for row in pred[s].numpy()]
+        hypotheses = sentences(pred[s].numpy(), words, "hypothesis")
         rows.append({"seed": seed, "n": len(references), "token_acc": float(token_acc[s]),
                      "seq_acc": float(seq_acc[s]), "bleu": bleu(hypotheses, references)})
     return pd.DataFrame(rows, columns=["seed", "n", "token_acc", "seq_acc", "bleu"])

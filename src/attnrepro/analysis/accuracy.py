@@ -6,10 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..bleu import bleu
-from ..evaluation import UNK, UNK_TEXT
-
-SPECIALS = ("<pad>", "<eos>", "<sos>")
+from ..bleu import bleu, text
 
 
 def accuracy_by_length(dec: pd.DataFrame, src_len: pd.Series) -> pd.DataFrame:
@@ -39,18 +36,11 @@ def short_long_gap(by_length: pd.DataFrame) -> float:
 
 
 def sentences(dec: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Greedy translations and their references, one space-joined string per example (ordered by example):
-    the prediction is cut at its first ``<eos>``, the reference drops padding and ``<eos>``; ``<unk>`` is written
-    differently on each side, so that it never counts as a match (``evaluation.UNK_TEXT``)."""
-    def text(words, side):
-        return " ".join(UNK_TEXT[side] if w == UNK else w for w in words if w not in SPECIALS)
-
+    """Greedy translations and their references as the text BLEU reads (:func:`attnrepro.bleu.text`), one per
+    example, ordered by example."""
     hyps, refs = [], []
     for _, rows in dec.sort_values(["example", "s"]).groupby("example", sort=True):
-        predicted = rows["predicted"].tolist()
-        if "<eos>" in predicted:
-            predicted = predicted[:predicted.index("<eos>")]
-        hyps.append(text(predicted, "hypothesis"))
+        hyps.append(text(rows["predicted"], "hypothesis"))
         refs.append(text(rows["target"], "reference"))
     return hyps, refs
 

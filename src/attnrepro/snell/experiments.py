@@ -394,10 +394,9 @@ def translation_run(spec: dict, seeds: list[int], data_dir, threads: int | None 
 
     model, (src, src_mask, tgt_in, tgt_out, _) = final["learned"]
     delta = rows_of(saliency(model, src, tgt_in, tgt_out, src_mask))
-    eos = words.index(EOS)
     decoded = greedy_decode(model, src, src_mask, words.index(SOS), tgt_in.shape[-1]).numpy()
-    references = sentences(tgt_out[0].numpy(), words, eos)
-    bleus = [bleu(sentences(decoded[i], words, eos), references) for i in range(n)]
+    references = sentences(tgt_out[0].numpy(), words, "reference")
+    bleus = [bleu(sentences(decoded[i], words, "hypothesis"), references) for i in range(n)]
 
     p = spec["proxy"]
     theta = train_proxy(train_set.src.numpy(), train_set.tgt_out.numpy(), vocab, vocab, dim=hidden,
