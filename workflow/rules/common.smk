@@ -199,6 +199,17 @@ def aer_gold_sets():
             for name, g in gold.items()}
 
 
+KOBA_GOLD = config.get("kobayashi2020_aer", {}).get("gold", {})
+
+
+def gold_set(wc):
+    """The kobayashi2020_aer.gold set of a job; its experiment must be the one in the job's path."""
+    gold = KOBA_GOLD[wc.gold]
+    if gold["experiment"] != wc.experiment:
+        raise WorkflowError(f"kobayashi2020_aer.gold.{wc.gold} reads {gold['experiment']}, not {wc.experiment}")
+    return gold
+
+
 def aer_tables():
     """LABEL:aer.csv of every AER table that Fig. 7 and Table 3 gather: experiments, then gold sets."""
     tables = {name: f"results/analysis/{name}/aer.csv" for name in aer_experiments()}

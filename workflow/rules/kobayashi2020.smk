@@ -129,16 +129,6 @@ rule kobayashi2020_aer:
 
 # §5 on real translation: the models of an experiment read with teacher forcing on the sentence pairs of a
 # gold alignment file (kobayashi2020_aer.gold), scored per layer like the synthetic tasks.
-KOBA_GOLD = config.get("kobayashi2020_aer", {}).get("gold", {})
-
-
-def gold_set(wc):
-    gold = KOBA_GOLD[wc.gold]
-    if gold["experiment"] != wc.experiment:
-        raise WorkflowError(f"kobayashi2020_aer.gold.{wc.gold} reads {gold['experiment']}, not {wc.experiment}")
-    return gold
-
-
 rule kobayashi2020_aer_gold:
     input:
         models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", gold_set(wc)["experiment"]),
