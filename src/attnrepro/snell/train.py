@@ -44,6 +44,23 @@ def _eval_generator(eval_seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(int(np.random.SeedSequence([int(eval_seed), 5]).generate_state(1)[0]))
 
 
+def _adam_steps(opt, steps: int, stack_loss, evaluate, eval_at) -> None:
+    """Evaluate at step 0, then ``steps`` Adam steps on the stack's summed loss ``stack_loss()`` (each member's
+    own mean), evaluating after every step for which ``eval_at(step)`` holds."""
+    evaluate(0)
+    for step in range(1, steps + 1):
+        loss = stack_loss()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        if eval_at(step):
+            evaluate(step)
+
+
+def _every(eval_every: int, steps: int):
+    return lambda step: step % eval_every == 0 or step == steps
+
+
 def train_copy(task: dict, model_cfg: Seq2SeqConfig, members: list[Member], *, steps: int, eval_every: int,
                n_eval: int, batch_size: int, lr: float = 1e-3, eval_seed: int = 0, threads: int | None = None,
                log=None, on_eval=None) -> pd.DataFrame:
@@ -76,16 +93,12 @@ def train_copy(task: dict, model_cfg: Seq2SeqConfig, members: list[Member], *, s
         if log is not None:
             print(f"step {step}: mean token acc {acc.mean():.3f}, min {acc.min():.3f}", file=log, flush=True)
 
-    evaluate(0)
-    for step in range(1, steps + 1):
+    def stack_loss():
         src, tgt_in, tgt_out = tasks.stack([tasks.copy_batch(kind, batch_size, length, n_words, g, perm)
                                             for g in gens])
-        loss = per_seed_loss(model(src, tgt_in), tgt_out).sum()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step % eval_every == 0 or step == steps:
-            evaluate(step)
+        return per_seed_loss(model(src, tgt_in), tgt_out).sum()
+
+    _adam_steps(opt, steps, stack_loss, evaluate, _every(eval_every, steps))
     return pd.DataFrame(rows)
 
 
@@ -124,16 +137,11 @@ def train_keyword(task: dict, model_cfg: ClassifierConfig, seeds: list[int], *, 
         if log is not None:
             print(f"step {step}: acc {acc.mean():.3f}", file=log, flush=True)
 
-    evaluate(0)
-    for step in range(1, steps + 1):
+    def stack_loss():
         xb, yb, _ = tasks.stack([tasks.keyword_batch(batch_size, length, n_words, g) for g in gens])
-        logit = model(xb)
-        loss = F.binary_cross_entropy_with_logits(logit, yb, reduction="none").mean(1).sum()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step % eval_every == 0 or step == steps:
-            evaluate(step)
+        return F.binary_cross_entropy_with_logits(model(xb), yb, reduction="none").mean(1).sum()
+
+    _adam_steps(opt, steps, stack_loss, evaluate, _every(eval_every, steps))
     return pd.DataFrame(rows)
 
 
@@ -181,17 +189,13 @@ def train_text_classifier(train_set, test_set, model_cfg: ClassifierConfig, seed
         if log is not None:
             print(f"step {step}: test accuracy {acc.mean():.3f}", file=log, flush=True)
 
-    evaluate(0)
-    for step in range(1, steps + 1):
+    def stack_loss():
         idx = np.stack([torch.randint(0, len(train_set.x), (batch_size,), generator=g).numpy() for g in gens])
         x, mask = _padded(train_set.x[idx], train_set.length[idx])
         y = torch.as_tensor(train_set.label[idx])
-        loss = F.binary_cross_entropy_with_logits(model(x, mask), y, reduction="none").mean(1).sum()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step in schedule:
-            evaluate(step)
+        return F.binary_cross_entropy_with_logits(model(x, mask), y, reduction="none").mean(1).sum()
+
+    _adam_steps(opt, steps, stack_loss, evaluate, schedule.__contains__)
     return pd.DataFrame(rows)
 
 
@@ -237,14 +241,10 @@ def train_translation(train_set, test_set, model_cfg: Seq2SeqConfig, seeds: list
         if log is not None:
             print(f"step {step}: test token accuracy {acc.mean():.3f}", file=log, flush=True)
 
-    evaluate(0)
-    for step in range(1, steps + 1):
+    def stack_loss():
         idx = torch.stack([torch.randint(0, len(train_set), (batch_size,), generator=g) for g in gens])
         src, src_mask, tgt_in, tgt_out, tgt_mask = _trim(train_set, idx)
-        loss = per_seed_loss(model(src, tgt_in, src_mask), tgt_out, tgt_mask).sum()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        opt.step()
-        if step % eval_every == 0 or step == steps:
-            evaluate(step)
+        return per_seed_loss(model(src, tgt_in, src_mask), tgt_out, tgt_mask).sum()
+
+    _adam_steps(opt, steps, stack_loss, evaluate, _every(eval_every, steps))
     return pd.DataFrame(rows)
