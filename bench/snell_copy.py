@@ -112,6 +112,39 @@ def time_peer_like(steps: int) -> float:
     return time.perf_counter() - t
 
 
+def step_flops(n_seeds: int) -> int:
+    """Floating-point operations of one training step of ``n_seeds`` stacked seeds (forward and backward), as
+    PyTorch's own FLOP counter counts them (matrix products; element-wise work is not counted)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds)))
+    src, tgt_in, tgt_out = tasks.copy_batch("permutation", BATCH, 40, 40, torch.Generator().manual_seed(0))
+    src, tgt_in, tgt_out = (x.expand(n_seeds, *x.shape) for x in (src, tgt_in, tgt_out))
+    with FlopCounterMode(display=False) as counter:
+        loss = torch.nn.functional.cross_entropy(model(src, tgt_in).flatten(0, 2), tgt_out.flatten())
+        loss.backward()
+    return counter.get_total_flops()
+
+
+def matmul_gflops(n: int = 2048, repeats: int = 3) -> float:
+    """The rate of a large single-precision matrix product on this machine: the best any dense work here can do."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    a @ b
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        a @ b
+        times.append(time.perf_counter() - t)
+    return 2 * n ** 3 / statistics.median(times) / 1e9
+
+
+def arithmetic_floor(n_seeds: int) -> dict:
+    """How fast ``n_seeds`` seeds could train at best: their matrix products at the machine's large-matmul rate."""
+    flops, rate = step_flops(n_seeds), matmul_gflops()
+    return {"flops_per_step": flops, "matmul_gflops": rate,
+            "floor_seconds": flops * STEPS / (rate * 1e9)}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--seeds", type=int, default=20)
@@ -123,9 +156,17 @@ def main() -> None:
     p.add_argument("--peer-like", type=int, default=10, help="steps of the one-seed peer-like run (0: skip)")
     p.add_argument("--peer-only", action="store_true",
                    help="time only the peer-like run and add it to the existing --out JSON")
+    p.add_argument("--floor-only", action="store_true",
+                   help="add only the arithmetic floor (FLOPs, matmul rate) to the existing --out JSON")
     args = p.parse_args()
     torch.set_num_threads(args.threads)
     load_before = os.getloadavg()
+    if args.floor_only:
+        result = json.loads(Path(args.out).read_text())
+        result["arithmetic"] = arithmetic_floor(result["settings"]["seeds"])
+        Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+        print(json.dumps(result["arithmetic"]))
+        return
     if args.peer_only:
         result = json.loads(Path(args.out).read_text())
         per_step = statistics.median(time_peer_like(args.peer_like) / args.peer_like for _ in range(args.repeats))
@@ -166,6 +207,7 @@ def main() -> None:
         "peer_like_same_run": peer_like,
         "speedup_vs_peer_like_same_run": (peer_like["twenty_seeds_sequential_s"] / total) if peer_like else None,
         "meets_target": total <= TARGET_SECONDS,
+        "arithmetic": arithmetic_floor(args.seeds),
         "machine": {"cpu": cpu_model(), "cores": os.cpu_count(), "platform": platform.platform(),
                     "load_average_before": load_before, "load_average_after": os.getloadavg()},
         "torch": torch.__version__, "threads": torch.get_num_threads(), "runs": runs,
