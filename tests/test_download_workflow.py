@@ -95,3 +95,44 @@ def test_an_experiment_trains_on_a_downloaded_translation_corpus(tmp_path):
     proc = snakemake("-n", "--configfile", "bad.yaml", cwd=tmp_path, check=False)
     assert proc.returncode != 0
     assert "experiments.ao_gru_pc.task: corpus 'imdb' is a classification set" in proc.stdout + proc.stderr
+
+
+@pytest.mark.slow
+def test_snell_classification_reads_a_downloaded_corpus(tmp_path):
+    """paper.yaml's Snell sets IMDB, AG News, ...: a classification set may name a prepared corpus; its own splits
+    and vocabulary feed Table 2 / Table 10."""
+    files = fx.imdb()
+    for name, data in files.items():
+        (tmp_path / "mirror" / "imdb").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "mirror" / "imdb" / name).write_bytes(data)
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg["downloads"] = {"local_dir": str(tmp_path / "mirror"), "allow_unpinned": False}
+    cfg["corpora"] = {"imdb": {"format": "imdb", "classes": [["neg"], ["pos"]], "min_count": 1, "max_valid": 10,
+                               "max_test": 10, "seed": 0,
+                               "files": {n: {"url": "http://127.0.0.1:9/" + n, "sha256": fx.sha256(d)}
+                                         for n, d in files.items()}}}
+    cfg["snell2021"]["classification"]["sets"] = {"imdb": {"max_len": 12}}
+    (tmp_path / "imdb.yaml").write_text(yaml.safe_dump(cfg))
+    snakemake("--cores", "1", "results/snell2021/cls_imdb/summary.csv", "--configfile", "imdb.yaml", cwd=tmp_path,
+              timeout=300)
+    summary = pd.read_csv(tmp_path / "results" / "snell2021" / "cls_imdb" / "summary.csv")
+    assert sorted(summary.seed) == cfg["snell2021"]["classification"]["seeds"]
+    agreement = [c for c in summary.columns if c.startswith("A_")]
+    assert agreement and summary[agreement].notna().all().all()
+    log = (tmp_path / "results" / "logs" / "snell2021" / "cls_imdb.log").read_text()
+    assert f"imdb: {len(pd.read_parquet(tmp_path / 'results' / 'data' / 'imdb' / 'train.parquet'))} train, 10 test" in log
+
+
+def test_snell_classification_set_must_be_offline_or_a_binary_corpus():
+    from attnrepro.config import check
+    from attnrepro.errors import AttnReproError
+
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg["snell2021"]["classification"]["sets"] = {"imdb": {"max_len": 12}}
+    with pytest.raises(AttnReproError, match=r"snell2021.classification.sets: 'imdb' is neither an offline set"):
+        check(cfg)
+    cfg["corpora"] = {"imdb": {"format": "zhang_csv", "classes": [["1"], ["2"], ["3"]], "seed": 0,
+                               "files": {n: {"url": "http://x/" + n, "sha256": None}
+                                         for n in fx.zhang_csv()}}}
+    with pytest.raises(AttnReproError, match=r"corpus 'imdb' has 3 classes; the classifier is binary"):
+        check(cfg)

@@ -118,6 +118,21 @@ def check(config: dict[str, Any]) -> None:
             if name not in known:
                 raise AttnReproError(f"snell2021.translation.sets: {name!r} is neither a task nor a corpus of this "
                                      f"config (results/data/{name}/ would not be built); known: {sorted(known)}")
+        from .snell.text import SOURCES
+
+        corpora = config.get("corpora") or {}
+        for name in config["snell2021"].get("classification", {}).get("sets", {}):
+            if name in SOURCES:
+                continue
+            if name in corpora and corpus_family(corpora[name]) == "classification":
+                if len(corpora[name]["classes"]) != 2:
+                    raise AttnReproError(f"snell2021.classification.sets: corpus {name!r} has "
+                                         f"{len(corpora[name]['classes'])} classes; the classifier is binary")
+                continue
+            raise AttnReproError(
+                f"snell2021.classification.sets: {name!r} is neither an offline set ({sorted(SOURCES)}) nor a "
+                f"classification corpus of this config's corpora "
+                f"({sorted(n for n, c in corpora.items() if corpus_family(c) == 'classification')})")
 
 
 # task kinds whose exact gold alignments the workflow knows (attnrepro.tasks.alignments)

@@ -139,6 +139,8 @@ if SNELL2021:
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
 
     rule snell2021_classification:
+        input:
+            lambda wc: snellcfg.classification_inputs(SNELL2021, wc.dataset),
         output:
             summary="results/snell2021/cls_{dataset}/summary.csv",
             curves="results/snell2021/cls_{dataset}/curves.csv",

@@ -137,9 +137,27 @@ def classification_sets(block: dict[str, Any]) -> list[str]:
 
 
 def classification_spec(block: dict[str, Any], name: str) -> dict[str, Any]:
+    """An offline set (``text.SOURCES``) is split by its own block; any other set is a classification corpus
+    prepared into ``results/data/<name>/`` (its own train/test splits and vocabulary)."""
+    from .text import SOURCES
+
     c = block["classification"]
-    return {"data": {"name": name, **c["sets"][name]}, "model": {"hidden": c["hidden"]}, "train": dict(c["train"]),
-            "proxy": dict(c["proxy"])}
+    data = {"name": name, **c["sets"][name]}
+    if name not in SOURCES:
+        data["data_dir"] = prepared_dir(name)
+    return {"data": data, "model": {"hidden": c["hidden"]}, "train": dict(c["train"]), "proxy": dict(c["proxy"])}
+
+
+def prepared_dir(name: str) -> str:
+    return f"results/data/{name}"
+
+
+def classification_inputs(block: dict[str, Any], name: str) -> list[str]:
+    """What a classification job reads from the workflow: a corpus set's prepared splits, nothing for the
+    offline sets (they come with their packages)."""
+    data = classification_spec(block, name)["data"]
+    return ([f"{data['data_dir']}/{f}" for f in ("train.parquet", "test.parquet", "vocab.json")]
+            if "data_dir" in data else [])
 
 
 # Table 2 / Fig. 2 row names of the translation sets we can prepare (others: "<name> (translation)")

@@ -260,8 +260,11 @@ def classification_run(spec: dict, seeds: list[int], threads: int | None = None,
     from .train import train_text_classifier
 
     d = spec["data"]
-    train_set, test_set, vocab = text.prepare(text.load(d["name"]), n_test=d["n_test"], max_len=d["max_len"],
-                                              min_count=d["min_count"], seed=d["seed"])
+    if "data_dir" in d:  # a corpus prepared by the download rules: its own splits and vocabulary
+        train_set, test_set, vocab = text.from_prepared(d["data_dir"], d["max_len"])
+    else:
+        train_set, test_set, vocab = text.prepare(text.load(d["name"]), n_test=d["n_test"], max_len=d["max_len"],
+                                                  min_count=d["min_count"], seed=d["seed"])
     if log is not None:
         print(f"{d['name']}: {len(train_set.x)} train, {len(test_set.x)} test, vocabulary {len(vocab)}", file=log)
     lengths = test_set.length

@@ -16,11 +16,13 @@ a seeded shuffle: ``n_test`` examples held out (the paper: at most 4,000), the r
 
 from __future__ import annotations
 
+import json
 import re
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -58,6 +60,29 @@ def load(name: str) -> pd.DataFrame:
         df = pd.read_csv(z.open("en.csv"))
     df = df[df.party.isin(["Con", "Lab"])]
     return pd.DataFrame({"text": df.text.astype(str), "label": (df.party == "Con").astype(int)})
+
+
+def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded, list[str]]:
+    """(train, test, vocabulary) of a classification corpus prepared by ``attnrepro prepare``
+    (:mod:`attnrepro.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
+    vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words."""
+    data_dir = Path(data_dir)
+    vocab = json.loads((data_dir / "vocab.json").read_text())["words"]
+    if vocab[:2] != ["<pad>", "<unk>"]:
+        raise AttnReproError(f"{data_dir / 'vocab.json'}: expected '<pad>', '<unk>' first, got {vocab[:2]}")
+    index = {w: i for i, w in enumerate(vocab)}
+
+    def encode(split: str) -> Encoded:
+        df = pd.read_parquet(data_dir / f"{split}.parquet", columns=["text", "label"])
+        tokens = [list(t)[:max_len] for t in df.text]
+        if not tokens or not all(tokens):
+            raise AttnReproError(f"{data_dir / f'{split}.parquet'}: empty split or empty text")
+        x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
+        for r, t in enumerate(tokens):
+            x[r, : len(t)] = [index.get(w, UNK) for w in t]
+        return Encoded(x, np.array([len(t) for t in tokens]), df.label.to_numpy().astype(np.float32))
+
+    return encode("train"), encode("test"), vocab
 
 
 def tokenize(text: str) -> list[str]:
