@@ -77,10 +77,7 @@ def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded,
         tokens = [list(t)[:max_len] for t in df.text]
         if not tokens or not all(tokens):
             raise AttnReproError(f"{data_dir / f'{split}.parquet'}: empty split or empty text")
-        x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
-        for r, t in enumerate(tokens):
-            x[r, : len(t)] = [index.get(w, UNK) for w in t]
-        return Encoded(x, np.array([len(t) for t in tokens]), df.label.to_numpy().astype(np.float32))
+        return _encode(tokens, index, df.label.to_numpy())
 
     return encode("train"), encode("test"), vocab
 
@@ -110,9 +107,14 @@ def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed
     labels = df.label.to_numpy()
 
     def encode(idx) -> Encoded:
-        x = np.zeros((len(idx), max(len(tokens[i]) for i in idx)), dtype=np.int64)
-        for r, i in enumerate(idx):
-            x[r, : len(tokens[i])] = [index.get(w, UNK) for w in tokens[i]]
-        return Encoded(x, np.array([len(tokens[i]) for i in idx]), labels[idx].astype(np.float32))
+        return _encode([tokens[i] for i in idx], index, labels[idx])
 
     return encode(train_idx), encode(test_idx), vocab
+
+
+def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray) -> Encoded:
+    """Word lists as right-padded ids (unknown words -> ``<unk>``), their lengths and float labels."""
+    x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
+    for r, t in enumerate(tokens):
+        x[r, : len(t)] = [index.get(w, UNK) for w in t]
+    return Encoded(x, np.array([len(t) for t in tokens]), labels.astype(np.float32))
