@@ -53,6 +53,18 @@ class Cell(StackedModule):
     def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
         raise NotImplementedError
 
+    def sequence(self, gx: torch.Tensor, state: torch.Tensor, mask: torch.Tensor | None = None
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Run the cell over every time step of ``gx`` [S, B, T, G] (input projections) from ``state``
+        [S, B, state_size]; where ``mask`` [S, B, T] (bool) is False the state is held (after ``<eos>``).
+        Returns the outputs h [S, B, T, H] and the final state."""
+        hs = []
+        for t in range(gx.shape[2]):
+            new = self.step(gx[:, :, t], state)
+            state = new if mask is None else torch.where(mask[:, :, t, None], new, state)
+            hs.append(self.output(state))
+        return torch.stack(hs, 2), state
+
 
 class GRUCell(Cell):
     """Gated recurrent unit (Cho et al. 2014), in PyTorch's gate convention:

@@ -140,12 +140,7 @@ class EncoderDecoder(nn.Module):
         if self.cfg.arch == "ao":
             return self._feed_forward(self.encoder, gx), state
         valid = torch.arange(t_max, device=src.device)[None, :] < src_len[..., None]  # [S,B,T]
-        hs = []
-        for t in range(t_max):
-            new = self.encoder.step(gx[:, :, t], state)
-            state = torch.where(valid[:, :, t, None], new, state)  # hold the state after <eos>
-            hs.append(self.encoder.output(state))
-        return torch.stack(hs, 2), state
+        return self.encoder.sequence(gx, state, valid)  # the state is held after <eos>
 
     def _readout_input(self, dec_h: torch.Tensor, context: torch.Tensor | None) -> torch.Tensor:
         if self.cfg.arch == "ved":
@@ -162,11 +157,7 @@ class EncoderDecoder(nn.Module):
         if self.cfg.arch == "ao":
             dec_h = self._feed_forward(self.decoder, gx)
         else:
-            hs = []
-            for s in range(gx.shape[2]):
-                state = self.decoder.step(gx[:, :, s], state)
-                hs.append(self.decoder.output(state))
-            dec_h = torch.stack(hs, 2)
+            dec_h = self.decoder.sequence(gx, state)[0]
         cache = {"encoder.h": enc_h, "decoder.h": dec_h}
         context = None
         if self.cfg.arch != "ved":
