@@ -39,9 +39,11 @@ def test_claims_row_has_a_verdict(smoke_run):
     work, _ = smoke_run
     claims = pd.read_csv(work / "results" / "claims.csv")
     row = claims[claims.claim_id == "one_to_one_temporal_alignment"].iloc[0]
-    assert row.paper == "aitken2021" and row.n_seeds == 2
-    assert 0 < row.measured_mean < 1 and row.ci_low <= row.measured_mean <= row.ci_high
-    assert row.verdict in {"reproduced", "not reproduced", "inconclusive"}
+    assert row.paper == "aitken2021" and row.n == 2 and row.unit == "seed" and row.origin == "paper"
+    assert 0 < row.measured_mean < 1 and row.ci_low < row.ci_high
+    assert row.interval == "sign" or row.ci_low <= row.measured_mean <= row.ci_high
+    assert row.verdict in {"reproduced", "not reproduced", "inconclusive", "undecidable at this n"}
+    assert row.quote.startswith("the alignment in (3)")
 
 
 def test_every_rule_logged_and_benchmarked(smoke_run):
