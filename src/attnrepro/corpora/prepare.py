@@ -6,6 +6,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from .. import seeding
 from ..data import PAD, Vocab
 from ..errors import AttnReproError
 from . import FORMATS, SPLITS, pieces, text
@@ -53,12 +54,14 @@ def _classification(corpus: dict[str, Any], raw_splits: dict) -> dict[str, Any]:
                     yield ws, label_of[str(cls)]
 
     n_valid, n_test = corpus.get("max_valid", 4000), corpus.get("max_test", 4000)
-    train = text.bottom_k(examples(raw_splits["train"]), corpus.get("max_train") or sys.maxsize, seed)
+    stream = lambda name: seeding.stream_seed(seed, name)  # noqa: E731
+    train = text.bottom_k(examples(raw_splits["train"]), corpus.get("max_train") or sys.maxsize,
+                          stream("corpus_train"))
     if "valid" in raw_splits:
-        valid = text.bottom_k(examples(raw_splits["valid"]), n_valid, seed + 1)
-        test = text.bottom_k(examples(raw_splits["test"]), n_test, seed + 2)
+        valid = text.bottom_k(examples(raw_splits["valid"]), n_valid, stream("corpus_valid"))
+        test = text.bottom_k(examples(raw_splits["test"]), n_test, stream("corpus_test"))
     else:  # disjoint validation and test samples of the release's one held-out set
-        held = text.bottom_k(examples(raw_splits["test"]), n_valid + n_test, seed + 1)
+        held = text.bottom_k(examples(raw_splits["test"]), n_valid + n_test, stream("corpus_heldout"))
         valid, test = held[:n_valid], held[n_valid:]
     parts = {"train": train, "valid": valid, "test": test}
     for name, part in parts.items():
