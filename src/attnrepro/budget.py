@@ -157,3 +157,20 @@ def _check_snell(block) -> None:
             _over(f"snell2021.classification.sets.{name}.max_len", need,
                   f"{len(cls['seeds'])} seeds × batch {cls['train']['batch_size']} × {s['max_len']} words × BiLSTM "
                   f"{cls['hidden']}", "lower max_len, the batch or the seeds")
+
+
+def check_training_memory(data_dir, model_cfg, train_cfg, seeds: int, train_data, valid_data) -> None:
+    """The estimate of :func:`check` again in the training job, on the lengths and vocabularies of the prepared
+    data (a corpus of sentencepiece pieces has no ``max_len`` to check before it is prepared)."""
+    t_src = max(train_data.src.shape[1], valid_data.src.shape[1])
+    t_tgt = max(train_data.tgt_in.shape[1], valid_data.tgt_in.shape[1])
+    maps = 0 if model_cfg.arch == "ved" else 1
+    if model_cfg.arch == "transformer":
+        maps = model_cfg.heads * model_cfg.layers * 3
+    common = dict(seeds=seeds, t_src=t_src, t_tgt=t_tgt, hidden=model_cfg.hidden, cell=model_cfg.cell,
+                  vocab_src=model_cfg.src_vocab, vocab_tgt=model_cfg.tgt_vocab, attention_maps=maps)
+    need = max(seq2seq_bytes(batch=train_cfg.batch_size, **common),
+               seq2seq_bytes(batch=min(train_cfg.n_eval, len(valid_data)), grads=False, **common))
+    _over(f"training on {data_dir}", need, f"{seeds} stacked seed(s) × sequences of up to {t_src} and {t_tgt} "
+          f"tokens × hidden {model_cfg.hidden}, vocabularies {model_cfg.src_vocab} and {model_cfg.tgt_vocab}",
+          "lower the task's max_len, train.batch_size, train.n_eval or seeds_per_job")

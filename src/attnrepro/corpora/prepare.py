@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+import tarfile
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +21,12 @@ def prepare(corpus: dict[str, Any], raw: Path) -> dict[str, Any]:
     import pandas as pd
 
     fmt = FORMATS[corpus["format"]]
-    raw_splits = fmt.read(corpus, raw)
+    try:
+        raw_splits = fmt.read(corpus, raw)
+    except (EOFError, OSError, zlib.error, tarfile.TarError, zipfile.BadZipFile, UnicodeDecodeError) as err:
+        # the digests passed (download.verify_download): the release itself is not what its format expects
+        raise AttnReproError(f"{raw}: the downloaded files of format {corpus['format']!r} do not read "
+                             f"({type(err).__name__}: {err}); delete them to download again") from err
     if fmt.FAMILY == "pieces":
         sp = pieces.processor(pieces.train([s for pair in raw_splits["train"] for s in pair],
                                            corpus["vocab_size"], corpus.get("seed", 0)))
