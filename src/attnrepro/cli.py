@@ -304,29 +304,22 @@ def cmd_archive(args) -> None:
     import yaml
 
     config_yaml = yaml.safe_dump(json.loads(args.config_json), sort_keys=False)
-    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), activations=args.activations)
+    products = [line for line in Path(args.products).read_text().splitlines() if line]
+    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), products,
+                    activations=args.activations)
     print(f"{args.out}: {len(entries)} files", file=sys.stderr)
 
 
 def cmd_verify(args) -> None:
-    import tarfile
     import tempfile
 
-    from .artifact import verify
+    from .artifact import unpack, verify
 
     target = Path(args.artifact)
     if not target.exists():
         raise AttnReproError(f"{target}: not found")
     with tempfile.TemporaryDirectory() as tmp:
-        if target.is_file():
-            try:
-                with tarfile.open(target) as tar:
-                    tar.extractall(tmp, filter="data")
-            except (tarfile.TarError, OSError) as err:
-                raise AttnReproError(f"{target}: not a readable artifact archive ({err})") from err
-            root = Path(tmp) / "artifact"
-        else:
-            root = target
+        root = unpack(target, Path(tmp)) if target.is_file() else target
         problems = verify(root)
     if problems:
         raise AttnReproError(f"{target} does not match its manifest:\n  " + "\n  ".join(problems))
@@ -731,6 +724,8 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--results", required=True)
     ar.add_argument("--config-json", required=True, help="the resolved config as JSON")
     ar.add_argument("--activations", action="store_true", help="include results/activations")
+    ar.add_argument("--products", required=True,
+                    help="file listing the outputs, logs and benchmarks of the config's jobs, one path a line")
     ar.add_argument("--out", required=True)
     ar.set_defaults(func=cmd_archive)
 
