@@ -30,6 +30,7 @@ from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
 from conftest import ROOT, core_config, snakemake
+from test_bad_input import SPEC, TASK, _data
 
 SCHEMA = ROOT / "workflow" / "schemas" / "config.schema.yaml"
 AED = ("experiments", "aed_gru_one_to_one")
@@ -244,18 +245,6 @@ def test_every_stream_is_one_function_of_the_seed():
 
 
 # -- files: a named error, nothing a rerun would take as done, recovery once fixed -------------------------------
-TASK = dict(kind="one_to_one", n_words=3, min_len=4, max_len=6, n_train=40, n_valid=8, n_test=8, seed=0)
-SPEC = {"task": "t", "model": {"arch": "aed", "cell": "gru", "hidden": 4},
-        "train": {"steps": 4, "batch_size": 4, "lr": 0.01, "lr_decay": 1.0, "betas": [0.9, 0.99], "eps": 1e-8,
-                  "grad_clip": 1.0, "l2": 0.0, "checkpoint_every": 2, "eval_every": 2, "n_eval": 8}}
-
-
-def _data(tmp_path):
-    d = tmp_path / "data"
-    assert main(["data", "--task-json", json.dumps(TASK), "--out-dir", str(d)]) == 0
-    return d
-
-
 def _train(tmp_path, data_dir, device="cpu"):
     out = tmp_path / "out"
     rc = main(["train", "--spec-json", json.dumps(SPEC), "--seeds", "0", "--data-dir", str(data_dir),
@@ -339,7 +328,7 @@ def _job_memory(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv(budget.LIMIT_ENV, "0.000001")
     rc, out = _train(tmp_path, data)
     err = capsys.readouterr().err
-    assert rc == 2 and f"training on {data}: needs about" in err and "tokens × hidden 4" in err, err
+    assert rc == 2 and f"training on {data}: needs about" in err and "tokens × hidden 8" in err, err
     _nothing_done(out)
     monkeypatch.delenv(budget.LIMIT_ENV)
     assert _train(tmp_path, data)[0] == 0
