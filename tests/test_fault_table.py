@@ -549,7 +549,7 @@ def _snell_prepared(tmp_path, capsys):
 def _claims_empty(tmp_path, capsys):
     summary = tmp_path / "summary.csv"
     summary.write_text("")
-    args = ["claims", "--summary", f"e:one_to_one:aed:{summary}", "--out", str(tmp_path / "claims.csv")]
+    args = ["claims", "--summary", f"e:one_to_one:aed:gru:{summary}", "--out", str(tmp_path / "claims.csv")]
     assert main(args) == 2
     assert "summary.csv: not a readable CSV table" in capsys.readouterr().err
     assert (tmp_path / "summary.csv.corrupt").exists() and not (tmp_path / "claims.csv").exists()

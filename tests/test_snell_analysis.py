@@ -145,6 +145,28 @@ def test_table2_row_on_identical_probes():
     assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
     assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
     assert row["xi_star"] == 0.7
+    assert row["A_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["A_hat"])
+    assert row["tau_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["tau_hat"])
+    # β^uf agrees fully from the second checkpoint to the last: no peak inside training
+    assert row["A_alpha_beta_uf_peak_inside"] == pytest.approx(0.0)
+
+
+def test_table2_row_peak_inside_and_xi_progress():
+    from attnrepro.analysis.agreement_table import table2_row, xi_progress
+
+    rng = np.random.default_rng(1)
+    a = rng.random((200, 40))
+    noise = lambda: rng.random((200, 40))  # noqa: E731
+    alpha = np.stack([noise(), a, a])
+    beta_uf = np.stack([noise(), 0.8 * a + 0.2 * noise(), noise()])  # agrees (partly) only mid-training, App. A.7
+    alpha_b = np.stack([noise(), noise(), a])                    # the second run agrees only at its end
+    row = table2_row(alpha, np.array([0.1, 0.9, 0.8]), alpha, beta_uf, a, a, alpha_b, np.array([0.5, 0.8, 0.9]),
+                     np.array([0, 10, 20]), seed=3)
+    assert 0.3 < row["A_alpha_beta_uf"] < 1 and row["A_alpha_beta_uf_peak_inside"] > 0.2
+    # ξ(α, β^uf) is reached only at the last checkpoint: the whole learning curve
+    assert row["xi_alpha_beta_uf"] == 0.9 and row["xi_alpha_beta_uf_progress"] == pytest.approx(1.0)
+    assert xi_progress(0.6, 0.5, 0.9) == pytest.approx(0.25)
+    assert math.isnan(xi_progress(0.6, 0.5, 0.5))               # a run that does not learn has no scale
 
 
 def test_rotten_tomatoes_loads_and_encodes():

@@ -87,10 +87,22 @@ def check_finite(value: Any, where: str = "") -> None:
 
 # -- the schema, one line per mistake -----------------------------------------------------------------------
 def check_schema(config: dict[str, Any], schema: dict[str, Any]) -> None:
-    from jsonschema import Draft202012Validator
+    """Validate ``config`` and, as Snakemake's ``validate`` did, fill in the schema's ``default`` values (so a job's
+    parameters are the same whichever way the config was checked)."""
+    from jsonschema import Draft202012Validator, validators
     from jsonschema.exceptions import best_match
 
-    error = best_match(Draft202012Validator(schema).iter_errors(config))
+    properties = Draft202012Validator.VALIDATORS["properties"]
+
+    def with_defaults(validator, props, instance, subschema):
+        if isinstance(instance, dict):
+            for name, sub in props.items():
+                if isinstance(sub, dict) and "default" in sub:
+                    instance.setdefault(name, sub["default"])
+        yield from properties(validator, props, instance, subschema)
+
+    validator = validators.extend(Draft202012Validator, {"properties": with_defaults})(schema)
+    error = best_match(validator.iter_errors(config))
     if error is None:
         return
     message = f"{describe(error)} {_MORE}"
