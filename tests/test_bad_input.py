@@ -150,14 +150,15 @@ def test_corrupt_input_is_moved_aside_so_the_rerun_rebuilds_it(tmp_path, capsys)
     assert (data_dir / "train.parquet.corrupt").exists()        # ... and nothing is lost
 
 
-def test_parquet_without_a_needed_column_is_reported_not_moved(tmp_path, capsys):
+def test_parquet_without_a_needed_column_is_moved_aside(tmp_path, capsys):
     import pandas as pd
 
     data_dir = _data(tmp_path)
     pd.DataFrame({"source": [["A"]], "tgt": [["1"]]}).to_parquet(data_dir / "train.parquet")
     rc, _ = _train(tmp_path, data_dir)
     assert rc == 2 and "train.parquet: missing columns ['src']" in capsys.readouterr().err
-    assert (data_dir / "train.parquet").exists()  # a readable file is the user's to fix, never moved
+    # a workflow output without the columns its rule writes is not that rule's: the rerun rebuilds it (issue 19)
+    assert not (data_dir / "train.parquet").exists() and (data_dir / "train.parquet.corrupt").exists()
 
 
 def test_ao_sequences_longer_than_its_positions_stop_training(tmp_path, capsys):

@@ -9,8 +9,19 @@ Layout inside ``artifact.tar.gz`` (one top-level folder ``artifact/``)::
     environment.txt     ``pip freeze`` of the environment that ran, and the Python version
     provenance.json     git commit and dirty flag, hardware, torch/CUDA, and each job's start/end/seconds/max RSS
                         from Snakemake's benchmark files
-    results/...         figures, tables, metrics, claims (activations only when ``archive.activations`` is true)
+    results/...         figures, tables, metrics, claims, logs and benchmarks of the jobs the current config runs
+                        (activations only when ``archive.activations`` is true)
     MANIFEST.sha256     ``<sha256>  <path>`` for every other file, sorted by path
+
+Which results: the workflow walks its own rules from ``rule all``'s targets (``workflow/rules/archive.smk``) and
+lists every output, log and benchmark of those jobs; :func:`selected` keeps the kinds above. A file an earlier
+config left in ``results/`` (a removed experiment, another seed group) is not a product of any current job, so
+it is not packed.
+
+The manifest detects corruption and accidental edits, not a deliberate one: whoever changes a file can rewrite
+its line in ``MANIFEST.sha256`` too. To vouch for an artifact, publish its own SHA-256 (or sign it, e.g.
+``gpg --detach-sign artifact.tar.gz``) where readers fetch it. :func:`verify` also refuses an archive with a member
+outside ``artifact/``, a link, or anything but plain files and folders.
 """
 
 from __future__ import annotations
@@ -32,9 +43,21 @@ from .errors import AttnReproError
 from .io import atomic_path
 
 MANIFEST = "MANIFEST.sha256"
-RESULT_PATTERNS = ("figures/**/*", "claims.csv", "claims.md", "models/*/*/metrics.csv", "analysis/*/summary.csv",
-                   "analysis/*/*.csv", "data/*/vocab.json", "benchmarks/**/*.tsv", "logs/**/*.log")
-ACTIVATION_PATTERNS = ("activations/**/*.parquet",)
+ROOT = "artifact"
+# fnmatch patterns relative to results/ ('*' spans folders)
+RESULT_PATTERNS = ("figures/*", "claims.csv", "claims.md", "models/*/metrics.csv", "analysis/*.csv",
+                   "snell2021/*.csv", "data/*/vocab.json", "benchmarks/*.tsv", "logs/*.log")
+ACTIVATION_PATTERNS = ("activations/*.parquet",)
+
+
+def selected(products, results: str = "results", activations: bool = False) -> list[str]:
+    """The job products (paths under ``results``) that the artifact packs, sorted."""
+    from fnmatch import fnmatchcase
+
+    patterns = RESULT_PATTERNS + (ACTIVATION_PATTERNS if activations else ())
+    prefix = results.rstrip("/") + "/"
+    rel = {p[len(prefix):] for p in map(str, products) if p.startswith(prefix)}
+    return sorted(prefix + p for p in rel if any(fnmatchcase(p, pat) for pat in patterns))
 
 
 def sha256(path: Path, chunk: int = 1 << 20) -> str:
@@ -80,6 +103,27 @@ def verify(root: Path) -> list[str]:
     return problems
 
 
+def unpack(archive: Path, into: Path) -> Path:
+    """Extract an artifact tarball into ``into`` and return its ``artifact/`` folder; a member outside
+    ``artifact/`` (another folder, an absolute path, ``..``), a link or a device is refused before anything is
+    written, naming the member."""
+    archive = Path(archive)
+    try:
+        with tarfile.open(archive) as tar:
+            for m in tar.getmembers():
+                parts = Path(m.name).parts
+                if m.name.startswith("/") or ".." in parts or not parts or parts[0] != ROOT:
+                    raise AttnReproError(f"{archive}: member {m.name!r} lies outside {ROOT}/; not an artifact "
+                                         f"this workflow wrote")
+                if not (m.isfile() or m.isdir()):
+                    raise AttnReproError(f"{archive}: member {m.name!r} is a link or special file; an artifact holds "
+                                         f"plain files only")
+            tar.extractall(into, filter="data")
+    except (tarfile.TarError, OSError, EOFError) as err:
+        raise AttnReproError(f"{archive}: not a readable artifact archive ({err})") from err
+    return Path(into) / ROOT
+
+
 def job_times(benchmarks: Path) -> pd.DataFrame:
     """One row per job from Snakemake's benchmark files: its end time is the file's mtime."""
     rows = []
@@ -118,8 +162,10 @@ def provenance(repo: Path, benchmarks: Path) -> dict:
     }
 
 
-def build(repo: Path, results: Path, config_yaml: str, out: Path, activations: bool = False) -> dict[str, str]:
-    """Write ``out`` (a .tar.gz); returns its manifest."""
+def build(repo: Path, results: Path, config_yaml: str, out: Path, products: list[str],
+          activations: bool = False) -> dict[str, str]:
+    """Write ``out`` (a .tar.gz) with the :func:`selected` ``products`` (paths under ``results``, as listed by the
+    workflow); returns its manifest."""
     repo, results = Path(repo), Path(results)
     files: dict[str, bytes | Path] = {}
     # provenance first: outside a git checkout its git calls end with a clear error before anything is packed
@@ -129,12 +175,14 @@ def build(repo: Path, results: Path, config_yaml: str, out: Path, activations: b
     files["config.yaml"] = config_yaml.encode()
     freeze = subprocess.run([sys.executable, "-m", "pip", "freeze"], capture_output=True, text=True).stdout
     files["environment.txt"] = f"# python {sys.version.split()[0]}\n{freeze}".encode()
-    patterns = RESULT_PATTERNS + (ACTIVATION_PATTERNS if activations else ())
-    for pattern in patterns:
-        for p in sorted(results.glob(pattern)):
-            # the archive's and verification's own logs are still being written
-            if p.is_file() and not p.name.startswith(".") and p.name not in ("archive.log", "verify.log"):
-                files[f"results/{p.relative_to(results).as_posix()}"] = p
+    for name in selected(products, results.as_posix(), activations):
+        p = Path(name)
+        if not p.is_file():
+            if p.suffix in (".log", ".tsv"):  # e.g. a job's output made by `--touch`: its log was never written
+                print(f"{p}: not found, not packed", file=sys.stderr)
+                continue
+            raise AttnReproError(f"{p}: an output of this config's jobs is missing; rerun the workflow first")
+        files[f"results/{p.relative_to(results).as_posix()}"] = p
     entries = {}
     for name, content in files.items():
         entries[name] = hashlib.sha256(content).hexdigest() if isinstance(content, bytes) else sha256(content)
@@ -142,7 +190,7 @@ def build(repo: Path, results: Path, config_yaml: str, out: Path, activations: b
     with atomic_path(out) as tmp:
         with tarfile.open(tmp, "w:gz") as tar:
             for name, content in sorted(files.items()):
-                arcname = f"artifact/{name}"
+                arcname = f"{ROOT}/{name}"
                 if isinstance(content, bytes):
                     info = tarfile.TarInfo(arcname)
                     info.size = len(content)

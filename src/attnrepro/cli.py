@@ -15,11 +15,27 @@ from .errors import AttnReproError
 
 
 def _device(name: str):
+    """The device of config key ``device``; one that this machine lacks is named with the ones it has."""
     import torch
 
     if name == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    return torch.device(name)
+    try:
+        device = torch.device(name)
+    except RuntimeError as err:
+        raise AttnReproError(f"device: {name!r} is not a device name ({err})") from None
+    have = ["cpu"]
+    if torch.cuda.is_available():
+        have += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if torch.backends.mps.is_available():
+        have.append("mps")
+    if device.type == "cuda" and (not torch.cuda.is_available() or (device.index or 0) >= torch.cuda.device_count()):
+        why = "torch was built without CUDA" if not torch.backends.cuda.is_built() else "no CUDA device is visible"
+        raise AttnReproError(f"device: {name!r} was asked for (config key 'device'), but {why} on this machine; "
+                             f"it has {', '.join(have)} — set device: auto or cpu, or run the job on a GPU node")
+    if device.type == "mps" and not torch.backends.mps.is_available():
+        raise AttnReproError(f"device: 'mps' was asked for, but this machine has {', '.join(have)}")
+    return device
 
 
 def _threads(n: int | None) -> None:
@@ -63,6 +79,7 @@ def cmd_data(args) -> None:
 
 # -- train --------------------------------------------------------------------------------------------------
 def cmd_train(args) -> None:
+    from .budget import check_training_memory
     from .config import TrainConfig
     from .io import write_csv
     from .model import ModelConfig
@@ -81,6 +98,7 @@ def cmd_train(args) -> None:
             raise AttnReproError(f"model.max_positions ({model_cfg.max_positions}) is shorter than the longest "
                                  f"sequence of {data_dir} ({longest}, <eos>/<sos> included)")
     train_cfg = TrainConfig.from_dict(spec["train"])
+    check_training_memory(data_dir, model_cfg, train_cfg, len(args.seeds), train_data, valid_data)
     model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
                            sos=vocab.tgt.index("<sos>"), device=_device(args.device))
     # metrics first: the model file is the rule's last output, so its presence means the job finished
@@ -149,9 +167,10 @@ def cmd_analyze(args) -> None:
     has_attention = args.arch != "ved"
     collected: dict[str, list[pd.DataFrame]] = {}
     for export_dir in map(Path, args.export_dirs):
-        enc = read_parquet_table(export_dir / "encoder.parquet")
-        dec = read_parquet_table(export_dir / "decoder.parquet")
-        readout = read_parquet_table(export_dir / "readout.parquet")
+        enc = read_parquet_table(export_dir / "encoder.parquet", require=["seed", "example", "t", "h"], nonempty=True)
+        dec = read_parquet_table(export_dir / "decoder.parquet", require=["seed", "example", "s", "h"], nonempty=True)
+        readout = read_parquet_table(export_dir / "readout.parquet", require=["seed", "token", "weight", "bias"],
+                                     nonempty=True)
         ro = readout.to_pandas()
         ro_w = vectors(readout, "weight")
         for seed in sorted(set(enc.column("seed").to_pylist())):
@@ -189,7 +208,7 @@ def cmd_figure(args) -> None:
     from .figures import aitken2021 as fa
     from .figures import save
     from .figures.panels import PANELS
-    from .io import read_parquet, write_csv
+    from .io import read_csv_checked, read_parquet, write_csv
 
     if args.name not in PANELS:
         raise AttnReproError(f"unknown figure {args.name!r}; known: {sorted(PANELS)}")
@@ -208,9 +227,7 @@ def cmd_figure(args) -> None:
 
     def read(name: str, table: str, one_seed: bool) -> pd.DataFrame:
         path = Path(meta[name]["analysis_dir"]) / table
-        if not path.exists():
-            raise AttnReproError(f"{path}: file not found")
-        df = pd.read_csv(path) if table.endswith(".csv") else read_parquet(path)
+        df = read_csv_checked(path, ["seed"], nonempty=True) if table.endswith(".csv") else read_parquet(path)
         if one_seed and "seed" in df.columns:
             if args.seed not in set(df.seed):
                 raise AttnReproError(f"{path}: no rows of seed {args.seed}")
@@ -259,11 +276,9 @@ def cmd_figure(args) -> None:
 
 # -- claims -------------------------------------------------------------------------------------------------
 def cmd_claims(args) -> None:
-    import pandas as pd
-
     from .claims import model_quality, summarize
     from .claims_markdown import to_markdown
-    from .io import atomic_path, write_csv
+    from .io import atomic_path, read_csv_checked, write_csv
 
     summaries, experiments = {}, {}
     for item in args.summary:
@@ -271,12 +286,7 @@ def cmd_claims(args) -> None:
             name, kind, arch, cell, path = item.split(":", 4)
         except ValueError:
             raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:CELL:PATH") from None
-        if not Path(path).exists():
-            raise AttnReproError(f"{path}: file not found")
-        try:
-            summaries[name] = pd.read_csv(path)
-        except (pd.errors.EmptyDataError, pd.errors.ParserError) as err:
-            raise AttnReproError(f"{path}: not a readable summary table ({err})") from err
+        summaries[name] = read_csv_checked(path)  # a header-only table is a real result (no K-head model)
         experiments[name] = (kind, arch, cell)
     table = summarize(summaries, experiments, confidence=args.confidence)
     write_csv(table, args.out)
@@ -294,29 +304,22 @@ def cmd_archive(args) -> None:
     import yaml
 
     config_yaml = yaml.safe_dump(json.loads(args.config_json), sort_keys=False)
-    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), activations=args.activations)
+    products = [line for line in Path(args.products).read_text().splitlines() if line]
+    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), products,
+                    activations=args.activations)
     print(f"{args.out}: {len(entries)} files", file=sys.stderr)
 
 
 def cmd_verify(args) -> None:
-    import tarfile
     import tempfile
 
-    from .artifact import verify
+    from .artifact import unpack, verify
 
     target = Path(args.artifact)
     if not target.exists():
         raise AttnReproError(f"{target}: not found")
     with tempfile.TemporaryDirectory() as tmp:
-        if target.is_file():
-            try:
-                with tarfile.open(target) as tar:
-                    tar.extractall(tmp, filter="data")
-            except (tarfile.TarError, OSError) as err:
-                raise AttnReproError(f"{target}: not a readable artifact archive ({err})") from err
-            root = Path(tmp) / "artifact"
-        else:
-            root = target
+        root = unpack(target, Path(tmp)) if target.is_file() else target
         problems = verify(root)
     if problems:
         raise AttnReproError(f"{target} does not match its manifest:\n  " + "\n  ".join(problems))
@@ -333,10 +336,13 @@ def cmd_download(args) -> None:
 
 def cmd_prepare(args) -> None:
     from .corpora.prepare import prepare
+    from .download import verify_download
     from .io import atomic_path, write_json, write_parquet
 
     corpus = json.loads(args.corpus_json)
     out = Path(args.out_dir)
+    for name, source in corpus["files"].items():  # again: a file may have changed since its download rule ran
+        verify_download(Path(args.raw_dir) / name, source.get("sha256"), source.get("md5"))
     prepared = prepare(corpus, Path(args.raw_dir))
     for split, df in prepared["splits"].items():
         write_parquet(df, out / f"{split}.parquet")
@@ -349,6 +355,14 @@ def cmd_prepare(args) -> None:
 
 # -- Kobayashi et al. 2020 on the pretrained encoder ----------------------------------------------------------
 KOBAYASHI_CACHE = ("heads", "layers", "pairs", "error", "svals")
+KOBAYASHI_COLUMNS = {  # what the writers put in each table (encoder_text.sequence_table, pretrained.norm_cache)
+    "tokens": ["seq", "article", "pos", "token_id", "token", "segment", "category", "rank"],
+    "heads": ["seq", "layer", "head", "pos", "f_norm", "alpha_mean"],
+    "layers": ["seq", "layer", "pos", "x_norm"],
+    "pairs": ["seq", "layer", "head", "query", "pos", "alpha", "f_norm"],
+    "error": ["layer", "max_abs_error"],
+    "svals": ["layer", "head", "index", "singular_value"],
+}
 KOBAYASHI_FIGURES = ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "table4")
 
 
@@ -372,7 +386,7 @@ def cmd_kobayashi_cache(args) -> None:
     from .pretrained import load_encoder, norm_cache, singular_value_table
 
     _threads(args.threads)
-    tokens = read_parquet(args.tokens)
+    tokens = read_parquet(args.tokens, require=KOBAYASHI_COLUMNS["tokens"], nonempty=True)
     encoder = load_encoder()
     cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed)
     cache["svals"] = singular_value_table(encoder)
@@ -388,8 +402,9 @@ def cmd_kobayashi_cache(args) -> None:
 def _kobayashi_inputs(args, names):
     from .io import read_parquet
 
-    tables = {"tokens": read_parquet(args.tokens)}
-    tables.update({n: read_parquet(Path(args.cache_dir) / f"{n}.parquet") for n in names})
+    tables = {"tokens": read_parquet(args.tokens, require=KOBAYASHI_COLUMNS["tokens"], nonempty=True)}
+    tables.update({n: read_parquet(Path(args.cache_dir) / f"{n}.parquet", require=KOBAYASHI_COLUMNS[n], nonempty=True)
+                   for n in names})
     return tables
 
 
@@ -529,14 +544,12 @@ def cmd_kobayashi_nmt_figure(args) -> None:
     import pandas as pd
 
     from .figures import kobayashi2020 as kf, save
-    from .io import write_csv
+    from .io import read_csv_checked, write_csv
 
     frames = []
     for item in args.aer:
         name, _, path = item.partition(":")
-        if not Path(path).exists():
-            raise AttnReproError(f"{path}: file not found")
-        frames.append(pd.read_csv(path).assign(experiment=name))
+        frames.append(read_csv_checked(path, ["seed", "layer", "method", "aer"], nonempty=True).assign(experiment=name))
     per_layer = pd.concat(frames, ignore_index=True)
     fig, data = kf.fig7(per_layer) if args.name == "fig7" else kf.table3(per_layer)
     write_csv(data, args.csv)
@@ -711,6 +724,8 @@ def build_parser() -> argparse.ArgumentParser:
     ar.add_argument("--results", required=True)
     ar.add_argument("--config-json", required=True, help="the resolved config as JSON")
     ar.add_argument("--activations", action="store_true", help="include results/activations")
+    ar.add_argument("--products", required=True,
+                    help="file listing the outputs, logs and benchmarks of the config's jobs, one path a line")
     ar.add_argument("--out", required=True)
     ar.set_defaults(func=cmd_archive)
 

@@ -114,6 +114,9 @@ def check(config: dict[str, Any]) -> None:
     _check_gold_sets(config)
     _check_figures(config)
     check_corpora(config)
+    from .budget import check as check_memory
+
+    check_memory(config)  # sizes that cannot fit, with the estimate
     if "snell2021" in config:  # Snell et al. 2021's own block
         from .snell.config import check as check_snell2021
 

@@ -20,7 +20,7 @@ import urllib.request
 from pathlib import Path
 
 from .errors import AttnReproError
-from .io import atomic_path, move_aside
+from .io import atomic_path, move_aside, quarantine
 
 CHUNK = 1 << 20
 
@@ -103,3 +103,50 @@ def _download(url: str, tmp: Path, timeout: float) -> None:
     # http.client returns a short body without complaint when the server closes early; the length tells
     if expected is not None and received != int(expected):
         raise AttnReproError(f"{url}: connection closed after {received} of {expected} bytes; nothing was kept")
+
+
+def verify_download(path: str | Path, sha256: str | None, md5: str | None = None) -> Path:
+    """Check a downloaded file again before it is read: a file truncated or changed after its download finished
+    (Snakemake takes any file present as done) fails its pinned digest; an unpinned archive is decompressed to
+    the end (gzip, zip and bz2 carry checksums). A bad file is moved aside to ``<name>.corrupt``, so the rerun
+    downloads it again."""
+    path = Path(path)
+    if not path.is_file():
+        raise AttnReproError(f"{path}: downloaded file not found")
+    algorithm, expected = ("sha256", sha256) if sha256 else ("md5", md5)
+    if expected:
+        got = digest_of(path, algorithm)
+        if got != expected.lower():
+            raise quarantine(path, f"{algorithm} {got} is not the pinned {expected} (truncated or changed since "
+                                   f"its download); the rerun fetches it again")
+        return path
+    problem = _archive_problem(path)
+    if problem:
+        raise quarantine(path, f"damaged archive ({problem}); the rerun fetches it again")
+    return path
+
+
+def _archive_problem(path: Path) -> str | None:
+    import bz2
+    import gzip
+    import zipfile
+    import zlib
+
+    name = path.name.lower()
+    try:
+        if name.endswith((".gz", ".tgz")):
+            with gzip.open(path, "rb") as f:
+                while f.read(CHUNK):
+                    pass
+        elif name.endswith(".bz2"):
+            with bz2.open(path, "rb") as f:
+                while f.read(CHUNK):
+                    pass
+        elif name.endswith(".zip"):
+            with zipfile.ZipFile(path) as z:
+                bad = z.testzip()
+                if bad:
+                    return f"member {bad} fails its CRC"
+    except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as err:
+        return f"{type(err).__name__}: {err}"
+    return None

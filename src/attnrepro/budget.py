@@ -1,0 +1,178 @@
+"""Memory a config asks for, estimated before any job starts, so that a size that cannot fit (a 20,000-word
+task, ``dpi: 100000``) stops with the estimate and the key instead of ``std::bad_alloc`` an hour later.
+
+The estimates count the largest tensors a job holds at once — attention scores (seeds × batch × T_tgt × T_src),
+recurrent states, logits — in float32, to within a small factor; they are meant to catch sizes orders of magnitude
+too large, not to plan a cluster job. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large
+node; ``config/paper.yaml``'s largest job, the evaluation of 10 stacked Bible models over a 30k vocabulary, is
+estimated at ~85 GB). Set it to your machine's memory for a tighter check.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .errors import AttnReproError
+
+LIMIT_ENV = "ATTNREPRO_MEMORY_GB"
+DEFAULT_LIMIT_GB = 128.0
+FLOAT = 4  # bytes
+# float values kept per hidden unit and time step for the backward pass (gates, their activations, the state)
+CELL_VALUES = {"lstm": 12, "gru": 10, "ugrnn": 8, "ff": 6}
+TOKEN_BYTES = 48  # a task's words as lists, Parquet and padded int64 tensors, per token (measured: ~14 + 24)
+LARGEST_FIGURE_IN2 = 16 * 10  # the largest figure (Aitken Fig. 3 style, 2 × 3 panels) in square inches
+MAX_PIXELS_PER_SIDE = 2**16  # matplotlib's Agg canvas refuses larger images
+SPECIAL_TOKENS = 4  # <pad> <sos> <eos> <unk>
+MINILM = {"layers": 6, "heads": 12, "hidden": 384}
+
+
+def limit_bytes() -> float:
+    raw = os.environ.get(LIMIT_ENV)
+    try:
+        gb = float(raw) if raw else DEFAULT_LIMIT_GB
+    except ValueError:
+        raise AttnReproError(f"{LIMIT_ENV}={raw!r} is not a number of gigabytes") from None
+    return gb * 1e9
+
+
+def gb(n: float) -> str:
+    return f"{n / 1e9:,.1f} GB" if n < 1e12 else f"{n / 1e12:,.0f} TB"
+
+
+def _over(key: str, need: float, how: str, fix: str) -> None:
+    limit = limit_bytes()
+    if need > limit:
+        raise AttnReproError(f"{key}: needs about {gb(need)} of memory ({how}); the limit is {gb(limit)} "
+                             f"({LIMIT_ENV} raises it): {fix}")
+
+
+# -- estimates ----------------------------------------------------------------------------------------------
+def figure_bytes(dpi: int) -> float:
+    """The RGBA canvas of the largest figure and the PNG encoder's copy of it."""
+    return LARGEST_FIGURE_IN2 * dpi**2 * FLOAT * 2
+
+
+def seq2seq_bytes(*, seeds: int, batch: int, t_src: int, t_tgt: int, hidden: int, cell: str, vocab_src: int,
+                  vocab_tgt: int, attention_maps: int, grads: bool = True) -> float:
+    """One step of a stacked encoder-decoder: states of both recurrences, ``attention_maps`` score matrices
+    T_tgt × T_src (scores, weights, and their gradients), one-hot inputs and the logits."""
+    keep = 2 if grads else 1
+    per_example = (keep * (t_src + t_tgt) * hidden * CELL_VALUES.get(cell, 12)
+                   + keep * 2 * attention_maps * t_tgt * t_src
+                   + t_src * vocab_src + (1 + 2 * keep) * t_tgt * vocab_tgt)  # one-hot inputs; logits
+    return FLOAT * seeds * batch * per_example
+
+
+def data_bytes(n_examples: int, longest: int) -> float:
+    return TOKEN_BYTES * n_examples * 2 * longest
+
+
+# -- the checks -----------------------------------------------------------------------------------------------
+def check(config: dict[str, Any]) -> None:
+    """Every size of ``config`` that sets a job's memory, against :func:`limit_bytes` (blocks a partial config
+    lacks, as in unit tests of other checks, are skipped)."""
+    from .config import task_spec
+
+    for key, dpi in _dpis(config):
+        side = 16 * dpi
+        if side > MAX_PIXELS_PER_SIDE:
+            raise AttnReproError(f"{key}: {dpi} dpi draws the largest figure (16 × 10 in) {side:,} pixels wide; "
+                                 f"matplotlib draws at most {MAX_PIXELS_PER_SIDE:,} (4096 dpi), and it would need "
+                                 f"about {gb(figure_bytes(dpi))} of memory; 300 dpi is print quality")
+        _over(key, figure_bytes(dpi), f"a {16 * dpi:,} × {10 * dpi:,} pixel canvas for the largest figure",
+              "300 dpi is print quality")
+    for name, task in config.get("tasks", {}).items():
+        if task["kind"] != "bible" and {"n_train", "n_valid", "n_test"} <= set(task):
+            n = task["n_train"] + task["n_valid"] + task["n_test"]
+            _over(f"tasks.{name}", data_bytes(n, task["max_len"] + 1),
+                  f"{n:,} examples of up to {task['max_len']} words", "lower n_train or max_len")
+    seeds_per_job = min(config.get("seeds_per_job", 1), len(config.get("seeds", [0])))
+    for name, exp in config.get("experiments", {}).items():
+        task = task_spec(config, exp["task"])
+        train = {**config.get("train", {}), **exp.get("train", {})}
+        if "max_len" not in task or not {"batch_size", "n_eval"} <= set(train):
+            continue  # a sentencepiece corpus: its lengths are checked by the job on the prepared data
+        _check_experiment(f"experiments.{name}", exp, train, task, _vocab_guess(config, exp["task"]), seeds_per_job,
+                          config.get("export", {}).get("n_examples", 1))
+    if "kobayashi2020" in config:
+        k = config["kobayashi2020"]
+        need = FLOAT * k["batch_size"] * MINILM["layers"] * MINILM["heads"] * k["max_len"] ** 2 * 3
+        _over("kobayashi2020.batch_size", need, f"{k['batch_size']} sequences × {MINILM['layers']} layers × "
+              f"{MINILM['heads']} heads × {k['max_len']}² attention weights, kept for every layer", "lower batch_size")
+    if "snell2021" in config:
+        _check_snell(config["snell2021"])
+
+
+def _dpis(config):
+    for block, key in (("figures", "figures.dpi"), ("kobayashi2020", "kobayashi2020.dpi"),
+                       ("snell2021", "snell2021.dpi")):
+        if "dpi" in config.get(block, {}):
+            yield key, config[block]["dpi"]
+
+
+def _vocab_guess(config, task_name: str) -> int:
+    task = config.get("tasks", {}).get(task_name) or (config.get("corpora") or {}).get(task_name, {})
+    if "vocab_size" in task:
+        return task["vocab_size"] + SPECIAL_TOKENS
+    if "n_words" in task:
+        return 2 * task["n_words"] + SPECIAL_TOKENS  # a few tasks add as many output words
+    return 64  # eSCAN's command and action words
+
+
+def _check_experiment(key, exp, train, task, vocab, seeds, n_examples) -> None:
+    model = exp["model"]
+    t = task["max_len"] + 2  # <eos>, and an eSCAN/bottleneck output may run a word longer
+    maps = 0 if model["arch"] == "ved" else 1
+    if model["arch"] == "transformer":
+        maps = model.get("heads", 4) * model.get("layers", 2) * 3  # encoder, decoder and cross attention
+    common = dict(t_src=t, t_tgt=t, hidden=model["hidden"], cell=model["cell"], vocab_src=vocab, vocab_tgt=vocab,
+                  attention_maps=maps)
+    steps = {"train.batch_size": seq2seq_bytes(seeds=seeds, batch=train["batch_size"], **common),
+             "train.n_eval": seq2seq_bytes(seeds=seeds, batch=train["n_eval"], grads=False, **common),
+             "export.n_examples": seq2seq_bytes(seeds=seeds, batch=n_examples, grads=False, **common)}
+    which, need = max(steps.items(), key=lambda kv: kv[1])
+    _over(key, need, f"{which} for {seeds} stacked seed(s) × sequences of {t} tokens × hidden {model['hidden']}"
+          + (f", {maps} attention map(s) of {t}×{t} each" if maps else ""),
+          f"lower the task's max_len, {which} or seeds_per_job")
+
+
+def _check_snell(block) -> None:
+    c, train = block["copy"], block["train"]
+    t = c["length"] + 1
+    n = len(block["seeds"])
+    need = seq2seq_bytes(seeds=n, batch=max(train["batch_size"], train["n_eval"]), t_src=t, t_tgt=t,
+                         hidden=c["hidden"], cell="lstm", vocab_src=0, vocab_tgt=c["subset_words"] + SPECIAL_TOKENS,
+                         attention_maps=1)
+    _over("snell2021.copy", need, f"{n} stacked seeds × batch {max(train['batch_size'], train['n_eval'])} × "
+          f"{t}×{t} attention, hidden {c['hidden']}", "lower copy.length, train.batch_size or the seeds")
+    k = block["keyword"]
+    kt = k["train"]
+    need = FLOAT * n * max(kt["batch_size"], kt["n_eval"]) * (k["length"] + 2) * k["hidden"] * CELL_VALUES["lstm"] * 4
+    _over("snell2021.keyword", need, f"{n} stacked seeds × batch {max(kt['batch_size'], kt['n_eval'])} × "
+          f"{k['length']} words × BiLSTM {k['hidden']}", "lower keyword.length, its batch or the seeds")
+    cls = block.get("classification")
+    if cls:
+        for name, s in cls["sets"].items():
+            need = (FLOAT * len(cls["seeds"]) * cls["train"]["batch_size"] * (s["max_len"] + 2) * cls["hidden"]
+                    * CELL_VALUES["lstm"] * 4)
+            _over(f"snell2021.classification.sets.{name}.max_len", need,
+                  f"{len(cls['seeds'])} seeds × batch {cls['train']['batch_size']} × {s['max_len']} words × BiLSTM "
+                  f"{cls['hidden']}", "lower max_len, the batch or the seeds")
+
+
+def check_training_memory(data_dir, model_cfg, train_cfg, seeds: int, train_data, valid_data) -> None:
+    """The estimate of :func:`check` again in the training job, on the lengths and vocabularies of the prepared
+    data (a corpus of sentencepiece pieces has no ``max_len`` to check before it is prepared)."""
+    t_src = max(train_data.src.shape[1], valid_data.src.shape[1])
+    t_tgt = max(train_data.tgt_in.shape[1], valid_data.tgt_in.shape[1])
+    maps = 0 if model_cfg.arch == "ved" else 1
+    if model_cfg.arch == "transformer":
+        maps = model_cfg.heads * model_cfg.layers * 3
+    common = dict(seeds=seeds, t_src=t_src, t_tgt=t_tgt, hidden=model_cfg.hidden, cell=model_cfg.cell,
+                  vocab_src=model_cfg.src_vocab, vocab_tgt=model_cfg.tgt_vocab, attention_maps=maps)
+    need = max(seq2seq_bytes(batch=train_cfg.batch_size, **common),
+               seq2seq_bytes(batch=min(train_cfg.n_eval, len(valid_data)), grads=False, **common))
+    _over(f"training on {data_dir}", need, f"{seeds} stacked seed(s) × sequences of up to {t_src} and {t_tgt} "
+          f"tokens × hidden {model_cfg.hidden}, vocabularies {model_cfg.src_vocab} and {model_cfg.tgt_vocab}",
+          "lower the task's max_len, train.batch_size, train.n_eval or seeds_per_job")
