@@ -45,9 +45,7 @@ rule evaluate:
         device=config["device"],
     threads: config["threads"]
     resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=30,
+        **needs(mem_mb=4000, runtime=30, gpus=GPUS_PER_JOB),
     log:
         "results/logs/evaluate/{experiment}.log",
     benchmark:

@@ -29,6 +29,32 @@ wildcard_constraints:
     chunk="|".join(SEED_CHUNKS),
 
 
+# -- what a job needs; where it goes is the profile's business (slurm/config.yaml, slurm/partitions.yaml) --------
+from attnrepro.cluster import gpu_resources  # noqa: E402
+
+# a config that trains on the CPU asks for no GPU
+GPUS_PER_JOB = 0 if config["device"] == "cpu" else 1
+
+
+def profile_default(name):
+    """A default resource the profile sets (slurm/config.yaml), as written there; None without one (local runs)."""
+    defaults = workflow.resource_settings.default_resources
+    return defaults[name].raw if defaults is not None and name in defaults else None
+
+
+try:
+    gpu_resources(profile_default("gpu_request"), 1)  # checked once, before any job starts
+except AttnReproError as err:
+    raise WorkflowError(f"profile: {err}") from None
+
+
+def needs(mem_mb, runtime, gpus=0):
+    """A rule's resources: memory (MB), a runtime (minutes) that grows with each attempt, so that a job killed at
+    its time limit gets longer on its retry, and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+    return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: runtime * attempt,
+            **gpu_resources(profile_default("gpu_request"), gpus)}
+
+
 def experiment_task(wildcards):
     return config["experiments"][wildcards.experiment]["task"]
 

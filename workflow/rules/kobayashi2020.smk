@@ -32,8 +32,7 @@ rule kobayashi2020_cache:
         seed=KOBA.get("seed"),
     threads: config["threads"]
     resources:
-        mem_mb=8000,
-        runtime=60,
+        **needs(mem_mb=8000, runtime=60),
     log:
         "results/logs/kobayashi2020/cache.log",
     benchmark:

@@ -21,8 +21,7 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021["seeds"])),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
+            **needs(mem_mb=4000, runtime=240),
         log:
             "results/logs/snell2021/{run}.log",
         benchmark:
@@ -42,8 +41,7 @@ if SNELL2021:
             spec=json_arg(snellcfg.multihead_spec(SNELL2021)),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=480,
+            **needs(mem_mb=4000, runtime=480),
         log:
             "results/logs/snell2021/multihead.log",
         benchmark:
@@ -63,8 +61,7 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021["seeds"])),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
+            **needs(mem_mb=4000, runtime=240),
         log:
             "results/logs/snell2021/keyword.log",
         benchmark:
@@ -102,8 +99,7 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021["seeds"])),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
+            **needs(mem_mb=4000, runtime=240),
         log:
             "results/logs/snell2021/table2.log",
         benchmark:
@@ -150,8 +146,7 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021.get("classification", {}).get("seeds", []))),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=480,
+            **needs(mem_mb=4000, runtime=480),
         log:
             "results/logs/snell2021/cls_{dataset}.log",
         benchmark:
@@ -177,8 +172,7 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021.get("translation", {}).get("seeds", []))),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=8000,
-            runtime=480,
+            **needs(mem_mb=8000, runtime=480),
         log:
             "results/logs/snell2021/mt_{tset}.log",
         benchmark:

@@ -16,9 +16,7 @@ rule train:
         device=config["device"],
     threads: config["threads"]
     resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=240,
+        **needs(mem_mb=4000, runtime=240, gpus=GPUS_PER_JOB),
     retries: 1
     log:
         "results/logs/train/{experiment}/{chunk}.log",
