@@ -75,7 +75,8 @@ def final_targets():
         + corpus_targets()
         + all_figures()
         + transformer_evaluations()
-        + ["results/claims.csv", "results/claims.md"]
+        + ["results/claims.csv", "results/claims.md", "results/report/claims.html"]
+        + [f"results/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
 
 
@@ -275,11 +276,18 @@ def snell2021_copy_runs():
     return snellcfg.copy_runs(SNELL2021) if SNELL2021 else {}
 
 
+def snell2021_tables():
+    """Table 2, and Table 10 when there are classification sets (each also an HTML page of the report)."""
+    if not SNELL2021:
+        return []
+    return ["table2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+
+
 def snell2021_figures():
     if not SNELL2021:
         return []
     # figures with the CSV of their numbers: Table 2, Fig. 2 (ξ of Table 2's rows), Table 10
-    tables = ["table2", "fig2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+    tables = ["fig2"] + snell2021_tables()
     return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"]) + expand(
         "results/figures/snell2021/{name}.{ext}", name=tables, ext=["png", "pdf", "csv"]
     )
