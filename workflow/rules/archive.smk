@@ -9,8 +9,6 @@ rule archive:
         activations="--activations" if config["archive"]["activations"] else "",
     log:
         "results/logs/archive.log",
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro archive --repo {params.repo} --results results --config-json {params.config}"
         " {params.activations} --out {output} > {log} 2>&1"
@@ -23,7 +21,5 @@ rule verify:
         "results/artifact.verified",
     log:
         "results/logs/verify.log",
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro verify {input} > {output} 2> {log}"

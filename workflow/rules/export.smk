@@ -17,8 +17,6 @@ rule export:
         "results/logs/export/{experiment}/{chunk}.log",
     benchmark:
         "results/benchmarks/export/{experiment}/{chunk}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro export --model {input.model} --data-dir {params.data_dir} --n-examples {params.n_examples}"
         " --out-dir results/activations/{wildcards.experiment}/{wildcards.chunk}"

@@ -22,8 +22,6 @@ rule train:
         "results/logs/train/{experiment}/{chunk}.log",
     benchmark:
         "results/benchmarks/train/{experiment}/{chunk}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
