@@ -6,7 +6,6 @@ and each of the two GPU routes (gpu_request: gpus, and gres with a GPU type)."""
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -14,27 +13,16 @@ from dataclasses import dataclass
 
 import pytest
 
-from conftest import ROOT, tool_env
+from conftest import ROOT, tool_env, user_profile
 
 PAPER = ROOT / "config" / "paper.yaml"
-
-
-def user_profile(directory, gpu_request: str):
-    """slurm/ copied and edited where its comments say: the account, the GPU request."""
-    shutil.copytree(ROOT / "slurm", directory)
-    text = (directory / "config.yaml").read_text()
-    edited = (text.replace('slurm_account: "CHANGE_ME"', 'slurm_account: "testacct"')
-              .replace('gpu_request: "gpus"', f'gpu_request: "{gpu_request}"'))
-    assert edited.count("testacct") == 1 and edited.count(f'gpu_request: "{gpu_request}"') == 1
-    (directory / "config.yaml").write_text(edited)
-    return directory
 
 
 def local_rules() -> set[str]:
     """Rule names listed under `localrules:` in the Snakefile and the rule files (they never reach sbatch)."""
     names = set()
     for path in [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]:
-        for block in re.findall(r"^localrules:\n((?:[ \t]+\w+,?\n)+)", path.read_text(), flags=re.M):
+        for block in re.findall(r"^[ \t]*localrules:\n((?:[ \t]+\w+,?\n)+)", path.read_text(), flags=re.M):
             names.update(re.findall(r"\w+", block))
     return names
 
