@@ -5,8 +5,7 @@ rule claims_html:
     input:
         "results/claims.csv",
     output:
-        report("results/report/claims.html", caption="../report/claims.rst", category="Claims",
-               labels={"table": "claims, per paper"}),
+        report("results/report/claims.html", caption="../report/claims.rst", category="Claims"),
     log:
         "results/logs/report/claims.log",
     benchmark:
@@ -28,7 +27,7 @@ if SNELL2021:
             "results/figures/snell2021/{table}.csv",
         output:
             report("results/report/snell2021_{table}.html", caption="../report/snell2021_table.rst",
-                   category="Snell et al. 2021", labels={"table": "{table}"}),
+                   category="Snell et al. 2021", labels={"figure": "{table} as a table"}),
         log:
             "results/logs/report/snell2021_{table}.log",
         benchmark:
