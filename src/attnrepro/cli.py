@@ -749,7 +749,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     c = _sub(sub, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
              cmd_claims)
-    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty)")
+    c.add_argument("--summary", nargs="+", required=True,
+                   help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty)")
     c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
