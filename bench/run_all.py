@@ -1,9 +1,10 @@
 """Run every benchmark of bench/ and write their results side by side: bench/results/*.json and the table
 bench/results/summary.md (issue 7). Benchmarks are not tests; nothing here asserts a time.
 
-Usage: python bench/run_all.py [--quick] [--summary-only]
+Usage: python bench/run_all.py [--quick] [--summary-only] [--dry-run]
     --quick         fewer steps and repeats (a check that every benchmark runs, not numbers to publish)
     --summary-only  rewrite summary.md from the JSON files already in bench/results/
+    --dry-run       print the benchmark commands it would run, run nothing
 """
 
 from __future__ import annotations
@@ -132,7 +133,11 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true")
     p.add_argument("--summary-only", action="store_true", help="rewrite summary.md from the JSON files there")
+    p.add_argument("--dry-run", action="store_true", help="print the benchmark commands, run nothing")
     args = p.parse_args()
+    if args.dry_run:
+        print("\n".join(" ".join(["python", *cmd[1:]]) for cmd in commands(args.quick)))
+        return
     for cmd in [] if args.summary_only else commands(args.quick):
         print("+", " ".join(cmd[1:]), flush=True)
         subprocess.run(cmd, cwd=ROOT, check=True)

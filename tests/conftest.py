@@ -20,6 +20,21 @@ def tool_env() -> dict:
     return env
 
 
+def user_profile(directory: Path, gpu_request: str = "gpus") -> Path:
+    """slurm/ copied to ``directory`` and edited where its comments say: the account (the test cluster's), the GPU
+    request. Tests name it by its absolute path: the profile's partitions.yaml is found beside it whatever
+    --directory says."""
+    import shutil
+
+    shutil.copytree(ROOT / "slurm", directory)
+    text = (directory / "config.yaml").read_text()
+    edited = (text.replace('slurm_account: "CHANGE_ME"', 'slurm_account: "testacct"')
+              .replace('gpu_request: "gpus"', f'gpu_request: "{gpu_request}"'))
+    assert edited.count("testacct") == 1 and edited.count(f'gpu_request: "{gpu_request}"') == 1
+    (directory / "config.yaml").write_text(edited)
+    return directory
+
+
 def snakemake(*args, cwd, check=True, timeout=600) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args]
     proc = subprocess.run(cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout)

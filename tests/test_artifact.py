@@ -104,6 +104,7 @@ def test_changing_training_reruns_that_experiment_downstream_only(smoke_run):
     proc = _changed_config(work, lambda c: c["experiments"]["ao_qkv_one_to_one"].update(train={"steps": 30}))
     counts = job_counts(proc.stdout)
     # its figures: fig2c/d (fig2 ao) and fig5a/b (shares, offsets)
-    assert counts == {"train": 1, "export": 1, "analyze": 1, "figure_aitken2021": 4, "claims": 1, "all": 1}, \
+    assert counts == {"train": 1, "export": 1, "analyze": 1, "figure_aitken2021": 4, "claims": 1, "claims_html": 1,
+                      "all": 1}, \
         proc.stdout[-3000:]
     assert "results/models/aed_gru_one_to_one" not in proc.stdout

@@ -1,6 +1,7 @@
-"""The workflow on a real single-node Slurm cluster (munge, slurmctld, slurmd, slurmdbd + MariaDB, two fake
-GPUs as gres) that tests/slurm/start_slurm.sh installs and starts. Needs root on Debian; runs when
-ATTNREPRO_SLURM=1 (CI sets it). The cluster's daemons that the harness started are stopped at the end."""
+"""The workflow on a real Slurm cluster that tests/slurm/start_slurm.sh installs and starts on this machine:
+munge, slurmctld, slurmdbd + MariaDB, and two slurmd, one node per partition: `cpu` (CPUs only, no gres: sbatch
+rejects a job that asks it for a GPU) and `gpu` (two fake GPUs as gres). Needs root on Debian; runs when
+ATTNREPRO_SLURM=1 (CI sets it). The daemons the harness started are stopped at the end."""
 
 import os
 import re
@@ -11,8 +12,9 @@ import time
 import pandas as pd
 import pytest
 import torch
+import yaml
 
-from conftest import CORE_EXPERIMENTS, ROOT, core_config, long_training_config, tool_env
+from conftest import CORE_EXPERIMENTS, ROOT, core_config, long_training_config, tool_env, user_profile
 
 pytestmark = [
     pytest.mark.slurm,
@@ -21,116 +23,148 @@ pytestmark = [
 ]
 
 HARNESS = ROOT / "tests" / "slurm"
-# what a user edits in slurm/config.yaml, given on the command line instead (the harness's account)
-CLUSTER_ARGS = ["--default-resources", "slurm_account=testacct", "slurm_partition=cpu", "mem_mb=1000", "runtime=30",
-                "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "2"]
+# status checks every few seconds instead of every 40 (the jobs here take seconds); MinJobAge (600 s) stays
+# above 3 x the first wait, so the plugin keeps the profile's squeue status command
+FAST_STATUS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "2"]
+GPU_RULES = {"train", "export", "evaluate"}
 
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     started = tmp_path_factory.mktemp("slurm") / "started"
     env = {**os.environ, "SLURM_STARTED_FILE": str(started)}
-    subprocess.run(["bash", str(HARNESS / "start_slurm.sh")], check=True, env=env, timeout=600)
+    subprocess.run(["bash", str(HARNESS / "start_slurm.sh")], check=True, env=env, timeout=900)
     yield
     subprocess.run(["bash", str(HARNESS / "stop_slurm.sh")], env=env, timeout=120)
 
 
-def profile_run(work, *args, timeout=600, check=True):
-    """`snakemake --profile slurm` from the repository root, as the README says, working in ``work``."""
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--directory", str(work), *args]
-    proc = subprocess.run(cmd, cwd=ROOT, env=tool_env(), capture_output=True, text=True, timeout=timeout)
+def snakemake_cmd(profile, work, *args):
+    """`snakemake --profile ...` from the repository root, as the README says, working in ``work``."""
+    return [sys.executable, "-m", "snakemake", "--profile", str(profile), "--directory", str(work), *args]
+
+
+def profile_run(profile, work, *args, timeout=600, check=True):
+    proc = subprocess.run(snakemake_cmd(profile, work, *args), cwd=ROOT, env=tool_env(), capture_output=True,
+                          text=True, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(proc.stdout[-4000:] + proc.stderr[-4000:])
     return proc
 
 
 def sacct_jobs() -> pd.DataFrame:
-    out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "jobid,jobname,partition,alloctres,state,comment"],
+    out = subprocess.run(["sacct", "-n", "-X", "-P", "-o", "jobid,partition,nodelist,alloctres,state,comment"],
                          capture_output=True, text=True, check=True).stdout
     rows = [line.split("|") for line in out.splitlines() if line]
-    return pd.DataFrame(rows, columns=["jobid", "name", "partition", "tres", "state", "comment"])
+    jobs = pd.DataFrame(rows, columns=["jobid", "partition", "node", "tres", "state", "comment"])
+    jobs["rule"] = jobs.comment.str.removeprefix("rule_").str.split("_wildcards_").str[0]
+    return jobs
 
 
-def test_smoke_workflow_on_slurm_matches_a_local_run(cluster, smoke_run, tmp_path):
+def gpu_config(directory, cfg, name):
+    """A config that trains on whatever device the job finds (device: auto), so its models ask for a GPU."""
+    cfg["device"] = "auto"
+    (directory / name).write_text(yaml.safe_dump(cfg))
+    return str(directory / name)
+
+
+def test_the_cpu_partition_rejects_a_gpu_job(cluster):
+    """What makes a routing mistake visible: the CPU node has no GPU. And the partition file the README tells a
+    user to generate from their cluster says the same."""
+    bad = subprocess.run(["sbatch", "-A", "testacct", "-p", "cpu", "--gpus=1", "--wrap", "true"],
+                         capture_output=True, text=True)
+    assert bad.returncode != 0 and "Requested node configuration is not available" in bad.stderr, bad
+    generated = subprocess.run(["generate-slurm-partition-config"], env=tool_env(), capture_output=True,
+                               text=True, check=True).stdout
+    partitions = yaml.safe_load(generated)["partitions"]
+    assert partitions["gpu"]["max_gpu"] == 2 and partitions["cpu"].get("max_gpu", 0) == 0
+
+
+def test_workflow_on_slurm_routes_gpu_jobs_and_matches_a_local_run(cluster, smoke_run, tmp_path):
     local, _ = smoke_run
     before = set(sacct_jobs().jobid)
-    core_config(tmp_path)  # the smoke config's two one-to-one experiments, which the local run also trained
-    proc = profile_run(tmp_path, "--configfile", str(tmp_path / "core.yaml"), *CLUSTER_ARGS)
+    cfg = core_config()  # the smoke config's two one-to-one experiments, which the local run also trained
+    # plus a small transformer: its test-split `evaluate` job is a GPU job too
+    cfg["experiments"]["transformer_one_to_one"] = {
+        "task": "one_to_one", "model": {"arch": "transformer", "cell": "ff", "hidden": 16, "layers": 1, "heads": 2,
+                                        "max_positions": 32}}
+    profile = user_profile(tmp_path / "slurm")
+    proc = profile_run(profile, tmp_path, "--configfile", gpu_config(tmp_path, cfg, "core.yaml"), *FAST_STATUS)
     jobs = sacct_jobs()
     jobs = jobs[~jobs.jobid.isin(before)]
-    # data, 2 train, 2 export, 2 analyze went through Slurm; figures, claims and all ran locally
-    assert len(jobs) == 7, jobs
     assert (jobs.state == "COMPLETED").all(), jobs
-    gpu_jobs = jobs[jobs.tres.str.contains("gres/gpu=1")]
-    assert len(gpu_jobs) == 4 and (gpu_jobs.partition == "gpu").all(), jobs
-    assert (jobs[~jobs.tres.str.contains("gres/gpu")].partition == "cpu").all()
+    # data, 3 train, 2 export, 2 analyze, evaluate, the transformer's AER went through Slurm; figures, claims and
+    # all ran where snakemake ran
+    assert sorted(jobs.rule) == sorted(["data"] + ["train"] * 3 + ["export", "analyze"] * 2
+                                       + ["evaluate", "kobayashi2020_aer"]), jobs
+    on_gpu = jobs[jobs.tres.str.contains("gres/gpu")]
+    assert set(on_gpu.rule) == GPU_RULES and len(on_gpu) == 6, jobs
+    assert (on_gpu.tres.str.count("gres/gpu=1") == 1).all() and (on_gpu.partition == "gpu").all(), jobs
+    assert (on_gpu.node == "gpunode").all(), jobs
+    on_cpu = jobs[~jobs.tres.str.contains("gres/gpu")]
+    assert (on_cpu.partition == "cpu").all() and (on_cpu.node == "cpunode").all(), jobs
     assert re.search(r"localrule figure_aitken2021", proc.stdout + proc.stderr)
+
     # outputs the local run also made, and (CPU, same seeds) the same numbers
     def files(d):
-        return sorted(p.relative_to(d).as_posix() for p in (d / "results").rglob("*")
-                      if p.is_file() and "benchmarks" not in p.parts and "logs" not in p.parts
-                      and "checkpoints" not in p.parts and "figures" not in p.parts
-                      and not p.name.startswith("artifact"))
-    assert set(files(tmp_path)) <= set(files(local))
+        return {p.relative_to(d).as_posix() for p in (d / "results").rglob("*")
+                if p.is_file() and "benchmarks" not in p.parts and "logs" not in p.parts
+                and "checkpoints" not in p.parts and "figures" not in p.parts
+                and not p.name.startswith("artifact") and "transformer_one_to_one" not in p.parts}
+    assert files(tmp_path) - {"results/claims.csv", "results/claims.md"} <= files(local)
     ours = pd.read_csv(tmp_path / "results" / "claims.csv")
+    ours = ours[ours.experiment.isin(CORE_EXPERIMENTS)]
     theirs = pd.read_csv(local / "results" / "claims.csv")
     theirs = theirs[theirs.experiment.isin(CORE_EXPERIMENTS) & theirs.claim_id.isin(ours.claim_id)]
     pd.testing.assert_frame_equal(ours.reset_index(drop=True), theirs.reset_index(drop=True))
-    for chunk in ("s0-1",):
-        rel = f"results/models/aed_gru_one_to_one/{chunk}/metrics.csv"
-        pd.testing.assert_frame_equal(pd.read_csv(tmp_path / rel), pd.read_csv(local / rel))
+    rel = "results/models/aed_gru_one_to_one/s0-1/metrics.csv"
+    pd.testing.assert_frame_equal(pd.read_csv(tmp_path / rel), pd.read_csv(local / rel))
 
 
-def test_scancelled_training_job_resumes_on_rerun(cluster, tmp_path):
-    """scancel a running training job, stop Snakemake, rerun: the job resumes from its last checkpoint.
-
-    Snakemake must be stopped by hand here because the Slurm executor plugin (2.8.0) reads sacct's state
-    'CANCELLED by <uid>' as still running and would wait forever; a user meets the same and reruns."""
-    import signal
-
+def test_scancelled_training_job_is_retried_by_snakemake_and_resumes(cluster, tmp_path):
+    """scancel a running training job and leave Snakemake alone: with the profile's status command it sees the
+    job fail, retries it (retries: 1), and the retry resumes from the last checkpoint to the weights of an
+    uninterrupted run."""
     long_training_config(tmp_path, 2000)
-
+    config = gpu_config(tmp_path, yaml.safe_load((tmp_path / "long.yaml").read_text()), "long_gpu.yaml")
     work = tmp_path / "run"
-    args = ["--configfile", str(tmp_path / "long.yaml"), *CLUSTER_ARGS]
-    cmd = [sys.executable, "-m", "snakemake", "--profile", "slurm", "--directory", str(work), *args]
+    cmd = snakemake_cmd(user_profile(tmp_path / "slurm"), work, "--configfile", config, *FAST_STATUS)
     log_path = tmp_path / "snakemake.log"
+    before = set(sacct_jobs().jobid)
     with open(log_path, "w") as log_file:  # a file, not a pipe: an unread pipe fills up and blocks snakemake
         run = subprocess.Popen(cmd, cwd=ROOT, env=tool_env(), stdout=log_file, stderr=subprocess.STDOUT)
-        ckpt_dir = work / "results" / "checkpoints" / "aed_gru_one_to_one" / "s0"
-        deadline = time.time() + 300
-        while time.time() < deadline and not list(ckpt_dir.glob("ckpt_*.pt")):
-            assert run.poll() is None, log_path.read_text()[-4000:]
-            time.sleep(0.2)
-        assert list(ckpt_dir.glob("ckpt_*.pt")), "no checkpoint appeared"
-        queue = subprocess.run(["squeue", "-h", "-o", "%i %P"], capture_output=True, text=True, check=True).stdout
-        train_jobs = [line.split()[0] for line in queue.splitlines() if line.split()[1] == "gpu"]
-        assert len(train_jobs) == 1, queue
-        subprocess.run(["scancel", train_jobs[0]], check=True)
-        deadline = time.time() + 60
-        while time.time() < deadline and "CANCELLED" not in subprocess.run(
-                ["sacct", "-n", "-X", "-P", "-j", train_jobs[0], "-o", "state"], capture_output=True,
-                text=True).stdout:
-            time.sleep(0.5)
-        run.send_signal(signal.SIGINT)
         try:
-            run.wait(timeout=120)
-        except subprocess.TimeoutExpired:  # the plugin may wait on the cancelled job for good: stop it harder,
-            run.kill()                     # and unlock the directory as a user would
-            run.wait()
-            subprocess.run([sys.executable, "-m", "snakemake", "--unlock", "--directory", str(work), *args[:2]],
-                           cwd=ROOT, env=tool_env(), check=True, capture_output=True)
-    assert not (work / "results" / "models" / "aed_gru_one_to_one" / "s0" / "model.pt").exists()
-    killed_at = int(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1].stem.split("_")[1])
+            ckpt_dir = work / "results" / "checkpoints" / "aed_gru_one_to_one" / "s0"
+            deadline = time.time() + 300
+            while time.time() < deadline and not list(ckpt_dir.glob("ckpt_*.pt")):
+                assert run.poll() is None, log_path.read_text()[-4000:]
+                time.sleep(0.2)
+            assert list(ckpt_dir.glob("ckpt_*.pt")), "no checkpoint appeared"
+            queue = subprocess.run(["squeue", "-h", "-o", "%i %P"], capture_output=True, text=True,
+                                   check=True).stdout
+            train_jobs = [line.split()[0] for line in queue.splitlines() if line.split()[1] == "gpu"]
+            assert len(train_jobs) == 1, queue
+            subprocess.run(["scancel", train_jobs[0]], check=True)
+            deadline = time.time() + 60
+            while time.time() < deadline and "CANCELLED" not in subprocess.run(
+                    ["sacct", "-n", "-X", "-P", "-j", train_jobs[0], "-o", "state"], capture_output=True,
+                    text=True).stdout:
+                time.sleep(0.2)
+            killed_at = int(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1].stem.split("_")[1])  # training keeps the last
+            assert run.wait(timeout=400) == 0, log_path.read_text()[-4000:]  # no Ctrl-C: it ends by itself
+        finally:
+            if run.poll() is None:
+                run.kill()
+    jobs = sacct_jobs()
+    train = jobs[~jobs.jobid.isin(before) & (jobs.rule == "train")]
+    assert sorted(train.state.str.split().str[0]) == ["CANCELLED", "COMPLETED"], train
     assert 0 < killed_at < 2000
-
-    profile_run(work, *args)
     log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0.log").read_text()
     assert f"resuming from step {killed_at}" in log, log[-2000:]
 
     # identical final weights to an uninterrupted run of the same job
     ref = tmp_path / "ref"
     subprocess.run([sys.executable, "-m", "snakemake", "results/models/aed_gru_one_to_one/s0/model.pt", "--cores", "2",
-                    "--directory", str(ref), "--configfile", str(tmp_path / "long.yaml")],
+                    "--directory", str(ref), "--configfile", config],
                    cwd=ROOT, env=tool_env(), check=True, capture_output=True)
     a = torch.load(work / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
     b = torch.load(ref / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
@@ -138,7 +172,7 @@ def test_scancelled_training_job_resumes_on_rerun(cluster, tmp_path):
 
 
 def test_profile_with_unset_account_fails_before_any_compute(cluster, tmp_path):
-    proc = profile_run(tmp_path, "--configfile", str(ROOT / "config" / "smoke.yaml"),
+    proc = profile_run(ROOT / "slurm", tmp_path, "--configfile", str(ROOT / "config" / "smoke.yaml"),
                        "--slurm-init-seconds-before-status-checks", "1", check=False, timeout=300)
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0

@@ -119,10 +119,3 @@ def test_smoke_run_summaries_and_claims(smoke_run):
     row = snell[snell.claim_id == "count_table_flat_on_permutations"].iloc[0]
     assert row.verdict == "reproduced" and row.reference_value == 0.0
 
-
-def test_conda_post_deploy_installs_the_data_pins():
-    import re
-
-    pins = lambda text: set(re.findall(r"([A-Za-z0-9_.-]+==[^\s#]+)", text))
-    data = pins((ROOT / "requirements-data.txt").read_text())
-    assert data and data == pins((ROOT / "envs" / "attnrepro.post-deploy.sh").read_text())

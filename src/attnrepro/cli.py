@@ -310,6 +310,18 @@ def cmd_archive(args) -> None:
     print(f"{args.out}: {len(entries)} files", file=sys.stderr)
 
 
+def cmd_report_table(args) -> None:
+    from .claims import PAPERS
+    from .io import atomic_path, read_csv_checked
+    from .report import page, sections
+
+    frame = read_csv_checked(args.csv)
+    if args.group_by and args.group_by not in frame:
+        raise AttnReproError(f"{args.csv}: no column {args.group_by!r} to group by")
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(page(args.title, sections(frame, args.group_by, PAPERS), args.note), encoding="utf-8")
+
+
 def cmd_verify(args) -> None:
     import tempfile
 
@@ -654,144 +666,185 @@ def cmd_snell2021(args) -> None:
         save(fig, args.png, args.pdf, dpi=args.dpi)
 
 
+SPEC_HELP = ("as JSON; the workflow writes it from the config. `snakemake -n -p TARGET` prints the exact command a "
+             "rule runs")
+WHAT_TO_RUN = """\
+what to run:
+  snakemake --cores 2                        every figure and claim of the default config (the rules call the
+                                             subcommands below with the right arguments)
+  snakemake -n -p results/claims.csv         print the commands the rules would run, without running them
+  attnrepro verify results/artifact.tar.gz   check an archived reproduction against its manifest
+  attnrepro COMMAND --help                   what a subcommand reads and writes
+
+Each subcommand writes its outputs atomically; a user-facing problem (bad config, missing or corrupt file) ends
+with one line naming the culprit and exit status 2."""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("attnrepro")
+    except PackageNotFoundError:  # run from a checkout's src/ without installing
+        from . import __version__
+
+        return __version__
+
+
+def _sub(sub, name: str, help: str, func, **kwargs) -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with its one-line summary."""
+    p = sub.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".", **kwargs)
+    p.set_defaults(func=func)
+    return p
+
+
+def _device_threads(p) -> None:
+    p.add_argument("--device", default="auto", help="cpu, cuda, or auto: cuda when the job sees a GPU (default)")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+
+
+def _figure_files(p) -> None:
+    p.add_argument("--png", required=True, help="the figure as PNG")
+    p.add_argument("--pdf", required=True, help="the figure as PDF")
+    p.add_argument("--csv", required=True, help="the numbers behind the figure")
+    p.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="command", required=True)
+    p = argparse.ArgumentParser(
+        prog="attnrepro", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=WHAT_TO_RUN,
+        description="Reproduce Aitken et al. 2021, Snell et al. 2021 and Kobayashi et al. 2020: the stages\n"
+                    "the Snakemake workflow's rules run, one subcommand each.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    d = sub.add_parser("data", help="generate a task's train/valid/test splits")
-    d.add_argument("--task-json", required=True, help="the task's config block as JSON")
-    d.add_argument("--out-dir", required=True)
-    d.set_defaults(func=cmd_data)
+    d = _sub(sub, "data", "generate a synthetic task's train/valid/test splits and vocabulary", cmd_data)
+    d.add_argument("--task-json", required=True, help="the task's config block (key tasks.NAME) " + SPEC_HELP)
+    d.add_argument("--out-dir", required=True, help="writes train/valid/test.parquet and vocab.json here")
 
-    t = sub.add_parser("train", help="train a group of seeds of one experiment, stacked")
-    t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) as JSON")
-    t.add_argument("--seeds", type=int, nargs="+", required=True)
-    t.add_argument("--data-dir", required=True)
-    t.add_argument("--ckpt-dir", required=True)
-    t.add_argument("--model-out", required=True)
-    t.add_argument("--metrics-out", required=True)
-    t.add_argument("--device", default="auto")
-    t.add_argument("--threads", type=int, default=None)
-    t.set_defaults(func=cmd_train)
+    t = _sub(sub, "train", "train a group of seeds of one experiment, stacked, with checkpoints", cmd_train)
+    t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) " + SPEC_HELP)
+    t.add_argument("--seeds", type=int, nargs="+", required=True, help="the seeds trained together")
+    t.add_argument("--data-dir", required=True, help="the task's folder (results/data/TASK)")
+    t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
+    t.add_argument("--model-out", required=True, help="model.pt, written last")
+    t.add_argument("--metrics-out", required=True, help="metrics.csv: step, seed, loss, token/sequence accuracy")
+    _device_threads(t)
 
-    e = sub.add_parser("export", help="export activations of a trained seed group to Parquet")
-    e.add_argument("--model", required=True)
-    e.add_argument("--data-dir", required=True)
-    e.add_argument("--n-examples", type=int, required=True)
-    e.add_argument("--out-dir", required=True)
-    e.add_argument("--device", default="auto")
-    e.add_argument("--threads", type=int, default=None)
-    e.set_defaults(func=cmd_export)
+    e = _sub(sub, "export", "export a trained seed group's activations to Parquet", cmd_export)
+    e.add_argument("--model", required=True, help="the seed group's model.pt")
+    e.add_argument("--data-dir", required=True, help="the task's folder (its test split is read)")
+    e.add_argument("--n-examples", type=int, required=True, help="test examples exported")
+    e.add_argument("--out-dir", required=True, help="writes encoder/decoder/readout.parquet (docs/activations.md)")
+    _device_threads(e)
 
-    a = sub.add_parser("analyze", help="decompose hidden states and alignments (Aitken et al. §2.1)")
-    a.add_argument("--export-dirs", nargs="+", required=True)
-    a.add_argument("--data-dir", required=True)
-    a.add_argument("--arch", required=True)
-    a.add_argument("--task-json", required=True, help="the task's config block as JSON (for its dictionary)")
-    a.add_argument("--out-dir", required=True)
-    a.set_defaults(func=cmd_analyze)
+    a = _sub(sub, "analyze", "decompose hidden states and alignments (Aitken et al. §2.1, Eq. 1-3)", cmd_analyze)
+    a.add_argument("--export-dirs", nargs="+", required=True, help="every seed group's export folder")
+    a.add_argument("--data-dir", required=True, help="the task's folder")
+    a.add_argument("--arch", required=True, help="ved, aed or ao")
+    a.add_argument("--task-json", required=True, help="the task's config block (for its dictionary) " + SPEC_HELP)
+    a.add_argument("--out-dir", required=True, help="writes summary.csv and the analysis tables")
 
-    f = sub.add_parser("figure", help="draw one figure of Aitken et al. 2021 (see attnrepro.figures.panels)")
-    f.add_argument("name")
-    f.add_argument("--role", action="append", default=[], help="ROLE=EXPERIMENT[,EXPERIMENT...]")
+    f = _sub(sub, "figure", "draw one figure of Aitken et al. 2021 (panels: attnrepro.figures.panels)", cmd_figure)
+    f.add_argument("name", help="the panel, e.g. fig2a")
+    f.add_argument("--role", action="append", default=[], help="ROLE=EXPERIMENT[,EXPERIMENT...], once per role")
     f.add_argument("--meta-json", required=True,
-                   help="experiment -> {analysis_dir, data_dir, task_kind, arch, cell} as JSON")
+                   help="experiment -> {analysis_dir, data_dir, task_kind, arch, cell} " + SPEC_HELP)
     f.add_argument("--seed", type=int, required=True, help="the seed drawn by single-model panels")
-    f.add_argument("--png", required=True)
-    f.add_argument("--pdf", required=True)
-    f.add_argument("--csv", required=True, help="the numbers behind the figure")
-    f.add_argument("--dpi", type=int, default=150)
-    f.set_defaults(func=cmd_figure)
+    _figure_files(f)
 
-    ev = sub.add_parser("evaluate", help="greedy decodes of a split: token/sequence accuracy and BLEU per seed")
+    ev = _sub(sub, "evaluate", "greedy decodes of a split: token/sequence accuracy and BLEU per seed", cmd_evaluate)
     ev.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
-    ev.add_argument("--data-dir", required=True)
-    ev.add_argument("--split", default="test", choices=("train", "valid", "test"))
+    ev.add_argument("--data-dir", required=True, help="the task's folder")
+    ev.add_argument("--split", default="test", choices=("train", "valid", "test"), help="default: test")
     ev.add_argument("--out", required=True, help="CSV: seed, split, n, token_acc, seq_acc, bleu")
-    ev.add_argument("--device", default="auto")
-    ev.add_argument("--threads", type=int, default=None)
-    ev.set_defaults(func=cmd_evaluate)
+    _device_threads(ev)
 
-    c = sub.add_parser("claims", help="aggregate per-seed measures into the claims table")
-    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv (CELL may be empty)")
-    c.add_argument("--confidence", type=float, default=0.95)
-    c.add_argument("--out", required=True)
+    c = _sub(sub, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
+             cmd_claims)
+    c.add_argument("--summary", nargs="+", required=True,
+                   help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty)")
+    c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
-    c.set_defaults(func=cmd_claims)
 
-    ar = sub.add_parser("archive", help="write the paper artifact (code, config, environment, results, manifest)")
+    ar = _sub(sub, "archive", "write the paper artifact (code, config, environment, results, manifest)",
+              cmd_archive)
     ar.add_argument("--repo", required=True, help="the git checkout of the workflow")
-    ar.add_argument("--results", required=True)
-    ar.add_argument("--config-json", required=True, help="the resolved config as JSON")
+    ar.add_argument("--results", required=True, help="the results folder")
+    ar.add_argument("--config-json", required=True, help="the resolved config " + SPEC_HELP)
     ar.add_argument("--activations", action="store_true", help="include results/activations")
     ar.add_argument("--products", required=True,
                     help="file listing the outputs, logs and benchmarks of the config's jobs, one path a line")
-    ar.add_argument("--out", required=True)
-    ar.set_defaults(func=cmd_archive)
+    ar.add_argument("--out", required=True, help="the .tar.gz to write")
 
-    v = sub.add_parser("verify", help="check an artifact (.tar.gz or unpacked folder) against its manifest")
-    v.add_argument("artifact")
-    v.set_defaults(func=cmd_verify)
+    rt = _sub(sub, "report-table", "a CSV table as an HTML page for snakemake --report (grouped by a column)",
+              cmd_report_table)
+    rt.add_argument("--csv", required=True, help="the table, e.g. results/claims.csv")
+    rt.add_argument("--title", required=True, help="the page's heading")
+    rt.add_argument("--group-by", help="one section per value of this column (e.g. paper)")
+    rt.add_argument("--note", default="", help="a paragraph under the heading")
+    rt.add_argument("--out", required=True, help="the HTML page")
 
-    dl = sub.add_parser("download", help="fetch one pinned corpus file, verified by its SHA-256")
-    dl.add_argument("--url", required=True)
+    v = _sub(sub, "verify", "check an artifact (.tar.gz or unpacked folder) against its manifest", cmd_verify)
+    v.add_argument("artifact", help="e.g. results/artifact.tar.gz")
+
+    dl = _sub(sub, "download", "fetch one pinned corpus file, verified by its SHA-256", cmd_download)
+    dl.add_argument("--url", required=True, help="where the file is published")
     dl.add_argument("--sha256", type=lambda s: None if s in ("", "null", "None") else s.lower(), required=True,
                     help="expected digest; 'null' for an unpinned file (needs --allow-unpinned)")
     dl.add_argument("--md5", type=str.lower, help="the publisher's MD5, checked when no SHA-256 is pinned")
-    dl.add_argument("--out", required=True)
+    dl.add_argument("--out", required=True, help="where the verified file goes")
     dl.add_argument("--local-dir", help="offline mirror: copy LOCAL_DIR/LOCAL_NAME instead of downloading")
     dl.add_argument("--local-name", help="the file's path under --local-dir (default: the name of --out)")
-    dl.add_argument("--allow-unpinned", action="store_true")
-    dl.set_defaults(func=cmd_download)
+    dl.add_argument("--allow-unpinned", action="store_true", help="accept a file with no pinned digest; "
+                    "its log prints the SHA-256 to pin")
 
-    pr = sub.add_parser("prepare", help="turn a downloaded corpus into train/valid/test Parquet and vocab.json")
-    pr.add_argument("--corpus-json", required=True, help="the corpus's config block as JSON")
+    pr = _sub(sub, "prepare", "turn a downloaded corpus into train/valid/test Parquet and vocab.json", cmd_prepare)
+    pr.add_argument("--corpus-json", required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
     pr.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
-    pr.add_argument("--out-dir", required=True)
-    pr.set_defaults(func=cmd_prepare)
+    pr.add_argument("--out-dir", required=True, help="results/data/CORPUS")
 
-    k = sub.add_parser("kobayashi2020", help="Kobayashi et al. 2020 on the pretrained encoder (MiniLM)")
-    ks = k.add_subparsers(dest="step", required=True)
-    kd = ks.add_parser("data", help="pack news paragraphs as [CLS] p1 [SEP] p2 [SEP] with frequency ranks")
-    kd.add_argument("--n-sequences", type=int, required=True)
-    kd.add_argument("--max-len", type=int, required=True)
-    kd.add_argument("--out", required=True)
-    kd.set_defaults(func=cmd_kobayashi_data)
-    kc = ks.add_parser("cache", help="run the encoder once; cache ‖f(x)‖, α and sampled pairs to Parquet")
-    kc.add_argument("--tokens", required=True)
-    kc.add_argument("--batch-size", type=int, required=True)
-    kc.add_argument("--pair-fraction", type=float, required=True)
-    kc.add_argument("--seed", type=int, required=True)
-    kc.add_argument("--out-dir", required=True)
-    kc.add_argument("--threads", type=int, default=None)
-    kc.set_defaults(func=cmd_kobayashi_cache)
-    kss = ks.add_parser("summary", help="per-fold measures for the claims")
-    kss.add_argument("--tokens", required=True)
-    kss.add_argument("--cache-dir", required=True)
-    kss.add_argument("--folds", type=int, required=True)
-    kss.add_argument("--out", required=True)
-    kss.set_defaults(func=cmd_kobayashi_summary)
-    kf = ks.add_parser("figure", help="draw one figure or table of the paper")
-    kf.add_argument("name", choices=KOBAYASHI_FIGURES)
-    kf.add_argument("--tokens", required=True)
-    kf.add_argument("--cache-dir", required=True)
-    kf.add_argument("--png", required=True)
-    kf.add_argument("--pdf", required=True)
-    kf.add_argument("--csv", required=True)
-    kf.add_argument("--dpi", type=int, default=150)
+    k = sub.add_parser("kobayashi2020", help="Kobayashi et al. 2020: the pretrained encoder (MiniLM) and AER",
+                       description="Kobayashi et al. 2020: attention read as ‖αf(x)‖, on the pretrained MiniLM "
+                                   "encoder (§4) and on the workflow's own models (AER, §5).")
+    ks = k.add_subparsers(dest="step", required=True, metavar="STEP")
+    kd = _sub(ks, "data", "pack news paragraphs as [CLS] p1 [SEP] p2 [SEP] with frequency ranks",
+              cmd_kobayashi_data)
+    kd.add_argument("--n-sequences", type=int, required=True, help="sequences packed")
+    kd.add_argument("--max-len", type=int, required=True, help="tokens per sequence at most")
+    kd.add_argument("--out", required=True, help="the token table (Parquet)")
+    kc = _sub(ks, "cache", "run the encoder once; cache ‖f(x)‖, α and sampled pairs to Parquet", cmd_kobayashi_cache)
+    kc.add_argument("--tokens", required=True, help="the token table of `kobayashi2020 data`")
+    kc.add_argument("--batch-size", type=int, required=True, help="sequences per forward pass")
+    kc.add_argument("--pair-fraction", type=float, required=True, help="share of (query, key) pairs kept")
+    kc.add_argument("--seed", type=int, required=True, help="which pairs are kept")
+    kc.add_argument("--out-dir", required=True, help="writes " + ", ".join(f"{n}.parquet" for n in KOBAYASHI_CACHE))
+    kc.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kss = _sub(ks, "summary", "per-fold measures for the claims", cmd_kobayashi_summary)
+    kss.add_argument("--tokens", required=True, help="the token table")
+    kss.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
+    kss.add_argument("--folds", type=int, required=True, help="disjoint subsets of the sequences (replicates)")
+    kss.add_argument("--out", required=True, help="summary.csv")
+    kf = _sub(ks, "figure", "draw one figure or table of the paper", cmd_kobayashi_figure)
+    kf.add_argument("name", choices=KOBAYASHI_FIGURES, help=", ".join(KOBAYASHI_FIGURES))
+    kf.add_argument("--tokens", required=True, help="the token table")
+    kf.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
+    _figure_files(kf)
     kf.add_argument("--pair-fraction", type=float, default=0.01, help="the cache's, for the caption of table2")
     kf.add_argument("--max-points", type=int, default=200000, help="fig5: pairs drawn at most")
     kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
-    kf.set_defaults(func=cmd_kobayashi_figure)
-    ka = ks.add_parser("aer", help="AER per attention layer of a trained model: weights vs vector norms (§5)")
+    ka = _sub(ks, "aer", "AER per attention layer of a trained model: weights vs vector norms (§5)",
+              cmd_kobayashi_aer)
     ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
-    ka.add_argument("--data-dir", required=True)
-    ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments)")
-    ka.add_argument("--n-examples", type=int, required=True)
-    ka.add_argument("--out-dir", required=True)
-    ka.add_argument("--threads", type=int, default=None)
-    ka.set_defaults(func=cmd_kobayashi_aer)
-    kg = ks.add_parser("aer-gold", help="AER per attention layer against a gold alignment file (Pharaoh format)")
+    ka.add_argument("--data-dir", required=True, help="the task's folder")
+    ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments) "
+                    + SPEC_HELP)
+    ka.add_argument("--n-examples", type=int, required=True, help="test examples scored")
+    ka.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
+    ka.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kg = _sub(ks, "aer-gold", "AER per attention layer against a gold alignment file (Pharaoh format)",
+              cmd_kobayashi_aer_gold)
     kg.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
     kg.add_argument("--vocab", required=True, help="the experiment's vocab.json")
     kg.add_argument("--source", required=True, help="source sentences, whitespace-tokenised, one per line")
@@ -799,32 +852,28 @@ def build_parser() -> argparse.ArgumentParser:
     kg.add_argument("--alignment", required=True, help="Pharaoh links, one line per sentence pair")
     kg.add_argument("--index-base", type=int, choices=(0, 1), required=True, help="0 or 1: how the links count")
     kg.add_argument("--key", required=True, help="the config key of the gold set, for error messages")
-    kg.add_argument("--out-dir", required=True)
-    kg.add_argument("--threads", type=int, default=None)
-    kg.set_defaults(func=cmd_kobayashi_aer_gold)
-    kn = ks.add_parser("nmt-figure", help="Fig. 7 or Table 3 from the aer.csv of transformer experiments")
-    kn.add_argument("name", choices=("fig7", "table3"))
-    kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv")
-    kn.add_argument("--png", required=True)
-    kn.add_argument("--pdf", required=True)
-    kn.add_argument("--csv", required=True)
-    kn.add_argument("--dpi", type=int, default=150)
-    kn.set_defaults(func=cmd_kobayashi_nmt_figure)
+    kg.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
+    kg.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kn = _sub(ks, "nmt-figure", "Fig. 7 or Table 3 from the aer.csv of the scored experiments",
+              cmd_kobayashi_nmt_figure)
+    kn.add_argument("name", choices=("fig7", "table3"), help="fig7 or table3")
+    kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv, each")
+    _figure_files(kn)
 
-    sn = sub.add_parser("snell2021", help="Snell et al. 2021: train the synthetic experiments, draw their figures")
+    sn = _sub(sub, "snell2021", "Snell et al. 2021: train the synthetic experiments, draw their figures",
+              cmd_snell2021)
     sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "classification",
-                                       "translation", "figure"])
+                                       "translation", "figure"], help="the experiment to run, or figure")
     sn.add_argument("name", nargs="?", help="figure name (fig2, fig3, sec6_2, fig4, fig6, fig7, table2, table10)")
     sn.add_argument("--data-dir", help="translation: the prepared set (results/data/<name>)")
-    sn.add_argument("--spec-json", help="the resolved job spec as JSON")
-    sn.add_argument("--seeds", type=int, nargs="+", default=[])
-    sn.add_argument("--out-dir", default=".")
+    sn.add_argument("--spec-json", help="the resolved job spec " + SPEC_HELP)
+    sn.add_argument("--seeds", type=int, nargs="+", default=[], help="the seeds trained together")
+    sn.add_argument("--out-dir", default=".", help="where the experiment writes curves.csv and summary.csv")
     sn.add_argument("--results-dir", default="results/snell2021", help="figure: where the experiments wrote")
-    sn.add_argument("--png")
-    sn.add_argument("--pdf")
-    sn.add_argument("--dpi", type=int, default=150)
-    sn.add_argument("--threads", type=int, default=None)
-    sn.set_defaults(func=cmd_snell2021)
+    sn.add_argument("--png", help="figure: the PNG")
+    sn.add_argument("--pdf", help="figure: the PDF")
+    sn.add_argument("--dpi", type=int, default=150, help="figure: PNG resolution (default 150)")
+    sn.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     return p
 
 

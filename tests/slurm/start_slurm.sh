@@ -1,16 +1,19 @@
 #!/usr/bin/env bash
-# start_slurm.sh - the test harness's single-node Slurm cluster (attnrepro's own copy, adapted from the
-# recipe in the project's shared reference): idempotently install, configure and start munged + slurmctld +
-# slurmd + slurmdbd with MariaDB (so `sacct` works) and fake GPUs declared as gres, on localhost.
-# Debian 12, run as root, no systemd. Re-running it is safe: what is already in place is kept.
-# Every daemon this script starts is appended to $SLURM_STARTED_FILE; stop_slurm.sh stops only those.
+# start_slurm.sh - the test harness's Slurm cluster (attnrepro's own copy, adapted from the recipe in the
+# project's shared reference): idempotently install, configure and start munged + slurmctld + slurmdbd with
+# MariaDB (so `sacct` works) and two slurmd on this one machine, each a node of its own partition:
+#   cpu  -> node $SLURM_CPU_NODE: CPUs only (no gres at all: a job that asks it for a GPU is rejected by sbatch)
+#   gpu  -> node $SLURM_GPU_NODE: CPUs and fake GPUs declared as gres
+# The partition names are the ones slurm/partitions.yaml lists. Both slurmd share the machine's cores and memory
+# (each node advertises them: oversubscribed). Debian 12, run as root, no systemd. Re-running it is safe: what is
+# already in place is kept. Every daemon this script starts is appended to $SLURM_STARTED_FILE; stop_slurm.sh
+# stops only those.
 #
 # Env knobs:
 #   SLURM_WITH_DBD=1|0     slurmdbd+mariadb for real accounting (default 1)
-#   SLURM_NODE_CPUS=N      CPUs advertised by the node (default 4, oversubscribes)
-#   SLURM_FAKE_GPUS=N      fake gres/gpu devices on the node (default 2, 0 = none)
-#   SLURM_PARTITIONS="a b" partitions over the one node, the first the default (default: cpu gpu, the
-#                          names attnrepro's profile uses)
+#   SLURM_NODE_CPUS=N      CPUs advertised by each node (default 4, oversubscribes)
+#   SLURM_FAKE_GPUS=N      fake gres/gpu devices on the GPU node (default 2)
+#   SLURM_CPU_NODE=name    the CPU node (default cpunode); SLURM_GPU_NODE=name the GPU node (default gpunode)
 #   SLURM_TEST_ACCOUNT=a   account created for root (default testacct)
 #   SLURM_STARTED_FILE=f   where the names of the daemons started here are recorded
 set -euo pipefail
@@ -18,7 +21,9 @@ set -euo pipefail
 WITH_DBD=${SLURM_WITH_DBD:-1}
 NCPUS=${SLURM_NODE_CPUS:-4}
 NGPUS=${SLURM_FAKE_GPUS:-2}
-PARTITIONS=${SLURM_PARTITIONS:-cpu gpu}
+CPU_NODE=${SLURM_CPU_NODE:-cpunode}
+GPU_NODE=${SLURM_GPU_NODE:-gpunode}
+NODES="$CPU_NODE $GPU_NODE"
 ACCOUNT=${SLURM_TEST_ACCOUNT:-testacct}
 STARTED=${SLURM_STARTED_FILE:-/run/attnrepro-slurm/started}
 mkdir -p "$(dirname "$STARTED")"; touch "$STARTED"
@@ -68,22 +73,20 @@ fi
 mkdir -p "$ETC" "$RUN" "$LOGD" /var/spool/slurmctld /var/spool/slurmd
 mem_mb=$(awk '/MemTotal/ {print int($2/1024*0.8)}' /proc/meminfo)
 
-gres_line=""; gres_types=""
-if [ "$NGPUS" -gt 0 ]; then
-  # gres/gpu needs File= entries that are character devices (count-only
-  # gres.conf entries are dropped by slurmd 22.05 -> node goes INVAL)
-  mkdir -p "$FAKEDEV"
-  for ((i = 0; i < NGPUS; i++)); do
-    [ -e "$FAKEDEV/nvidia$i" ] || mknod "$FAKEDEV/nvidia$i" c 195 "$i" 2>/dev/null \
-      || ln -sf /dev/null "$FAKEDEV/nvidia$i"
-  done
-  gres_line="Gres=gpu:$NGPUS"; gres_types="GresTypes=gpu"
-fi
+# gres/gpu needs File= entries that are character devices (count-only
+# gres.conf entries are dropped by slurmd 22.05 -> node goes INVAL)
+mkdir -p "$FAKEDEV"
+for ((i = 0; i < NGPUS; i++)); do
+  [ -e "$FAKEDEV/nvidia$i" ] || mknod "$FAKEDEV/nvidia$i" c 195 "$i" 2>/dev/null \
+    || ln -sf /dev/null "$FAKEDEV/nvidia$i"
+done
+for n in $NODES; do mkdir -p "/var/spool/slurmd/$n"; done
 
 if [ "$WITH_DBD" = 1 ]; then
   acct="AccountingStorageType=accounting_storage/slurmdbd
 AccountingStorageHost=localhost
 AccountingStorageTRES=gres/gpu
+AccountingStoreFlags=job_comment
 JobAcctGatherType=jobacct_gather/linux"
 else
   acct="AccountingStorageType=accounting_storage/none
@@ -99,11 +102,11 @@ SlurmdUser=root
 AuthType=auth/munge
 CryptoType=crypto/munge
 StateSaveLocation=/var/spool/slurmctld
-SlurmdSpoolDir=/var/spool/slurmd
 SlurmctldPidFile=$RUN/slurmctld.pid
-SlurmdPidFile=$RUN/slurmd.pid
+SlurmdPidFile=$RUN/slurmd-%n.pid
+SlurmdSpoolDir=/var/spool/slurmd/%n
 SlurmctldLogFile=$LOGD/slurmctld.log
-SlurmdLogFile=$LOGD/slurmd.log
+SlurmdLogFile=$LOGD/slurmd-%n.log
 MailProg=/bin/true
 ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
@@ -118,24 +121,26 @@ MinJobAge=600
 JobCompType=jobcomp/filetxt
 JobCompLoc=$LOGD/jobcomp.log
 $acct
-$gres_types
-NodeName=$H NodeAddr=127.0.0.1 CPUs=$NCPUS RealMemory=$mem_mb $gres_line State=UNKNOWN
-$(default=YES; for p in $PARTITIONS; do
-    echo "PartitionName=$p Nodes=$H Default=$default MaxTime=INFINITE State=UP"; default=NO; done)
+GresTypes=gpu
+NodeName=$CPU_NODE NodeHostname=$H NodeAddr=127.0.0.1 Port=6821 CPUs=$NCPUS RealMemory=$mem_mb State=UNKNOWN
+NodeName=$GPU_NODE NodeHostname=$H NodeAddr=127.0.0.1 Port=6822 CPUs=$NCPUS RealMemory=$mem_mb Gres=gpu:$NGPUS State=UNKNOWN
+PartitionName=cpu Nodes=$CPU_NODE Default=YES MaxTime=INFINITE State=UP
+PartitionName=gpu Nodes=$GPU_NODE Default=NO MaxTime=INFINITE State=UP
 EOF
 )
-new_gres="AutoDetect=off"
-[ "$NGPUS" -gt 0 ] && new_gres+=$'\n'"NodeName=$H Name=gpu File=$FAKEDEV/nvidia[0-$((NGPUS - 1))]"
+new_gres="AutoDetect=off
+NodeName=$GPU_NODE Name=gpu File=$FAKEDEV/nvidia[0-$((NGPUS - 1))]"
 
 changed=0
 [ "$(cat "$ETC/slurm.conf" 2>/dev/null)" = "$new_conf" ] || { printf '%s\n' "$new_conf" > "$ETC/slurm.conf"; changed=1; }
 [ "$(cat "$ETC/gres.conf" 2>/dev/null)" = "$new_gres" ] || { printf '%s\n' "$new_gres" > "$ETC/gres.conf"; changed=1; }
 if [ "$changed" = 1 ]; then
   log "slurm.conf/gres.conf (re)written"
-  # daemons running with an older config: restart them
-  for d in slurmd slurmctld; do
-    if alive "$RUN/$d.pid" "$d"; then
-      pid=$(cat "$RUN/$d.pid")
+  # daemons running with an older config (an older single slurmd.pid too): restart them
+  for f in "$RUN"/slurmd*.pid "$RUN/slurmctld.pid"; do
+    d=$(basename "$f" .pid); d=${d%%-*}
+    if alive "$f" "$d"; then
+      pid=$(cat "$f")
       log "restarting $d ($pid) for new config"; kill "$pid"
       wait_for 15 bash -c "! [ -d /proc/$pid ]"
     fi
@@ -210,14 +215,18 @@ if ! alive "$RUN/slurmctld.pid" slurmctld; then
   started slurmctld
   wait_for 30 scontrol ping
 fi
-if ! alive "$RUN/slurmd.pid" slurmd; then
-  log "starting slurmd"
-  /usr/sbin/slurmd
-  started slurmd
-fi
-node_ok() { sinfo -h -n "$H" -o %T | grep -Eq '^(idle|mixed|allocated)'; }
-if ! wait_for 30 node_ok; then
-  scontrol update nodename="$H" state=resume 2>/dev/null || true
-  wait_for 15 node_ok || { log "node not usable:"; sinfo -N -l >&2; scontrol show node "$H" | grep -i reason >&2; exit 1; }
-fi
-log "cluster up: $(sinfo -h -o '%P %T %N cpus=%c gres=%G')"
+for n in $NODES; do
+  if ! alive "$RUN/slurmd-$n.pid" slurmd; then
+    log "starting slurmd for node $n"
+    /usr/sbin/slurmd -N "$n"
+    started "slurmd@$n"
+  fi
+done
+node_ok() { sinfo -h -n "$1" -o %T | grep -Eq '^(idle|mixed|allocated)'; }
+for n in $NODES; do
+  if ! wait_for 30 node_ok "$n"; then
+    scontrol update nodename="$n" state=resume 2>/dev/null || true
+    wait_for 15 node_ok "$n" || { log "node $n not usable:"; sinfo -N -l >&2; scontrol show node "$n" | grep -i reason >&2; exit 1; }
+  fi
+done
+log "cluster up: $(sinfo -h -o '%P %T %N cpus=%c gres=%G' | tr '\n' ';')"

@@ -29,7 +29,13 @@ if grep -qx slurmctld "$STARTED" && alive /run/slurm/slurmctld.pid slurmctld; th
     for ((i = 0; i < 40; i++)); do [ -z "$(squeue -h -t R,CG -o %i 2>/dev/null)" ] && break; sleep 0.25; done
   fi
 fi
-stop /run/slurm/slurmd.pid slurmd
+for name in $(grep '^slurmd@' "$STARTED"); do  # one slurmd per node
+  node=${name#slurmd@}
+  if alive "/run/slurm/slurmd-$node.pid" slurmd; then
+    pid=$(cat "/run/slurm/slurmd-$node.pid"); log "stopping slurmd of $node ($pid)"; kill "$pid"
+    for ((i = 0; i < 60; i++)); do [ -d "/proc/$pid" ] || break; sleep 0.25; done
+  fi
+done
 stop /run/slurm/slurmctld.pid slurmctld
 stop /run/slurm/slurmdbd.pid slurmdbd
 stop /run/mysqld/mysqld.pid mariadbd

@@ -25,8 +25,6 @@ rule analyze:
         "results/logs/analysis/{experiment}.log",
     benchmark:
         "results/benchmarks/analysis/{experiment}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
         " --out-dir results/analysis/{wildcards.experiment} > {log} 2>&1"
@@ -45,15 +43,11 @@ rule evaluate:
         device=config["device"],
     threads: config["threads"]
     resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=30,
+        **needs(mem_mb=4000, runtime=30, gpus=GPUS_PER_JOB),
     log:
         "results/logs/evaluate/{experiment}.log",
     benchmark:
         "results/benchmarks/evaluate/{experiment}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro evaluate --models {input.models} --data-dir {params.data_dir} --split test --out {output}"
         " --device {params.device} --threads {threads} > {log} 2>&1"

@@ -68,8 +68,6 @@ rule archive:
         activations="--activations" if config["archive"]["activations"] else "",
     log:
         "results/logs/archive.log",
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro archive --repo {params.repo} --results results --config-json {params.config}"
         " --products {input.products} {params.activations} --out {output} > {log} 2>&1"
@@ -82,7 +80,5 @@ rule verify:
         "results/artifact.verified",
     log:
         "results/logs/verify.log",
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro verify {input} > {output} 2> {log}"

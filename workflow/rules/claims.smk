@@ -3,7 +3,7 @@ rule claims:
         list(claim_summaries().values()),
     output:
         csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
-        md="results/claims.md",
+        md=report("results/claims.md", caption="../report/claims.rst", category="Claims"),
     params:
         summaries=claim_summary_args(),
         confidence=config["claims"]["confidence"],
@@ -11,8 +11,6 @@ rule claims:
         "results/logs/claims.log",
     benchmark:
         "results/benchmarks/claims.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro claims --summary {params.summaries} --confidence {params.confidence}"
         " --out {output.csv} --markdown {output.md} > {log} 2>&1"

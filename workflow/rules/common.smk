@@ -30,6 +30,32 @@ wildcard_constraints:
     chunk="|".join(map(re.escape, SEED_CHUNKS)),
 
 
+# -- what a job needs; where it goes is the profile's business (slurm/config.yaml, slurm/partitions.yaml) --------
+from attnrepro.cluster import gpu_resources  # noqa: E402
+
+# a config that trains on the CPU asks for no GPU
+GPUS_PER_JOB = 0 if config["device"] == "cpu" else 1
+
+
+def profile_default(name):
+    """A default resource the profile sets (slurm/config.yaml), as written there; None without one (local runs)."""
+    defaults = workflow.resource_settings.default_resources
+    return defaults[name].raw if defaults is not None and name in defaults else None
+
+
+try:
+    gpu_resources(profile_default("gpu_request"), 1)  # checked once, before any job starts
+except AttnReproError as err:
+    raise WorkflowError(f"profile: {err}") from None
+
+
+def needs(mem_mb, runtime, gpus=0):
+    """A rule's resources: memory (MB), a runtime (minutes) that grows with each attempt, so that a job killed at
+    its time limit gets longer on its retry, and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+    return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: runtime * attempt,
+            **gpu_resources(profile_default("gpu_request"), gpus)}
+
+
 def experiment_task(wildcards):
     return config["experiments"][wildcards.experiment]["task"]
 
@@ -50,7 +76,8 @@ def final_targets():
         + corpus_targets()
         + all_figures()
         + transformer_evaluations()
-        + ["results/claims.csv", "results/claims.md"]
+        + ["results/claims.csv", "results/claims.md", "results/report/claims.html"]
+        + [f"results/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
 
 
@@ -250,11 +277,18 @@ def snell2021_copy_runs():
     return snellcfg.copy_runs(SNELL2021) if SNELL2021 else {}
 
 
+def snell2021_tables():
+    """Table 2, and Table 10 when there are classification sets (each also an HTML page of the report)."""
+    if not SNELL2021:
+        return []
+    return ["table2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+
+
 def snell2021_figures():
     if not SNELL2021:
         return []
     # figures with the CSV of their numbers: Table 2, Fig. 2 (ξ of Table 2's rows), Table 10
-    tables = ["table2", "fig2"] + (["table10"] if snellcfg.classification_sets(SNELL2021) else [])
+    tables = ["fig2"] + snell2021_tables()
     return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"]) + expand(
         "results/figures/snell2021/{name}.{ext}", name=tables, ext=["png", "pdf", "csv"]
     )

@@ -10,7 +10,5 @@ rule data:
         "results/logs/data/{task}.log",
     benchmark:
         "results/benchmarks/data/{task}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro data --task-json {params.task} --out-dir results/data/{wildcards.task} > {log} 2>&1"

@@ -22,8 +22,6 @@ rule download:
         "results/logs/download/{corpus}/{file}.log",
     benchmark:
         "results/benchmarks/download/{corpus}/{file}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro download --url {params.url} --sha256 {params.sha256} --out {output} {params.options} > {log} 2>&1"
 
@@ -45,8 +43,6 @@ rule prepare_pieces:
         "results/logs/prepare/{corpus}.log",
     benchmark:
         "results/benchmarks/prepare/{corpus}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro prepare --corpus-json {params.corpus} --raw-dir results/downloads/{wildcards.corpus}"
         " --out-dir results/data/{wildcards.corpus} > {log} 2>&1"
@@ -68,8 +64,6 @@ rule prepare_words:
         "results/logs/prepare/{corpus}.log",
     benchmark:
         "results/benchmarks/prepare/{corpus}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro prepare --corpus-json {params.corpus} --raw-dir results/downloads/{wildcards.corpus}"
         " --out-dir results/data/{wildcards.corpus} > {log} 2>&1"
@@ -91,8 +85,6 @@ rule prepare_classification:
         "results/logs/prepare/{corpus}.log",
     benchmark:
         "results/benchmarks/prepare/{corpus}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro prepare --corpus-json {params.corpus} --raw-dir results/downloads/{wildcards.corpus}"
         " --out-dir results/data/{wildcards.corpus} > {log} 2>&1"

@@ -12,15 +12,11 @@ rule export:
         device=config["device"],
     threads: config["threads"]
     resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=30,
+        **needs(mem_mb=4000, runtime=30, gpus=GPUS_PER_JOB),
     log:
         "results/logs/export/{experiment}/{chunk}.log",
     benchmark:
         "results/benchmarks/export/{experiment}/{chunk}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro export --model {input.model} --data-dir {params.data_dir} --n-examples {params.n_examples}"
         " --out-dir results/activations/{wildcards.experiment}/{wildcards.chunk}"

@@ -21,8 +21,6 @@ rule figure_aitken2021:
         "results/logs/figures/aitken2021/{name}.log",
     benchmark:
         "results/benchmarks/figures/aitken2021/{name}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro figure {wildcards.name} {params.roles} --meta-json {params.meta} --seed {params.seed}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

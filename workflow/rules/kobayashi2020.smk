@@ -13,8 +13,6 @@ rule kobayashi2020_data:
         "results/logs/kobayashi2020/data.log",
     benchmark:
         "results/benchmarks/kobayashi2020/data.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
         " --out {output} > {log} 2>&1"
@@ -32,14 +30,11 @@ rule kobayashi2020_cache:
         seed=KOBA.get("seed"),
     threads: config["threads"]
     resources:
-        mem_mb=8000,
-        runtime=60,
+        **needs(mem_mb=8000, runtime=60),
     log:
         "results/logs/kobayashi2020/cache.log",
     benchmark:
         "results/benchmarks/kobayashi2020/cache.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 cache --tokens {input} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed} --out-dir {params.out_dir}"
@@ -59,8 +54,6 @@ rule kobayashi2020_summary:
         "results/logs/kobayashi2020/summary.log",
     benchmark:
         "results/benchmarks/kobayashi2020/summary.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --folds {params.folds} --out {output} > {log} 2>&1"
@@ -92,8 +85,6 @@ rule kobayashi2020_figure:
         "results/logs/kobayashi2020/{name}.log",
     benchmark:
         "results/benchmarks/kobayashi2020/{name}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
@@ -119,8 +110,6 @@ rule kobayashi2020_aer:
         "results/logs/kobayashi2020/aer_{experiment}.log",
     benchmark:
         "results/benchmarks/kobayashi2020/aer_{experiment}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
         " --n-examples {params.n_examples} --out-dir results/analysis/{wildcards.experiment}"
@@ -149,8 +138,6 @@ rule kobayashi2020_aer_gold:
         "results/logs/kobayashi2020/aer_{experiment}_gold_{gold}.log",
     benchmark:
         "results/benchmarks/kobayashi2020/aer_{experiment}_gold_{gold}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
@@ -179,8 +166,6 @@ rule kobayashi2020_nmt_figure:
         "results/logs/kobayashi2020/{name}.log",
     benchmark:
         "results/benchmarks/kobayashi2020/{name}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer {params.aer} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

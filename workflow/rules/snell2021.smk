@@ -21,14 +21,11 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021["seeds"])),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
+            **needs(mem_mb=4000, runtime=240),
         log:
             "results/logs/snell2021/{run}.log",
         benchmark:
             "results/benchmarks/snell2021/{run}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 copy --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/{wildcards.run} --threads {threads} > {log} 2>&1"
@@ -42,14 +39,11 @@ if SNELL2021:
             spec=json_arg(snellcfg.multihead_spec(SNELL2021)),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=480,
+            **needs(mem_mb=4000, runtime=480),
         log:
             "results/logs/snell2021/multihead.log",
         benchmark:
             "results/benchmarks/snell2021/multihead.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 multihead --spec-json {params.spec}"
             " --out-dir results/snell2021/multihead --threads {threads} > {log} 2>&1"
@@ -63,14 +57,11 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021["seeds"])),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
+            **needs(mem_mb=4000, runtime=240),
         log:
             "results/logs/snell2021/keyword.log",
         benchmark:
             "results/benchmarks/snell2021/keyword.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 keyword --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/keyword --threads {threads} > {log} 2>&1"
@@ -86,8 +77,6 @@ if SNELL2021:
             "results/logs/snell2021/counts.log",
         benchmark:
             "results/benchmarks/snell2021/counts.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 counts --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/counts > {log} 2>&1"
@@ -102,14 +91,11 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021["seeds"])),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
+            **needs(mem_mb=4000, runtime=240),
         log:
             "results/logs/snell2021/table2.log",
         benchmark:
             "results/benchmarks/snell2021/table2.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 table2 --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/table2 --threads {threads} > {log} 2>&1"
@@ -132,8 +118,6 @@ if SNELL2021:
             "results/logs/figures/snell2021_{name}.log",
         benchmark:
             "results/benchmarks/figures/snell2021_{name}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec} --results-dir results/snell2021"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
@@ -150,14 +134,11 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021.get("classification", {}).get("seeds", []))),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=480,
+            **needs(mem_mb=4000, runtime=480),
         log:
             "results/logs/snell2021/cls_{dataset}.log",
         benchmark:
             "results/benchmarks/snell2021/cls_{dataset}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 classification --spec-json {params.spec} --seeds {params.seeds}"
             " --out-dir results/snell2021/cls_{wildcards.dataset} --threads {threads} > {log} 2>&1"
@@ -177,14 +158,11 @@ if SNELL2021:
             seeds=" ".join(map(str, SNELL2021.get("translation", {}).get("seeds", []))),
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=8000,
-            runtime=480,
+            **needs(mem_mb=8000, runtime=480),
         log:
             "results/logs/snell2021/mt_{tset}.log",
         benchmark:
             "results/benchmarks/snell2021/mt_{tset}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 translation --spec-json {params.spec} --seeds {params.seeds}"
             " --data-dir results/data/{wildcards.tset} --out-dir results/snell2021/mt_{wildcards.tset}"
@@ -210,8 +188,6 @@ if SNELL2021:
             "results/logs/figures/snell2021_fig2.log",
         benchmark:
             "results/benchmarks/figures/snell2021_fig2.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 figure fig2 --spec-json {params.spec} --results-dir results/snell2021"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
@@ -235,8 +211,6 @@ if SNELL2021:
             "results/logs/figures/snell2021_{table}.log",
         benchmark:
             "results/benchmarks/figures/snell2021_{table}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
         shell:
             "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec} --results-dir results/snell2021"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

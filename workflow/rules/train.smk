@@ -16,16 +16,12 @@ rule train:
         device=config["device"],
     threads: config["threads"]
     resources:
-        gpu=1,
-        mem_mb=4000,
-        runtime=240,
+        **needs(mem_mb=4000, runtime=240, gpus=GPUS_PER_JOB),
     retries: 1
     log:
         "results/logs/train/{experiment}/{chunk}.log",
     benchmark:
         "results/benchmarks/train/{experiment}/{chunk}.tsv"
-    conda:
-        "../../envs/attnrepro.yaml"
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"

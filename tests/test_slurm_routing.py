@@ -1,0 +1,169 @@
+"""Where the Slurm profile sends every job of config/paper.yaml, read from the sbatch lines that the real
+snakemake-executor-plugin-slurm writes. Stand-in Slurm commands (tests/slurm/fake_slurm.py) record each line and
+let every job fail, so nothing runs; no cluster, no root. The profile is slurm/ as a user edits it: their account,
+and each of the two GPU routes (gpu_request: gpus, and gres with a GPU type)."""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+import pytest
+
+from conftest import ROOT, tool_env, user_profile
+
+PAPER = ROOT / "config" / "paper.yaml"
+
+
+def local_rules() -> set[str]:
+    """Rule names listed under `localrules:` in the Snakefile and the rule files (they never reach sbatch)."""
+    names = set()
+    for path in [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]:
+        for block in re.findall(r"^[ \t]*localrules:\n((?:[ \t]+\w+,?\n)+)", path.read_text(), flags=re.M):
+            names.update(re.findall(r"\w+", block))
+    return names
+
+
+@dataclass
+class Submission:
+    rule: str
+    job: str  # the rule and its wildcards (the plugin's --comment)
+    attempt: int
+    partition: str
+    runtime: int
+    cpus: int
+    gpu_flags: list
+
+    @classmethod
+    def parse(cls, args: list[str]) -> "Submission":
+        opts = dict(zip(args, args[1:]))
+        comment = opts["--comment"]
+        wrap = next(a for a in args if a.startswith("--wrap="))
+        return cls(rule=comment.removeprefix("rule_").split("_wildcards_")[0], job=comment,
+                   attempt=int(re.search(r"--attempt (\d+)", wrap).group(1)), partition=opts.get("-p", ""),
+                   runtime=int(opts["-t"]), cpus=int(next(a for a in args if a.startswith("--cpus-per-task="))
+                                                    .split("=")[1]),
+                   gpu_flags=[a for a in args if a.startswith(("--gpus", "--gres", "--gpus-per"))])
+
+
+@pytest.fixture(scope="module")
+def paper_tree(tmp_path_factory):
+    """A working directory holding every output of the paper config's DAG (empty files, all of one age), and
+    the stand-in Slurm commands."""
+    base = tmp_path_factory.mktemp("paper_routing")
+    work = base / "work"
+    summary = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+                              "--configfile", str(PAPER), "--directory", str(work), "--summary"],
+                             cwd=ROOT, env=tool_env(), capture_output=True, text=True, check=True).stdout
+    rows = [line.split("\t") for line in summary.splitlines()[1:] if line]
+    fake = base / "fake"
+    (fake / "bin").mkdir(parents=True)
+    for command in ("sbatch", "squeue", "sacct", "sacctmgr", "sshare", "sinfo", "scontrol", "scancel"):
+        (fake / "bin" / command).symlink_to(ROOT / "tests" / "slurm" / "fake_slurm.py")
+    return work, [row[0] for row in rows], {row[2] for row in rows}, fake
+
+
+def submit_wave(paper_tree, profile, forced: set[str]) -> list[Submission]:
+    """Every output in place, then `--forcerun` the given rules: the plugin submits their jobs that wait for no
+    other forced job; each fails, is retried once (attempt 2), fails again."""
+    work, outputs, _, fake = paper_tree
+    stamp = time.time() - 3600
+    for out in outputs:  # Snakemake deletes a job's outputs before it runs: put them back for every wave
+        path = work / out
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.touch()
+        os.utime(path, (stamp, stamp))
+    (fake / "sbatch.jsonl").unlink(missing_ok=True)
+    env = {**tool_env(), "FAKE_SLURM_DIR": str(fake)}
+    env["PATH"] = f"{fake / 'bin'}{os.pathsep}{env['PATH']}"
+    # what the README runs, plus: the forced rules, and short waits (the stand-in answers at once)
+    cmd = [sys.executable, "-m", "snakemake", "--profile", str(profile), "--configfile", str(PAPER),
+           "--directory", str(work), "--forcerun", *sorted(forced), "--jobs", "500", "--latency-wait", "0",
+           "--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "1"]
+    proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+    log = fake / "sbatch.jsonl"
+    assert log.exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    return [Submission.parse(json.loads(line)) for line in log.read_text().splitlines()]
+
+
+def all_submissions(paper_tree, profile, rules: set[str]) -> list[Submission]:
+    """The sbatch lines of every job of ``rules``, wave after wave down the DAG."""
+    seen, subs = set(), []
+    while rules - seen:
+        wave = submit_wave(paper_tree, profile, rules - seen)
+        new = {s.rule for s in wave} - seen
+        assert new, f"no job of {sorted(rules - seen)} was submitted"
+        subs += [s for s in wave if s.rule in new]
+        seen |= new
+    return subs
+
+
+GPU_RULES = {"train", "export", "evaluate"}  # the rules that train or run models (config device: auto)
+
+
+def check_routing(subs: list[Submission], gpu_flag: str):
+    for s in subs:
+        if s.gpu_flags:  # any job that asks for a GPU, whichever rule: on the GPU partition, one request
+            assert s.partition == "gpu" and s.gpu_flags == [gpu_flag], s
+        else:
+            assert s.partition == "cpu", s
+    assert {s.rule for s in subs if s.gpu_flags} == GPU_RULES
+    assert all(s.cpus == 4 for s in subs if s.rule in GPU_RULES)  # paper.yaml's threads
+    # a retried job (attempt 2) asks for twice the time of its first attempt
+    first = {s.job: s.runtime for s in subs if s.attempt == 1}
+    again = [(first[s.job], s.runtime) for s in subs if s.attempt == 2]
+    assert again and all(t2 == 2 * t1 for t1, t2 in again), again
+
+
+def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(paper_tree, tmp_path):
+    _, _, rules, _ = paper_tree
+    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gpus"), rules - local_rules())
+    assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
+    check_routing(subs, "--gpus=1")
+    train = next(s for s in subs if s.rule == "train" and s.attempt == 1)
+    assert train.runtime == 240
+
+
+def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, tmp_path):
+    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), GPU_RULES)
+    check_routing(subs, "--gres=gpu:a100:1")
+
+
+def test_a_cpu_config_asks_for_no_gpu(tmp_path):
+    """device: cpu (the smoke config) trains on the CPU: its jobs ask for no GPU and go to the CPU partition."""
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "-n",
+                           "--configfile", str(ROOT / "config" / "smoke.yaml"), "--directory", str(tmp_path)],
+                          cwd=ROOT, env=tool_env(), capture_output=True, text=True, check=True)
+    train = proc.stdout[proc.stdout.index("rule train:"):]
+    resources = re.search(r"resources: (.*)", train).group(1)
+    assert "mem_mb=4000" in resources and not re.search(r"\bgpu|gres", resources), resources
+
+
+def test_profile_names_no_rule_and_rejects_an_unknown_gpu_request(tmp_path):
+    """Routing lives in the partitions file, not in a list of rule names; a misspelt gpu_request stops the run
+    with the allowed values before any job."""
+    text = (ROOT / "slurm" / "config.yaml").read_text()
+    assert "set-resources" not in text and not re.search(r"^\s*(train|export|evaluate):", text, flags=re.M)
+    profile = user_profile(tmp_path / "slurm", "gpus:a100")
+    bad = (profile / "config.yaml").read_text().replace('gpu_request: "gpus:a100"', 'gpu_request: "gpu:a100"')
+    (profile / "config.yaml").write_text(bad)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--profile", str(profile), "-n",
+                           "--configfile", str(ROOT / "config" / "smoke.yaml"), "--directory", str(tmp_path / "w")],
+                          cwd=ROOT, env=tool_env(), capture_output=True, text=True)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "gpu_request='gpu:a100'" in out and "gres:<type>" in out, out[-2000:]
+    assert "Traceback" not in out and len(out.strip().splitlines()) < 8, out
+
+
+def test_gpu_requests_map_to_one_plugin_resource():
+    from attnrepro.cluster import gpu_resources
+
+    assert gpu_resources(None, 1) == {"gpu": 1}
+    assert gpu_resources("gpus:a100", 2) == {"gpu": 2, "gpu_model": "a100"}
+    assert gpu_resources("gres", 1) == {"gres": "gpu:1"}
+    assert gpu_resources("'gres:h100'", 1) == {"gres": "gpu:h100:1"}
+    assert gpu_resources("gres:a100", 0) == {}
