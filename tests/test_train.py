@@ -35,7 +35,7 @@ def run(data, ckpt, seeds=(0, 1), arch="aed", on_step=None, **overrides):
     mc = ModelConfig(arch, "gru", 8, len(vocab.src), len(vocab.tgt), input_dim=16 if arch == "ao" else 0)
     tc = TrainConfig.from_dict({**TRAIN, **overrides})
     return train(mc, tc, list(seeds), tr, va, ckpt, sos=vocab.tgt.index("<sos>"), log=io.StringIO(),
-                 progress=False, on_step=on_step)
+                 on_step=on_step)
 
 
 class Interrupt(Exception):
@@ -93,7 +93,7 @@ def test_unreadable_checkpoint_is_reported_and_skipped(data, tmp_path):
     vocab, tr, va = data
     log = io.StringIO()
     mc = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt))
-    model, _ = train(mc, TrainConfig.from_dict(TRAIN), [0, 1], tr, va, tmp_path, sos=1, log=log, progress=False)
+    model, _ = train(mc, TrainConfig.from_dict(TRAIN), [0, 1], tr, va, tmp_path, sos=1, log=log)
     assert "ckpt_00000008.pt is unreadable" in log.getvalue()
     assert (tmp_path / "ckpt_00000008.pt.corrupt").exists()  # moved aside, not deleted
     full, _ = run(data, tmp_path / "fresh")
@@ -124,7 +124,7 @@ def test_checkpoint_interval_does_not_invalidate_checkpoints(data, tmp_path):
     vocab, tr, va = data
     mc = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt))
     resumed, _ = train(mc, TrainConfig.from_dict({**TRAIN, "checkpoint_every": 3}), [0, 1], tr, va, tmp_path,
-                       sos=1, log=log, progress=False)
+                       sos=1, log=log)
     assert "resuming from step 8" in log.getvalue()
     full, _ = run(data, tmp_path / "full")
     assert_same_weights(full, resumed)

@@ -82,7 +82,7 @@ def cmd_train(args) -> None:
                                  f"sequence of {data_dir} ({longest}, <eos>/<sos> included)")
     train_cfg = TrainConfig.from_dict(spec["train"])
     model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
-                           sos=vocab.tgt.index("<sos>"), device=_device(args.device))
+                           sos=vocab.tgt.index("<sos>"), name=args.name, device=_device(args.device))
     # metrics first: the model file is the rule's last output, so its presence means the job finished
     write_csv(metrics, args.metrics_out)
     save_model(model, vocab.to_dict(), args.model_out)
@@ -655,6 +655,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ckpt-dir", required=True)
     t.add_argument("--model-out", required=True)
     t.add_argument("--metrics-out", required=True)
+    t.add_argument("--name", default="train", help="the experiment's name, for the log and error messages")
     t.add_argument("--device", default="auto")
     t.add_argument("--threads", type=int, default=None)
     t.set_defaults(func=cmd_train)
