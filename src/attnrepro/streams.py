@@ -12,7 +12,6 @@ everything else a run draws comes from :func:`generator`, whose state is ``SeedS
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 STREAMS = {"batches": 1, "evaluation": 5, "heads": 7}
 
@@ -22,6 +21,8 @@ def states(seed: int, stream: str, n: int = 1) -> list[int]:
     return [int(x) for x in np.random.SeedSequence([int(seed), STREAMS[stream]]).generate_state(n)]
 
 
-def generator(seed: int, stream: str) -> torch.Generator:
-    """A CPU generator seeded from stream ``stream`` of ``seed``."""
+def generator(seed: int, stream: str):
+    """A CPU ``torch.Generator`` seeded from stream ``stream`` of ``seed``."""
+    import torch  # not at import time: the Snakefile reads the head seeds of the config through this module
+
     return torch.Generator().manual_seed(states(seed, stream)[0])

@@ -12,6 +12,9 @@ importing the packages:
 Tokenisation as the paper's App. A.8: lower-cased words (and punctuation marks), words seen fewer than
 ``min_count`` (3) times in the training split map to ``<unk>``; inputs are cut to ``max_len`` words. The split is
 a seeded shuffle: ``n_test`` examples held out (the paper: at most 4,000), the rest train.
+
+Encoded as every model's input (:class:`attnrepro.data.Encoded`): the words are the source, the label (0/1) the one
+target token (§2.4: classification is translation with T = 1 and |O| = 2).
 """
 
 from __future__ import annotations
@@ -20,13 +23,14 @@ import json
 import re
 import zipfile
 from collections import Counter
-from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 
+from ..data import Encoded
 from ..errors import AttnReproError
 
 PAD, UNK = 0, 1
@@ -86,13 +90,6 @@ def tokenize(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
 
-@dataclass(frozen=True)
-class Encoded:
-    x: np.ndarray        # [M, max_len] word ids, right-padded with 0
-    length: np.ndarray   # [M]
-    label: np.ndarray    # [M] float 0/1
-
-
 def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int
             ) -> tuple[Encoded, Encoded, list[str]]:
     """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1."""
@@ -113,8 +110,12 @@ def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed
 
 
 def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray) -> Encoded:
-    """Word lists as right-padded ids (unknown words -> ``<unk>``), their lengths and float labels."""
+    """Word lists as right-padded ids (unknown words -> ``<unk>``) with their lengths, the label as the target."""
     x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
     for r, t in enumerate(tokens):
         x[r, : len(t)] = [index.get(w, UNK) for w in t]
-    return Encoded(x, np.array([len(t) for t in tokens]), labels.astype(np.float32))
+    m = len(tokens)
+    return Encoded(src=torch.from_numpy(x), src_len=torch.tensor([len(t) for t in tokens]),
+                   tgt_in=torch.zeros(m, 1, dtype=torch.long),
+                   tgt_out=torch.as_tensor(np.asarray(labels, dtype=np.int64))[:, None],
+                   tgt_len=torch.ones(m, dtype=torch.long))
