@@ -13,7 +13,6 @@ from attnrepro.analysis.agreement import agreement, agreement_rows, shuffle_rows
 from attnrepro.analysis.contextual_agreement import xi, xi_star, xi_table
 from attnrepro.analysis.kendall import kendall_agreement, kendall_tau_rows
 from attnrepro.analysis.lexical_probe import classifier_probe
-from attnrepro.analysis.proxy import proxy_probe, train_proxy
 
 
 def test_agreement_hand_cases():
@@ -108,23 +107,6 @@ def test_ibm1_cannot_learn_from_permutations_of_one_set():
     np.testing.assert_allclose(trans, 0.2)
 
 
-def test_proxy_learns_identity_from_subsets_but_not_from_permutations_of_one_set():
-    rng = np.random.default_rng(0)
-    def diagonal_excess(theta):
-        off = ~np.eye(len(theta), dtype=bool)
-        return theta.diagonal().mean() - theta[off].mean()
-
-    subset = np.stack([rng.choice(12, 4, replace=False) for _ in range(600)])
-    theta = train_proxy(subset, subset, 12, 12, dim=16, epochs=15, lr=1e-2, seed=0)
-    assert (theta.argmax(1) == np.arange(12)).all() and diagonal_excess(theta) > 0.2
-    # permutations of one set: the mean embedding never changes, so nothing ties word i to output i
-    perms = np.stack([rng.permutation(6) for _ in range(300)])
-    theta = train_proxy(perms, perms, 6, 6, dim=16, epochs=5, lr=1e-2, seed=0)
-    assert abs(diagonal_excess(theta)) < 0.05
-    beta = proxy_probe(theta, perms[0], perms[0])
-    assert beta.shape == (6, 6) and beta[2, 4] == theta[perms[0][4], perms[0][2]]
-
-
 def test_classifier_probe():
     gamma = np.array([[0.0, 2.0], [0.0, 2.0]])
     beta = classifier_probe(gamma, np.array([1, 0]))
@@ -153,9 +135,10 @@ def test_rotten_tomatoes_loads_and_encodes():
     df = text.load("rotten_tomatoes")
     assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
     train, test, vocab = text.prepare(df.head(600), n_test=100, max_len=12, min_count=3, seed=0)
-    assert len(test.x) == 100 and len(train.x) == 500 and test.x.shape[1] <= 12
-    assert vocab[:2] == ["<pad>", "<unk>"] and (train.length >= 1).all()
-    assert (train.x[np.arange(len(train.x)), train.length - 1] > 0).all()   # the last real word is not padding
+    assert len(test) == 100 and len(train) == 500 and test.src.shape[1] <= 12
+    assert vocab[:2] == ["<pad>", "<unk>"] and (train.src_len >= 1).all()
+    assert (train.src[np.arange(len(train)), train.src_len - 1] > 0).all()   # the last real word is not padding
+    assert (train.tgt_len == 1).all() and set(train.tgt_out[:, 0].tolist()) == {0, 1}   # the label is the target
     assert text.tokenize("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]
 
 
@@ -183,21 +166,6 @@ def test_second_run_curve_and_target_token_rows():
     # row 0 of u peaks at 0; the second run's checkpoints peak at 1 then 0: A = 0 then 1 (top 5% of 2 = 1 place)
     curve = second_run_curve(np.array([[0.9, 0.1]]), np.array([[[0.2, 0.8]], [[0.7, 0.3]]]), [0.3, 0.6], [0, 5])
     assert list(curve.step) == [0, 5] and list(curve.agreement) == [0.0, 1.0] and list(curve.performance) == [0.3, 0.6]
-
-
-def test_proxy_ignores_target_padding():
-    rng = np.random.default_rng(0)
-    src = rng.integers(0, 5, (40, 4))
-    tgt = rng.integers(0, 5, (40, 3))
-    t_len = rng.integers(1, 4, 40)
-    other = tgt.copy()
-    for i, n in enumerate(t_len):
-        other[i, n:] = (other[i, n:] + 1) % 5                          # different values beyond each length
-    kw = dict(dim=4, epochs=2, seed=3, tgt_lengths=t_len)
-    np.testing.assert_allclose(train_proxy(src, tgt, 5, 5, **kw), train_proxy(src, other, 5, 5, **kw))
-    # full lengths are the unmasked loss
-    np.testing.assert_allclose(train_proxy(src, tgt, 5, 5, dim=4, epochs=1, seed=3),
-                               train_proxy(src, tgt, 5, 5, dim=4, epochs=1, seed=3, tgt_lengths=np.full(40, 3)))
 
 
 def test_bleu_sentences_cut_at_eos_and_drop_padding():

@@ -372,7 +372,7 @@ def cmd_kobayashi_cache(args) -> None:
     _threads(args.threads)
     tokens = read_parquet(args.tokens)
     encoder = load_encoder()
-    cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed)
+    cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed, log=sys.stderr)
     cache["svals"] = singular_value_table(encoder)
     worst = float(cache["error"].max_abs_error.max())
     if worst > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors

@@ -166,7 +166,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         active[list(state["diverged"])] = False
         opt.zero_grad(set_to_none=True)
         torch.where(active, objective, torch.zeros_like(objective)).sum().backward()
-        norms = per_seed_grad_norm(params)
+        losses, norms = losses.detach(), per_seed_grad_norm(params)
         bad = active & ~(torch.isfinite(losses) & torch.isfinite(norms))
         for s in bad.nonzero().flatten().tolist():
             what = f"loss {float(losses[s])}" if not torch.isfinite(losses[s]) else f"gradient norm {float(norms[s])}"
@@ -193,7 +193,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
                 for p, v in zip(params, values):
                     p[s] = v
         done = step + 1
-        losses = losses.detach().cpu()
+        losses = losses.cpu()
         if done in schedule:
             evaluation(done)
         state["step"], state["seconds"] = done, time.perf_counter() - started

@@ -90,6 +90,8 @@ def train(spec: dict, ckpt_dir, *, name: str, log=sys.stderr, on_step=None, devi
         source, valid, vocab = load_data(spec["data"], cfg.n_eval)
     except (FileNotFoundError, ValueError) as err:
         raise AttnReproError(f"{name}: {err}") from err
+    if isinstance(source, Encoded):
+        print(f"{name}: {len(source)} training examples, {len(valid)} held out, vocabulary {vocab['size']}", file=log)
     members = members_of(spec)
     model = build_model(spec["model"], vocab, members)
     record = head_alignment if spec.get("record") == ["head_alignment"] else recorder(spec.get("record", []))
@@ -144,7 +146,7 @@ def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
     return spec, model, valid, vocab
 
 
-def export(path, sos: int | None = None) -> tuple[pa.Table, pa.Table]:
+def export(path) -> tuple[pa.Table, pa.Table]:
     """What the final model of a run gives beyond its training records: gradient saliency Δ of every held-out
     row (§5.1) and, for a seq2seq, its greedy decodes of the held-out sources (``predicted``: token ids up to the
     held-out targets' width, cut at ``<eos>`` by the reader)."""
