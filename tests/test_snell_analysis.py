@@ -127,6 +127,28 @@ def test_table2_row_on_identical_probes():
     assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
     assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
     assert row["xi_star"] == 0.7
+    assert row["A_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["A_hat"])
+    assert row["tau_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["tau_hat"])
+    # β^uf agrees fully from the second checkpoint to the last: no peak inside training
+    assert row["A_alpha_beta_uf_peak_inside"] == pytest.approx(0.0)
+
+
+def test_table2_row_peak_inside_and_xi_progress():
+    from attnrepro.analysis.agreement_table import table2_row, xi_progress
+
+    rng = np.random.default_rng(1)
+    a = rng.random((200, 40))
+    noise = lambda: rng.random((200, 40))  # noqa: E731
+    alpha = np.stack([noise(), a, a])
+    beta_uf = np.stack([noise(), 0.8 * a + 0.2 * noise(), noise()])  # agrees (partly) only mid-training, App. A.7
+    alpha_b = np.stack([noise(), noise(), a])                    # the second run agrees only at its end
+    row = table2_row(alpha, np.array([0.1, 0.9, 0.8]), alpha, beta_uf, a, a, alpha_b, np.array([0.5, 0.8, 0.9]),
+                     np.array([0, 10, 20]), seed=3)
+    assert 0.3 < row["A_alpha_beta_uf"] < 1 and row["A_alpha_beta_uf_peak_inside"] > 0.2
+    # ξ(α, β^uf) is reached only at the last checkpoint: the whole learning curve
+    assert row["xi_alpha_beta_uf"] == 0.9 and row["xi_alpha_beta_uf_progress"] == pytest.approx(1.0)
+    assert xi_progress(0.6, 0.5, 0.9) == pytest.approx(0.25)
+    assert math.isnan(xi_progress(0.6, 0.5, 0.5))               # a run that does not learn has no scale
 
 
 def test_rotten_tomatoes_loads_and_encodes():
@@ -218,3 +240,18 @@ def test_table2_frame_translation_columns_and_paper_reference():
     assert list(first.tau0_alpha_beta_uf.fillna(-1)) == [10, -1] and first.xi_alpha_beta_uf[0] == pytest.approx(50)
     assert list(first.tau0_alpha_beta) == [20, 0] and list(first.xi_alpha_beta) == pytest.approx([90, 0])
     assert len(f) == 6 and f.agreement.max() == pytest.approx(50) and f.A_alpha_beta_uf.iloc[0] == pytest.approx(20)
+
+
+def test_curve_summary_hand_case_with_a_censored_and_a_diverged_run():
+    from attnrepro.analysis.snell_runs import curve_summary
+
+    steps = [0, 20, 40]
+    metrics = pd.DataFrame({"step": steps * 3, "member": [0] * 3 + [1] * 3 + [2] * 3, "seed": [7] * 3 + [8] * 3 + [9] * 3,
+                            "token_acc": [0.1, 0.96, 0.99, 0.1, 0.5, 0.55, 0.1, np.nan, np.nan],
+                            "diverged": [False] * 7 + [True] * 2})
+    s = curve_summary(metrics, fail_below=0.6, good_above=0.95).set_index("seed")
+    assert s.loc[7, ["failed", "reached_good", "steps_to_good", "steps_to_good_censored"]].tolist() == [0, 1, 20, 20]
+    assert s.loc[8, "failed"] == 1 and s.loc[8, "reached_good"] == 0 and math.isnan(s.loc[8, "steps_to_good"])
+    assert s.loc[8, "steps_to_good_censored"] == 60                 # one evaluation past the last step
+    assert s.loc[9, "diverged"] == 1 and s.loc[9, ["failed", "reached_good", "final_acc"]].isna().all()
+    assert s.loc[7, "mean_acc"] == pytest.approx((0.1 + 0.96 + 0.99) / 3)

@@ -5,24 +5,20 @@ import copy
 import io
 import json
 import math
-import os
-import signal
 import subprocess
 import sys
-import time
 
-import numpy as np
 import pandas as pd
 import pytest
 import torch
 import yaml
 
 from attnrepro.analysis.snell_runs import curve_summary
-from attnrepro.engine import Member, fit
+from attnrepro.engine import fit
 from attnrepro.errors import AttnReproError
 from attnrepro.snell import config as snellcfg
 from attnrepro.snell import multihead, runs
-from conftest import ROOT, job_counts, snakemake, tool_env
+from conftest import ROOT, job_counts, kill_after_a_checkpoint, snakemake, tool_env
 
 
 def smoke_block():
@@ -40,17 +36,6 @@ def _train_cmd(run, spec, out):
             "--ckpt-dir", str(out / "ckpt"), "--out-dir", str(out / "run"), "--threads", "1"]
 
 
-def _kill_after_a_checkpoint(cmd, ckpt_dir):
-    proc = subprocess.Popen(cmd, env=tool_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.time() + 120
-    while time.time() < deadline and not any(ckpt_dir.glob("ckpt_*.pt")) and proc.poll() is None:
-        time.sleep(0.02)
-    assert proc.poll() is None, "training finished before it could be killed; raise the step count"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
-    return int(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1].stem.split("_")[1])
-
-
 @pytest.mark.parametrize("run,steps", [("copy_subset", 400), ("cls_rotten_tomatoes_learned", 200)])
 def test_sigkilled_snell_run_resumes_to_identical_weights_metrics_and_probes(tmp_path, run, steps):
     """Copy (with Table 2's probes) and classification: SIGKILL mid-run, rerun the same command, compare with an
@@ -58,7 +43,7 @@ def test_sigkilled_snell_run_resumes_to_identical_weights_metrics_and_probes(tmp
     spec = spec_of(run, steps=steps, checkpoint_every=10, eval_every=150)
     subprocess.run(_train_cmd(run, spec, tmp_path / "full"), check=True, env=tool_env(), capture_output=True)
     killed = tmp_path / "killed"
-    step = _kill_after_a_checkpoint(_train_cmd(run, spec, killed), killed / "ckpt")
+    step = kill_after_a_checkpoint(_train_cmd(run, spec, killed), killed / "ckpt")
     assert 0 < step < steps and not (killed / "run" / "model.pt").exists()
     rerun = subprocess.run(_train_cmd(run, spec, killed), env=tool_env(), capture_output=True, text=True, check=True)
     assert f"resuming from step {step}" in rerun.stderr

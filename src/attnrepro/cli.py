@@ -261,28 +261,30 @@ def cmd_figure(args) -> None:
 def cmd_claims(args) -> None:
     import pandas as pd
 
-    from .claims import model_quality, summarize, to_markdown
+    from .claims import model_quality, summarize
+    from .claims_markdown import to_markdown
     from .io import atomic_path, write_csv
 
     summaries, experiments = {}, {}
     for item in args.summary:
         try:
-            name, kind, arch, path = item.split(":", 3)
+            name, kind, arch, cell, path = item.split(":", 4)
         except ValueError:
-            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:PATH") from None
+            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:CELL:PATH") from None
         if not Path(path).exists():
             raise AttnReproError(f"{path}: file not found")
         try:
             summaries[name] = pd.read_csv(path)
         except (pd.errors.EmptyDataError, pd.errors.ParserError) as err:
             raise AttnReproError(f"{path}: not a readable summary table ({err})") from err
-        experiments[name] = (kind, arch)
+        experiments[name] = (kind, arch, cell)
     table = summarize(summaries, experiments, confidence=args.confidence)
     write_csv(table, args.out)
     if args.markdown:
         with atomic_path(args.markdown) as tmp:
             tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence)) + "\n")
-    print(table.drop(columns=["description"]).to_string(), file=sys.stderr)
+    print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
+          .to_string(), file=sys.stderr)
 
 
 # -- archive / verify ---------------------------------------------------------------------------------------
@@ -395,11 +397,11 @@ def cmd_kobayashi_summary(args) -> None:
     from .analysis.kobayashi import fold_summary
     from .io import write_csv
 
-    t = _kobayashi_inputs(args, ("heads", "pairs"))
+    t = _kobayashi_inputs(args, ("heads", "pairs", "layers"))
     n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
     if t["tokens"].seq.nunique() < args.folds:
         raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
-    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], args.folds, n_layers, n_heads)
+    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads)
     write_csv(summary, args.out)
     print(summary.to_string(), file=sys.stderr)
 
@@ -601,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=cmd_evaluate)
 
     c = sub.add_parser("claims", help="aggregate per-seed measures into the claims table")
-    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:summary.csv")
+    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv (CELL may be empty)")
     c.add_argument("--confidence", type=float, default=0.95)
     c.add_argument("--out", required=True)
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")

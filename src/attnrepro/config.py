@@ -73,6 +73,9 @@ def check(config: dict[str, Any]) -> None:
     for name, task in tasks.items():
         if task["kind"] != "bible" and task["min_len"] > task["max_len"]:
             raise AttnReproError(f"tasks.{name}: min_len ({task['min_len']}) is larger than max_len ({task['max_len']})")
+        if task["kind"] == "sort" and task.get("distinct", True) and task["n_words"] < task["max_len"]:
+            raise AttnReproError(f"tasks.{name}: distinct letters need n_words ({task['n_words']}) >= max_len "
+                                 f"({task['max_len']}); raise n_words or set distinct: false")
     if len(set(config["seeds"])) != len(config["seeds"]):
         raise AttnReproError(f"seeds: repeated seed in {config['seeds']}")
     for name, exp in config["experiments"].items():
@@ -94,6 +97,8 @@ def check(config: dict[str, Any]) -> None:
             _check_transformer(name, model)
         elif "layers" in model or "heads" in model:
             raise AttnReproError(f"experiments.{name}.model: 'layers' and 'heads' apply to arch 'transformer' only")
+        elif "pe_norm" in model and model["arch"] != "ao":
+            raise AttnReproError(f"experiments.{name}.model.pe_norm: only AO adds a positional code to its inputs")
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
@@ -226,9 +231,9 @@ def _check_transformer(name: str, model: dict[str, Any]) -> None:
     if model["cell"] != "ff":
         raise AttnReproError(f"experiments.{name}.model.cell: a transformer has feed-forward sublayers; write 'ff', "
                              f"not {model['cell']!r}")
-    if "attention" in model or model.get("input_dim", 0):
-        raise AttnReproError(f"experiments.{name}.model: 'attention' and 'input_dim' do not apply to a transformer "
-                             "(multi-head query/key/value attention on learned embeddings)")
+    if "attention" in model or model.get("input_dim", 0) or "pe_norm" in model:
+        raise AttnReproError(f"experiments.{name}.model: 'attention', 'input_dim' and 'pe_norm' do not apply to a "
+                             "transformer (multi-head query/key/value attention on learned embeddings)")
     if model["hidden"] % model.get("heads", 4):
         raise AttnReproError(f"experiments.{name}.model.heads: hidden ({model['hidden']}) is not a multiple of "
                              f"heads ({model.get('heads', 4)})")

@@ -113,16 +113,18 @@ def claim_summaries():
 
 
 def claim_summary_args():
-    """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
+    """EXPERIMENT:TASK_KIND:ARCH:CELL:PATH for every experiment: what the claims step needs to match claims (the
+    cell pairs a comparison with the experiment of the same cell)."""
     paths = claim_summaries()
-    items = [
-        f"{name}:{task_spec(config, exp['task'])['kind']}:{exp['model']['arch']}:{paths[name]}"
-        for name, exp in config["experiments"].items()
-    ]
-    items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
+
+    def item(name, exp, path):
+        model = exp["model"]
+        return f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
+
+    items = [item(name, exp, paths[name]) for name, exp in config["experiments"].items()]
+    items += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
     for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
-        exp = config["experiments"][exp_name]
-        items.append(f"{label}:{task_spec(config, exp['task'])['kind']}:{exp['model']['arch']}:{paths[label]}")
+        items.append(item(label, config["experiments"][exp_name], paths[label]))
     # sorted: the order of a config's keys must not count as a change of the claims step
     return " ".join(shlex.quote(item) for item in sorted(items)) + kobayashi2020_summary_args()
 
@@ -233,7 +235,7 @@ def kobayashi2020_summaries():
 
 
 def kobayashi2020_summary_args():
-    return "".join(f" {shlex.quote(f'{name}:news:minilm:{path}')}" for name, path in kobayashi2020_summaries().items())
+    return "".join(f" {shlex.quote(f'{name}:news:minilm::{path}')}" for name, path in kobayashi2020_summaries().items())
 
 
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------

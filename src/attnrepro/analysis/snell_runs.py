@@ -11,22 +11,28 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "steps_to_good", "mean_acc", "diverged"]
+SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "reached_good", "steps_to_good",
+                   "steps_to_good_censored", "mean_acc", "diverged"]
 
 
 def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float) -> pd.DataFrame:
     """Per member (``metrics``: the engine's rows): final and best token accuracy, ``failed`` (final <
-    ``fail_below``), ``steps_to_good`` (first evaluation with accuracy ≥ ``good_above``, NaN if never — Fig. 3's
-    "converges slower"), the mean accuracy over evaluations and ``diverged`` (0/1)."""
+    ``fail_below``), ``reached_good`` (accuracy ≥ ``good_above`` at some evaluation), ``steps_to_good`` (the first
+    such evaluation, NaN if never — Fig. 3's "converges slower"), ``steps_to_good_censored`` (the same, a run that
+    never gets there counted one evaluation past its last step), the mean accuracy over evaluations and
+    ``diverged`` (0/1; a diverged run's other measures are NaN)."""
     rows = []
     for (member, seed), c in metrics.sort_values("step").groupby(["member", "seed"]):
         if c.diverged.any():
             rows.append({"seed": seed, "member": member, "diverged": 1.0})
             continue
+        steps = c.step.to_numpy()
         reached = c[c.token_acc >= good_above]
+        first = float(reached.step.iloc[0]) if len(reached) else np.nan
+        beyond = float(steps[-1] + (steps[-1] - steps[-2] if len(steps) > 1 else 1))
         rows.append({"seed": seed, "member": member, "final_acc": c.token_acc.iloc[-1], "max_acc": c.token_acc.max(),
-                     "failed": float(c.token_acc.iloc[-1] < fail_below),
-                     "steps_to_good": float(reached.step.iloc[0]) if len(reached) else np.nan,
+                     "failed": float(c.token_acc.iloc[-1] < fail_below), "reached_good": float(len(reached) > 0),
+                     "steps_to_good": first, "steps_to_good_censored": beyond if np.isnan(first) else first,
                      "mean_acc": c.token_acc.mean(), "diverged": 0.0})
     return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
 
