@@ -6,9 +6,11 @@ A run trains S *members* stacked in one model: member s has its own initialisati
 classifier's label is a one-token target over two classes, Snell et al. §2.4), the stack's loss their sum, gradient
 clipping is per member, and Adam is element-wise, so member s trains exactly as a separate run would.
 
-Checkpoints every ``checkpoint_every`` steps hold the weights, the optimizer state, the batch generators' states,
-the metrics and records so far; a rerun resumes from the newest one whose fingerprint (spec, members, training
-settings, data) matches and ends bitwise equal to an uninterrupted run on the CPU.
+Checkpoints every ``checkpoint_every`` steps hold the weights, the optimizer state, the batch generators' states
+and the metrics so far; what ``record`` returns at each evaluation (probes: large at the papers' scale) is written
+beside them, one file per evaluation, so neither memory nor a checkpoint grows with it. A rerun resumes from the
+newest checkpoint whose fingerprint (spec, members, training settings, data) matches, drops the records of later
+evaluations, and ends bitwise equal to an uninterrupted run on the CPU.
 
 Divergence (a non-finite loss or gradient norm of a member) either stops the run (``divergence="stop"``: an error
 that names the run, the member's seed and the step, so that nothing is written a rerun would take as done) or, for
@@ -59,7 +61,13 @@ class Member:
 class Result:
     model: torch.nn.Module
     metrics: pd.DataFrame                           # one row per member per evaluation, METRIC_COLUMNS
-    records: dict[str, pd.DataFrame]                # what ``record`` returned at every evaluation, with its step
+    records: dict[str, list[Path]]                  # per key, what ``record`` returned at each evaluation (pickled
+                                                    # DataFrames with ``step`` and ``seed``), in step order
+
+    def record_frame(self, key: str) -> pd.DataFrame | None:
+        """All evaluations' rows of record ``key`` in one DataFrame (None if there are none)."""
+        parts = self.records.get(key)
+        return pd.concat([pd.read_pickle(p) for p in parts], ignore_index=True) if parts else None
 
 
 def token_loss(logits: torch.Tensor, batch: Encoded) -> torch.Tensor:
@@ -119,7 +127,8 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     gens = [generator(m.data_seed, "batches") for m in members]
-    state = {"step": 0, "metrics": [], "records": {}, "diverged": {}, "seconds": 0.0}
+    state = {"step": 0, "metrics": [], "diverged": {}, "seconds": 0.0}
+    record_dir = ckpt_dir / "records"
     loaded = _load_checkpoint(ckpt_dir, fp, log)
     if loaded is not None:
         model.load_state_dict(loaded["model"])
@@ -128,6 +137,9 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
             g.set_state(gs)
         state = {k: loaded[k] for k in state}
         print(f"{name}: resuming from step {state['step']} ({ckpt_dir})", file=log, flush=True)
+    for part in record_dir.glob("*.pkl"):  # evaluations after the checkpoint (or of a fresh start) are redone
+        if int(part.stem.rsplit(".", 1)[1]) > state["step"] or loaded is None:
+            part.unlink()
     frozen = {s: [p.detach()[s].clone() for p in params] for s in state["diverged"]}
     schedule = eval_steps(cfg)
     started = time.perf_counter() - state["seconds"]
@@ -147,7 +159,8 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
                                      "diverged": gone})
         for key, df in records.items():
             df = df[~df.member.isin(list(state["diverged"]))]
-            state["records"].setdefault(key, []).append(df.assign(step=step, seed=[members[s].seed for s in df.member]))
+            with atomic_path(record_dir / f"{key}.{step:08d}.pkl") as tmp:
+                df.assign(step=step, seed=[members[s].seed for s in df.member]).to_pickle(tmp, compression=None)
         active = [s for s in range(len(members)) if s not in state["diverged"]]
         mean = lambda v: float(v[active].mean()) if active else float("nan")  # noqa: E731
         extra = {"diverged": len(state["diverged"])} if state["diverged"] else {}
@@ -203,7 +216,9 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         if on_step is not None:
             on_step(done)
     metrics = pd.DataFrame(state["metrics"]).reindex(columns=METRIC_COLUMNS)
-    records = {k: pd.concat(v, ignore_index=True) for k, v in state["records"].items()}
+    records: dict[str, list[Path]] = {}
+    for part in sorted(record_dir.glob("*.pkl"), key=lambda p: int(p.stem.rsplit(".", 1)[1])):
+        records.setdefault(part.stem.rsplit(".", 1)[0], []).append(part)
     return Result(model, metrics, records)
 
 

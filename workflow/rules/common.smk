@@ -251,7 +251,7 @@ def snell2021_runs():
 
 
 def snell2021_plain_runs():
-    """Runs of rule snell2021_train: every run but Fig. 6's candidates and K-head models (rules of their own)."""
+    """The runs the snell2021_train rule trains; every run but Fig. 6's candidates and K-head models (rules of their own)."""
     return [r for r in SNELL2021_RUNS if not r.startswith("multihead_")] or ["(?!)"]
 
 

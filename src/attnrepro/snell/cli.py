@@ -42,9 +42,6 @@ def cmd_train(args) -> None:
         # model i of every kind reads the same data order: the kinds differ only in their heads
         spec = {**spec, "members": [[m["backbone_seed"], 500_000 + i, hs] for i, hs in enumerate(sets)]}
     result, valid = runs.train(spec, args.ckpt_dir, name=args.run)
-    if "heads" in result.records:
-        heads = result.records["heads"]
-        heads["head_seed"] = [spec["members"][m][2][k] for m, k in zip(heads.member, heads["head"])]
     runs.write_run(spec, result, valid, out)
     last = result.metrics[result.metrics.step == result.metrics.step.max()]
     print(pd.DataFrame({"seed": last.seed, "token_acc": last.token_acc.round(4),

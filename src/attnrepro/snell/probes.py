@@ -88,7 +88,8 @@ def ragged(arrays) -> pa.ListArray:
 
 
 def probe_table(df: pd.DataFrame | None, probes: list[str]) -> pa.Table:
-    """The recorded probe rows as the Parquet table of docs/activations.md (sorted by seed, step, example, t)."""
+    """Recorded probe rows (of one evaluation) as the Parquet table of docs/activations.md, in (member, step,
+    example, t) order; an empty table of that schema for ``None``."""
     if df is None or not len(df):
         df = pd.DataFrame({k: pd.Series(dtype="int64") for k in KEYS} | {p: pd.Series(dtype=object) for p in probes})
     df = df.sort_values(["member", "step", "example", "t"], kind="stable")

@@ -115,13 +115,21 @@ def eval_table(valid: Encoded) -> pa.Table:
 def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
     """``eval.parquet``, ``probes.parquet`` (or ``heads.parquet``), ``metrics.csv``, then ``model.pt`` last: its
     presence means the run finished."""
+    import pyarrow.parquet as pq
+
     out = Path(out_dir)
     write_parquet(eval_table(valid), out / "eval.parquet")
     if spec.get("record") == ["head_alignment"]:
-        write_parquet(result.records.get("heads", pd.DataFrame(columns=["member", "head", "align_acc", "step",
-                                                                        "seed"])), out / "heads.parquet")
-    else:
-        write_parquet(probe_table(result.records.get("probes"), spec.get("record", [])), out / "probes.parquet")
+        heads = result.record_frame("heads")
+        seeds = [hs for _, _, hs in spec["members"]]
+        heads["head_seed"] = [seeds[m][k] for m, k in zip(heads.member, heads["head"])]
+        write_parquet(heads, out / "heads.parquet")
+    else:  # one row group per evaluation, streamed: the probes of a paper-scale run do not fit in memory twice
+        probes = spec.get("record", [])
+        with atomic_path(out / "probes.parquet") as tmp:
+            with pq.ParquetWriter(tmp, probe_table(None, probes).schema) as writer:
+                for part in result.records.get("probes", []):
+                    writer.write_table(probe_table(pd.read_pickle(part), probes))
     write_csv(result.metrics, out / "metrics.csv")
     with atomic_path(out / "model.pt") as tmp:
         torch.save({"spec": spec, "state_dict": result.model.state_dict()}, tmp)
