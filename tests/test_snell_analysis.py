@@ -12,7 +12,6 @@ from attnrepro.analysis import ibm1
 from attnrepro.analysis.agreement import agreement, agreement_rows, shuffle_rows, shuffled_baseline
 from attnrepro.analysis.contextual_agreement import xi, xi_star, xi_table
 from attnrepro.analysis.kendall import kendall_agreement, kendall_tau_rows
-from attnrepro.analysis.lexical_probe import classifier_probe
 
 
 def test_agreement_hand_cases():
@@ -105,12 +104,6 @@ def test_ibm1_cannot_learn_from_permutations_of_one_set():
     src = [rng.permutation(5) for _ in range(40)]
     trans = ibm1.em(src, src, 5, 5, iterations=5)
     np.testing.assert_allclose(trans, 0.2)
-
-
-def test_classifier_probe():
-    gamma = np.array([[0.0, 2.0], [0.0, 2.0]])
-    beta = classifier_probe(gamma, np.array([1, 0]))
-    np.testing.assert_allclose(beta, [[0.5, 1 / (1 + np.exp(-2))], [0.5, 1 / (1 + np.exp(2))]])
 
 
 def test_table2_row_on_identical_probes():
