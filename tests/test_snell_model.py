@@ -89,6 +89,9 @@ def test_lexical_probe_is_the_gold_probability_under_one_hot_attention():
         with torch.no_grad():
             p = torch.softmax(m(*args(bt)), -1).gather(-1, bt.tgt_out[..., None])[..., 0]
         torch.testing.assert_close(beta[..., position], p)
+    m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=8, heads=3), [4, 5])
+    torch.testing.assert_close(m.lexical_probe(*args(bt), bt.tgt_out, max_elements=1),   # one example at a time
+                               m.lexical_probe(*args(bt), bt.tgt_out))
 
 
 def test_classifier_is_a_one_token_translation_with_binary_cross_entropy():

@@ -170,9 +170,17 @@ class Seq2Seq(StackedModule):
         return self.run_with_cache(src, src_len, tgt_in)[0]
 
     @torch.no_grad()
-    def lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+    def lexical_probe(self, src, src_len, tgt_in, tgt_out, max_elements: int = 25_000_000) -> torch.Tensor:
         """β_tl = N([h_l; s_t])_{y_t} (Eq. 4): the probability of the gold word if every head attended only to
-        h_l, [S,B,T,L]. With K heads, each head's context is h_l, so the combined context is Σ_k P_k h_l + b_k."""
+        h_l, [S,B,T,L]. With K heads, each head's context is h_l, so the combined context is Σ_k P_k h_l + b_k.
+        Computed in slices of the batch whose logits [S,b,T,L,V] hold at most ``max_elements`` numbers."""
+        per_row = src.shape[0] * tgt_in.shape[-1] * src.shape[-1] * self.cfg.vocab
+        size = max(1, max_elements // per_row)
+        parts = [self._lexical_probe(*(x[:, i : i + size] for x in (src, src_len, tgt_in, tgt_out)))
+                 for i in range(0, src.shape[1], size)]
+        return torch.cat(parts, 1)
+
+    def _lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
         enc_h, state = self.encode(src, src_len)
         dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
         as_context = self.combine(enc_h[:, :, None].expand(-1, -1, self.cfg.heads, -1, -1))     # [S,B,L,H]
