@@ -72,8 +72,9 @@ class Classifier(StackedModule):
         e = self.embed(x) if embedded is None else embedded
         mask = torch.arange(x.shape[-1], device=x.device) < length[..., None]
         zero = self.fwd.initial_state(x.shape[0], x.shape[1], device=x.device)
-        fwd = self.fwd.sequence(self.fwd.input_projection(e), zero, mask)[0]
-        bwd = self.bwd.sequence(self.bwd.input_projection(e.flip(2)), zero, mask.flip(2))[0].flip(2)
+        full = bool(mask.all())  # no padding (the keyword toy): nothing to hold
+        fwd = self.fwd.sequence(self.fwd.input_projection(e), zero, None if full else mask)[0]
+        bwd = self.bwd.sequence(self.bwd.input_projection(e.flip(2)), zero, None if full else mask.flip(2))[0].flip(2)
         return torch.cat([fwd, bwd], -1)
 
     def run_with_cache(self, src, src_len, tgt_in=None, embedded=None):

@@ -137,6 +137,7 @@ class Seq2Seq(StackedModule):
         embeddings (saliency differentiates with respect to them)."""
         e = self.embed(src) if embedded is None else embedded
         mask = torch.arange(src.shape[-1], device=src.device) < src_len[..., None]
+        mask = None if bool(mask.all()) else mask   # no padding (the copy tasks): nothing to hold
         state = self.encoder.initial_state(src.shape[0], src.shape[1], device=src.device)
         return self.encoder.sequence(self.encoder.input_projection(e), state, mask)
 
