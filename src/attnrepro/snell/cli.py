@@ -120,7 +120,7 @@ def cmd_analyze(args) -> None:
         roles = spec["runs"]
         outcomes = read_parquet(models / roles["candidates"] / "candidates.parquet")
         candidates = sr.candidate_table(outcomes)
-        write_parquet(candidates, out / "heads.parquet")
+        write_parquet(candidates, out / "candidates.parquet")
         curves = []
         for combo in (c for c in roles if c != "candidates"):
             metrics = read_csv_checked(models / roles[combo] / "metrics.csv")
@@ -173,7 +173,7 @@ def cmd_figure(args) -> None:
     elif args.name == "fig6":
         summary = pd.concat([read_csv_checked(d / "multihead" / f"summary_{c}.csv") for c in ("all_bad", "one_good",
                                                                                               "random")])
-        fig = snell2021.fig6(curves("multihead"), summary, read_parquet(d / "multihead" / "heads.parquet"), fail)
+        fig = snell2021.fig6(curves("multihead"), summary, read_parquet(d / "multihead" / "candidates.parquet"), fail)
     elif args.name == "fig7":
         fig = snell2021.fig7(curves("keyword"))
     elif args.name == "fig4":

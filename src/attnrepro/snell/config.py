@@ -242,7 +242,7 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
 
 
 ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet"], "keyword": ["summary.csv", "curves.parquet"],
-                    "multihead": [*(f"summary_{c}.csv" for c in COMBOS), "curves.parquet", "heads.parquet"],
+                    "multihead": [*(f"summary_{c}.csv" for c in COMBOS), "curves.parquet", "candidates.parquet"],
                     "counts": ["summary.csv", "tables.parquet"], "table2": ["summary.csv", "xi_curves.csv"]}
 
 
