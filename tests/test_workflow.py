@@ -39,7 +39,7 @@ def test_claims_row_has_a_verdict(smoke_run):
     work, _ = smoke_run
     claims = pd.read_csv(work / "results" / "claims.csv")
     row = claims[claims.claim_id == "one_to_one_temporal_alignment"].iloc[0]
-    assert row.paper == "aitken2021" and row.n_seeds == 2
+    assert row.paper == "aitken2021" and row.n == 2
     assert 0 < row.measured_mean < 1 and row.ci_low <= row.measured_mean <= row.ci_high
     assert row.verdict in {"reproduced", "not reproduced", "inconclusive"}
 
