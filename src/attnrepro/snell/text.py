@@ -28,9 +28,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import torch
 
-from ..data import Encoded
 from ..errors import AttnReproError
 
 PAD, UNK = 0, 1
@@ -66,7 +64,7 @@ def load(name: str) -> pd.DataFrame:
     return pd.DataFrame({"text": df.text.astype(str), "label": (df.party == "Con").astype(int)})
 
 
-def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded, list[str]]:
+def from_prepared(data_dir: str | Path, max_len: int):
     """(train, test, vocabulary) of a classification corpus prepared by ``attnrepro prepare``
     (:mod:`attnrepro.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
     vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words."""
@@ -76,7 +74,7 @@ def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded,
         raise AttnReproError(f"{data_dir / 'vocab.json'}: expected '<pad>', '<unk>' first, got {vocab[:2]}")
     index = {w: i for i, w in enumerate(vocab)}
 
-    def encode(split: str) -> Encoded:
+    def encode(split: str):
         df = pd.read_parquet(data_dir / f"{split}.parquet", columns=["text", "label"])
         tokens = [list(t)[:max_len] for t in df.text]
         if not tokens or not all(tokens):
@@ -90,8 +88,7 @@ def tokenize(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
 
-def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int
-            ) -> tuple[Encoded, Encoded, list[str]]:
+def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int):
     """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1."""
     tokens = [tokenize(t)[:max_len] for t in df.text]
     keep = [i for i, t in enumerate(tokens) if t]
@@ -103,14 +100,20 @@ def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed
     index = {w: i for i, w in enumerate(vocab)}
     labels = df.label.to_numpy()
 
-    def encode(idx) -> Encoded:
+    def encode(idx):
         return _encode([tokens[i] for i in idx], index, labels[idx])
 
     return encode(train_idx), encode(test_idx), vocab
 
 
-def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray) -> Encoded:
-    """Word lists as right-padded ids (unknown words -> ``<unk>``) with their lengths, the label as the target."""
+def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray):
+    """Word lists as right-padded ids (unknown words -> ``<unk>``) with their lengths, the label as the target:
+    an :class:`attnrepro.data.Encoded` (torch is imported here, not with the module: the config check reads
+    :data:`SOURCES` before any job starts)."""
+    import torch
+
+    from ..data import Encoded
+
     x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
     for r, t in enumerate(tokens):
         x[r, : len(t)] = [index.get(w, UNK) for w in t]
