@@ -85,6 +85,10 @@ def test_infinite_learning_rate_counts_runs_as_diverged_not_failed(tmp_path):
     result, _ = runs.train(spec_of("copy_same", lr=math.inf), tmp_path, name="copy_same", log=io.StringIO())
     s = curve_summary(result.metrics, 0.6, 0.95)
     assert (s.diverged == 1).all() and s.failed.isna().all()
+    from attnrepro.claims import summarize
+
+    table = summarize({"snell2021_copy_same": s}, {"snell2021_copy_same": ("copy_same", "lstm_attention", "")})
+    assert "copy_same_some_seeds_fail" not in set(table.claim_id)     # no run trained: no failure rate at all
 
 
 def test_divergence_stops_a_run_whose_result_is_not_a_rate_and_writes_nothing(tmp_path):
