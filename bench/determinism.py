@@ -42,7 +42,7 @@ cfg = TrainConfig.from_dict(dict(steps=100, batch_size=128, lr=0.02, lr_decay=0.
 mc = ModelConfig(arch="aed", cell="gru", hidden=64, src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt))
 t = time.perf_counter()
 with tempfile.TemporaryDirectory() as ckpt:
-    model, metrics = train(mc, cfg, [0, 1, 2], tr, va, ckpt, sos=vocab.tgt.index("<sos>"), progress=False,
+    model, metrics = train(mc, cfg, [0, 1, 2], tr, va, ckpt, sos=vocab.tgt.index("<sos>"),
                            log=io.StringIO())
 seconds = time.perf_counter() - t
 digest = hashlib.sha256(b"".join(v.numpy().tobytes() for v in model.state_dict().values())).hexdigest()

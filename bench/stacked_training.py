@@ -22,7 +22,8 @@ import torch
 from attnrepro import tasks
 from attnrepro.data import Vocab, encode
 from attnrepro.model import EncoderDecoder, ModelConfig
-from attnrepro.train import per_seed_loss, stacked_batch
+from attnrepro.data import stack
+from attnrepro.engine import token_loss
 
 TASK = {"kind": "one_to_one", "n_words": 3, "min_len": 15, "max_len": 20, "n_train": 4096, "n_valid": 1,
         "n_test": 1, "seed": 0}
@@ -33,22 +34,22 @@ def step_time(cfg: ModelConfig, seeds: list[int], data, steps: int, device, comp
     opt = torch.optim.Adam(model.parameters(), lr=1e-3)
     g = torch.Generator().manual_seed(0)
 
-    def step(src, src_len, tgt_in, tgt_out):
-        loss = per_seed_loss(model(src, src_len, tgt_in), tgt_out).sum()
+    def step(batch):
+        loss = token_loss(model(batch.src, batch.src_len, batch.tgt_in), batch).sum()
         opt.zero_grad(set_to_none=True)
         loss.backward()
         opt.step()
 
     run = torch.compile(step) if compile_step else step
-    batches = [stacked_batch(data, torch.randint(0, len(data), (len(seeds), 128), generator=g), device)
+    batches = [stack([data.subset(torch.randint(0, len(data), (128,), generator=g)) for _ in seeds]).to(device)
                for _ in range(steps + 2)]
     for b in batches[:2]:  # warm-up (and compilation)
-        run(*b)
+        run(b)
     if device.type == "cuda":
         torch.cuda.synchronize()
     t0 = time.perf_counter()
     for b in batches[2:]:
-        run(*b)
+        run(b)
     if device.type == "cuda":
         torch.cuda.synchronize()
     return (time.perf_counter() - t0) / steps

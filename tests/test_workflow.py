@@ -52,7 +52,7 @@ def test_every_rule_logged_and_benchmarked(smoke_run):
     benches = list((work / "results" / "benchmarks").rglob("*.tsv"))
     assert len(logs) >= 9 and len(benches) >= 9
     train_log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0-1.log").read_text()
-    assert "train:" in train_log and "final token accuracy" in train_log  # the progress bar and summary
+    assert "aed_gru_one_to_one  step 20/40  " in train_log and "final token accuracy" in train_log  # progress and summary
 
 
 def test_metrics_and_activations_are_plain_parquet(smoke_run):

@@ -138,6 +138,8 @@ def _check_experiment(key, exp, train, task, vocab, seeds, n_examples) -> None:
 
 
 def _check_snell(block) -> None:
+    from .snell.config import train_of
+
     c, train = block["copy"], block["train"]
     t = c["length"] + 1
     n = len(block["seeds"])
@@ -147,17 +149,18 @@ def _check_snell(block) -> None:
     _over("snell2021.copy", need, f"{n} stacked seeds × batch {max(train['batch_size'], train['n_eval'])} × "
           f"{t}×{t} attention, hidden {c['hidden']}", "lower copy.length, train.batch_size or the seeds")
     k = block["keyword"]
-    kt = k["train"]
+    kt = train_of(block, k.get("train"))
     need = FLOAT * n * max(kt["batch_size"], kt["n_eval"]) * (k["length"] + 2) * k["hidden"] * CELL_VALUES["lstm"] * 4
     _over("snell2021.keyword", need, f"{n} stacked seeds × batch {max(kt['batch_size'], kt['n_eval'])} × "
           f"{k['length']} words × BiLSTM {k['hidden']}", "lower keyword.length, its batch or the seeds")
     cls = block.get("classification")
     if cls:
+        ct = train_of(block, cls.get("train"))
         for name, s in cls["sets"].items():
-            need = (FLOAT * len(cls["seeds"]) * cls["train"]["batch_size"] * (s["max_len"] + 2) * cls["hidden"]
+            need = (FLOAT * len(cls["seeds"]) * ct["batch_size"] * (s["max_len"] + 2) * cls["hidden"]
                     * CELL_VALUES["lstm"] * 4)
             _over(f"snell2021.classification.sets.{name}.max_len", need,
-                  f"{len(cls['seeds'])} seeds × batch {cls['train']['batch_size']} × {s['max_len']} words × BiLSTM "
+                  f"{len(cls['seeds'])} seeds × batch {ct['batch_size']} × {s['max_len']} words × BiLSTM "
                   f"{cls['hidden']}", "lower max_len, the batch or the seeds")
 
 

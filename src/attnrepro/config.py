@@ -19,8 +19,11 @@ from .errors import AttnReproError
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Optimisation settings. Defaults in ``config/*.yaml`` follow the authors' code (Adam β=(0.9, 0.99),
-    ε=0.1, lr 0.1 decaying ×0.9997 per step, gradient clip 10, L2 1e-5, batch 128)."""
+    """Optimisation settings of every trained model (:func:`attnrepro.engine.fit`). Aitken et al.'s authors use
+    Adam β=(0.9, 0.99), ε=0.1, lr 0.1 decaying ×0.9997 per step, gradient clip 10, L2 1e-5, batch 128; Snell et
+    al.'s use PyTorch's Adam defaults (β=(0.9, 0.999), ε=1e-8, lr 1e-3), no decay, no clipping (``grad_clip``
+    null), no L2. ``eval_at`` lists evaluations besides every ``eval_every``-th step and the last (0 = before
+    training; Snell et al.'s App. A.8 schedule 0, 10, 50, ..., 250, then every 250)."""
 
     steps: int
     batch_size: int
@@ -28,11 +31,14 @@ class TrainConfig:
     lr_decay: float
     betas: tuple[float, float]
     eps: float
-    grad_clip: float
+    grad_clip: float | None
     l2: float
     checkpoint_every: int
     eval_every: int
     n_eval: int
+    eval_at: tuple[int, ...] = ()
+
+    OPTIONAL = ("eval_at",)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
@@ -40,14 +46,14 @@ class TrainConfig:
         unknown = set(d) - known
         if unknown:
             raise AttnReproError(f"unknown training key(s) {sorted(unknown)}")
-        missing = known - set(d)
+        missing = known - set(d) - set(cls.OPTIONAL)
         if missing:
             raise AttnReproError(f"missing training key(s) {sorted(missing)}")
-        return cls(**{**d, "betas": tuple(d["betas"])})
+        return cls(**{**d, "betas": tuple(d["betas"]), "eval_at": tuple(d.get("eval_at", ()))})
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d["betas"] = list(self.betas)
+        d["betas"], d["eval_at"] = list(self.betas), list(self.eval_at)
         return d
 
 

@@ -15,8 +15,7 @@ rejects any seed above it; :func:`check_seed` says so for a seed that reaches th
 Distinct seeds give distinct ``"init"`` streams; the hashed streams of two distinct seeds coincide with
 probability 2⁻³² per pair.
 
-Stream numbers are fixed forever (changing one changes every result that uses it); the odd numbers 3, 5, 7 are
-Snell et al.'s data, evaluation and head streams (``attnrepro.snell``).
+Stream numbers are fixed forever (changing one changes every result that uses it); 3 is unused.
 """
 
 from __future__ import annotations
@@ -35,9 +34,8 @@ MAX_SEED = 2**32 - 1
 STREAMS = {
     "init": 0,            # weights (the seed itself, see the module docstring)
     "batches": 1,         # the batch order of Aitken/transformer training
-    "snell_data": 3,      # Snell et al.: training sequences of a copy/keyword/classifier run
-    "snell_eval": 5,      # Snell et al.: the held-out evaluation sequences
-    "snell_heads": 7,     # Snell et al.: the seeds of the K attention heads
+    "evaluation": 5,      # a held-out set drawn from a synthetic distribution (Snell et al.'s copy and keyword)
+    "heads": 7,           # the seeds of attention heads (Snell et al. §5.2: a head re-drawn on a fixed backbone)
     "rotation_src": 9,    # AO: the random rotation of the source positional code
     "rotation_tgt": 11,   # AO: … of the target positional code
     "corpus_train": 13,   # a corpus's sample of training examples

@@ -45,14 +45,29 @@ def init_stacked(model: nn.Module, seeds: list[int]) -> None:
     Parameters are visited in registration order, so the draw sequence of one seed does not depend on which
     other seeds share the stack.
     """
+    modules = [m for m in model.modules() if isinstance(m, StackedModule)]
     for s, seed in enumerate(seeds):
-        gen = seeding.generator(seed, "init")
-        for module in model.modules():
-            if not isinstance(module, StackedModule):
-                continue
-            for name, bound in module._bounds.items():
-                p = getattr(module, name)
-                p[s].copy_(draw(p.shape[1:], bound, name in module._normal, gen))
+        init_member(modules, s, seed)
+
+
+@torch.no_grad()
+def init_member(modules: list[StackedModule], s: int, seed: int, head: int | None = None) -> None:
+    """Draw member ``s``'s slice of every parameter of ``modules`` (or, with ``head``, slice [s, head] of
+    parameters that carry a head axis) from one generator seeded with ``seed``, in registration order."""
+    gen = seeding.generator(seed, "init")
+    for module in modules:
+        for name, bound in module._bounds.items():
+            p = getattr(module, name)
+            target = p[s] if head is None else p[s, head]
+            target.copy_(draw(target.shape, bound, name in module._normal, gen))
+
+
+def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Rows of each member's ``table`` [S, V, D] for its ``tokens`` [S, ...]: [S, ..., D]. ``F.embedding`` on the
+    flattened table, whose backward is several times faster than that of advanced indexing."""
+    s, v, d = table.shape
+    offset = (torch.arange(s, device=tokens.device) * v).view(-1, *([1] * (tokens.dim() - 1)))
+    return torch.nn.functional.embedding(tokens + offset, table.reshape(s * v, d))
 
 
 def draw(shape, bound: float, normal: bool, gen: torch.Generator) -> torch.Tensor:
