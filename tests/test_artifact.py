@@ -78,7 +78,7 @@ def test_manifest_roundtrip(tmp_path):
 def test_claims_markdown_summarises(smoke_run):
     work, _ = smoke_run
     md = (work / "results" / "claims.md").read_text()
-    assert "claims reproduce" in md and "one_to_one_temporal_alignment" in md
+    assert "The papers' claims:" in md and "one_to_one_temporal_alignment" in md
     assert "[fig2a.png](figures/aitken2021/fig2a.png)" in md
     assert "Σ\\|nine terms\\|" in md  # pipes inside a cell are escaped
 

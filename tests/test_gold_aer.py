@@ -267,7 +267,8 @@ def test_bible_transformer_evaluation_and_gold_aer_from_the_rules(bible_run):
     table3 = pd.read_csv(bible_run / "results" / "figures" / "kobayashi2020" / "table3.csv")
     assert table3.experiment.tolist() == ["transformer_bible@toy"]
     claims = pd.read_csv(bible_run / "results" / "claims.csv")
-    assert claims[claims.experiment == "transformer_bible@toy"].claim_id.tolist() == ["aer_norm_below_weight"]
+    assert claims[claims.experiment == "transformer_bible@toy"].claim_id.tolist() == [
+        "aer_norm_below_weight", "aer_mean_layer_norm_below_weight", "aer_gain_in_lower_layers"]
 
 
 @pytest.mark.slow

@@ -111,9 +111,10 @@ def test_workflow_on_slurm_routes_gpu_jobs_and_matches_a_local_run(cluster, smok
                 and "checkpoints" not in p.parts and "figures" not in p.parts
                 and not p.name.startswith("artifact") and "transformer_one_to_one" not in p.parts}
     assert files(tmp_path) - {"results/claims.csv", "results/claims.md"} <= files(local)
-    ours = pd.read_csv(tmp_path / "results" / "claims.csv")
+    # compared as text: a column that is empty in the rows compared reads as float from one file, str from the other
+    ours = pd.read_csv(tmp_path / "results" / "claims.csv", dtype=str, keep_default_na=False)
     ours = ours[ours.experiment.isin(CORE_EXPERIMENTS)]
-    theirs = pd.read_csv(local / "results" / "claims.csv")
+    theirs = pd.read_csv(local / "results" / "claims.csv", dtype=str, keep_default_na=False)
     theirs = theirs[theirs.experiment.isin(CORE_EXPERIMENTS) & theirs.claim_id.isin(ours.claim_id)]
     pd.testing.assert_frame_equal(ours.reset_index(drop=True), theirs.reset_index(drop=True))
     rel = "results/models/aed_gru_one_to_one/s0-1/metrics.csv"

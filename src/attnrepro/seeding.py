@@ -53,7 +53,7 @@ def check_seed(seed: int, key: str = "seed") -> int:
     return int(seed)
 
 
-def stream_seeds(seed: int, stream: str, n: int) -> list[int]:
+def stream_seeds(seed: int, stream: str, n: int = 1) -> list[int]:
     """``n`` 32-bit seeds of stream ``stream`` of run seed ``seed`` (the K head seeds of a Snell run)."""
     seed = check_seed(seed)
     if stream not in STREAMS:

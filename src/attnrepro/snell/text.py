@@ -113,5 +113,5 @@ def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray):
     m = len(tokens)
     return Encoded(src=torch.from_numpy(x), src_len=torch.tensor([len(t) for t in tokens]),
                    tgt_in=torch.zeros(m, 1, dtype=torch.long),
-                   tgt_out=torch.as_tensor(np.asarray(labels, dtype=np.int64))[:, None],
+                   tgt_out=torch.tensor(np.asarray(labels, dtype=np.int64))[:, None],
                    tgt_len=torch.ones(m, dtype=torch.long))
