@@ -147,3 +147,34 @@ def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
     assert "| aed_gru_bible | 3 | 0.6 (" in md and "| 20 (" in md
     sort_row = next(line for line in md.splitlines() if line.startswith("| aed_gru_sort |"))
     assert sort_row.startswith("| aed_gru_sort | 2 | 0.95 (") and sort_row.endswith("| – |")  # no BLEU measured
+
+
+def test_a_claim_without_a_row_is_listed_with_its_reason():
+    from attnrepro.claims import unmeasured
+
+    other = Claim(**{**BASE, "claim_id": "elsewhere", "task_kinds": ("sort",)})
+    lost = Claim(**{**BASE, "claim_id": "renamed", "measure": "old_name"})
+    empty = Claim(**{**BASE, "claim_id": "nan", "measure": "undefined"})
+    summaries = {"a": pd.DataFrame({"seed": [0, 1], "m": [0.8, 0.9], "undefined": [np.nan, np.nan]})}
+    experiments = {"a": ("one_to_one", "aed", "gru")}
+    claims = (CLAIM, other, lost, empty)
+    table = summarize(summaries, experiments, claims=claims)
+    missing = unmeasured(table, summaries, experiments, claims=claims)
+    why = dict(zip(missing.claim_id, missing.why))
+    assert set(why) == {"elsewhere", "renamed", "nan"}
+    assert "no experiment" in why["elsewhere"] and "old_name is not measured on a" in why["renamed"]
+    assert "no value" in why["nan"]
+    md = to_markdown(table, None, missing)
+    assert "## Claims with no row in this run" in md and "| renamed | old_name is not measured" in md
+
+
+def test_tables_of_one_experiment_join_on_seed_and_refuse_a_measure_twice():
+    from attnrepro.claims import merge_replicates
+    from attnrepro.errors import AttnReproError
+
+    a = pd.DataFrame({"seed": [0, 1], "m": [0.1, 0.2]})
+    b = pd.DataFrame({"seed": [1, 0], "aer_best_gain": [0.3, 0.4]})
+    merged = merge_replicates("x", [("a.csv", a), ("b.csv", b)]).sort_values("seed")
+    assert merged.aer_best_gain.tolist() == [0.4, 0.3] and merged.m.tolist() == [0.1, 0.2]
+    with pytest.raises(AttnReproError, match="both hold"):
+        merge_replicates("x", [("a.csv", a), ("c.csv", a)])

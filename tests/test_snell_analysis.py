@@ -248,3 +248,19 @@ def test_curve_summary_hand_case_with_a_censored_and_a_diverged_run():
     assert s.loc[8, "steps_to_good_censored"] == 60                 # one evaluation past the last step
     assert s.loc[9, "diverged"] == 1 and s.loc[9, ["failed", "reached_good", "final_acc"]].isna().all()
     assert s.loc[7, "mean_acc"] == pytest.approx((0.1 + 0.96 + 0.99) / 3)
+
+
+def test_keyword_orders_need_the_approximate_equalities_of_eq24_and_eq25():
+    from attnrepro.analysis.snell_runs import keyword_summary
+
+    def curve(early, late):
+        rows = [{"step": s, "seed": 0, "acc": 0.5, **dict(zip(("gamma_key", "gamma_next", "gamma_mean", "gamma_last"), g))}
+                for s, g in zip((0, 10, 20), ((0.25,) * 4, early, late))]
+        return pd.DataFrame(rows)
+
+    # Eq. 24: key > next > mean ≈ last; Eq. 25: last > next > mean ≈ key
+    ok = keyword_summary(curve((0.5, 0.3, 0.2, 0.21), (0.2, 0.3, 0.21, 0.5))).iloc[0]
+    assert ok.hyp2_early == 1 and ok.obs3_final == 1 and ok.obs3_step == 1
+    # the orders hold, but γ̄ is far from γ_L (early) and from γ_l* (late): not the paper's equations
+    far = keyword_summary(curve((0.5, 0.3, 0.2, 0.02), (0.05, 0.3, 0.2, 0.5))).iloc[0]
+    assert far.hyp2_early == 0 and far.obs3_final == 0 and np.isnan(far.obs3_step)

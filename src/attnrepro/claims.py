@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from .errors import AttnReproError
 from .intervals import KINDS, VERDICTS, Rule, interval, replicates_to_decide, size_vs_reference, student_t, verdict
 
 COLUMNS = ["paper", "claim_id", "origin", "section", "quote", "reading", "experiment", "measure", "kind", "rule",
@@ -144,6 +145,41 @@ def _values(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
     paired = df[["seed", claim.measure]].merge(summaries[other][["seed", claim.measure]], on="seed",
                                                suffixes=("", "_versus")).dropna()
     return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy(dtype=float)
+
+
+def merge_replicates(name: str, tables: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """One experiment's per-replicate tables (its analysis summary, its AER summary, …) joined on the replicate
+    column (``seed`` or ``fold``); a measure in two tables is an error, not a silent pick."""
+    (first_path, out), *rest = tables
+    for path, df in rest:
+        key = [k for k in ("seed", "fold") if k in out.columns and k in df.columns]
+        both = (set(out.columns) & set(df.columns)) - set(key)
+        if not key or both:
+            raise AttnReproError(f"experiment {name}: {path} and {first_path} "
+                                 + (f"both hold {sorted(both)}" if both else "share no seed or fold column"))
+        out = out.merge(df, on=key, how="outer")
+    return out
+
+
+def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
+               claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
+    """The claims with no row in ``table`` and why: no experiment of theirs in this config, the measure not in
+    their experiments' tables, no value (NaN at this scale), or no experiment to compare with."""
+    rows = []
+    for claim in claims:
+        if claim.claim_id in set(table.claim_id[table.paper == claim.paper]):
+            continue
+        names = [n for n, (kind, arch, *_) in sorted(experiments.items()) if claim.applies_to(kind, arch)]
+        if not names:
+            why = "no experiment of its task and model in this config"
+        elif not any(claim.measure in summaries[n].columns for n in names):
+            why = f"{claim.measure} is not measured on {', '.join(names)}"
+        elif claim.versus is not None and all(versus_partner(claim, n, experiments) is None for n in names):
+            why = f"no {'/'.join(claim.versus)} experiment to compare {', '.join(names)} with"
+        else:
+            why = f"{claim.measure} has no value on {', '.join(names)} (undefined at this scale)"
+        rows.append({"paper": claim.paper, "claim_id": claim.claim_id, "origin": claim.origin, "why": why})
+    return pd.DataFrame(rows, columns=["paper", "claim_id", "origin", "why"])
 
 
 MODEL_MEASURES = {"token_acc": "token accuracy", "seq_acc": "sequence accuracy", "bleu": "BLEU"}

@@ -44,7 +44,7 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")  # a bare | would end the table cell
 
 
-def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None) -> str:
+def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing: pd.DataFrame | None = None) -> str:
     papers = table[table.origin == "paper"]
     extensions = table[table.origin == "extension"]
     lines = ["# Claims", "", f"**The papers' claims: {_counts(papers)}.**"]
@@ -75,5 +75,12 @@ def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None) -> str:
             cells = [f"{_fmt(r[m])} ({_fmt(r[f'{m}_low'])} – {_fmt(r[f'{m}_high'])})" if not pd.isna(r[m]) else "–"
                      for m in MODEL_MEASURES]
             lines.append(f"| {r['experiment']} | {int(r['n_seeds'])} | " + " | ".join(cells) + " |")
+        lines.append("")
+    if missing is not None and len(missing):
+        lines += ["## Claims with no row in this run", "",
+                  "Registered claims this run could not measure (they count in no verdict above).", "",
+                  "| paper | claim | why |", "|---|---|---|"]
+        lines += [f"| {PAPERS.get(r.paper, r.paper)} | {r.claim_id}{' (extension)' if r.origin == 'extension' else ''} "
+                  f"| {_cell(r.why)} |" for r in missing.itertuples()]
         lines.append("")
     return "\n".join(lines)

@@ -276,23 +276,27 @@ def cmd_figure(args) -> None:
 
 # -- claims -------------------------------------------------------------------------------------------------
 def cmd_claims(args) -> None:
-    from .claims import model_quality, summarize
+    from .claims import merge_replicates, model_quality, summarize, unmeasured
     from .claims_markdown import to_markdown
     from .io import atomic_path, read_csv_checked, write_csv
 
-    summaries, experiments = {}, {}
+    tables, experiments = {}, {}
     for item in args.summary:
         try:
             name, kind, arch, cell, path = item.split(":", 4)
         except ValueError:
             raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:CELL:PATH") from None
-        summaries[name] = read_csv_checked(path)  # a header-only table is a real result (no K-head model)
-        experiments[name] = (kind, arch, cell)
+        if experiments.setdefault(name, (kind, arch, cell)) != (kind, arch, cell):
+            raise AttnReproError(f"--summary {item!r}: experiment {name} given as {experiments[name]} before")
+        # a header-only table is a real result (no K-head model)
+        tables.setdefault(name, []).append((path, read_csv_checked(path)))
+    summaries = {name: merge_replicates(name, ts) for name, ts in tables.items()}
     table = summarize(summaries, experiments, confidence=args.confidence)
     write_csv(table, args.out)
     if args.markdown:
+        missing = unmeasured(table, summaries, experiments)
         with atomic_path(args.markdown) as tmp:
-            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence)) + "\n")
+            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing) + "\n")
     print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
           .to_string(), file=sys.stderr)
 
@@ -666,7 +670,8 @@ def build_parser() -> argparse.ArgumentParser:
     c = _sub(sub, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
              cmd_claims)
     c.add_argument("--summary", nargs="+", required=True,
-                   help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty)")
+                   help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty; an experiment given "
+                        "twice has its tables joined on seed)")
     c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")

@@ -1,6 +1,7 @@
 rule claims:
     input:
         list(claim_summaries().values()),
+        [f"results/analysis/{name}/aer_summary.csv" for name in aer_experiments()],
     output:
         csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md=report("results/claims.md", caption="../report/claims.rst", category="Claims"),

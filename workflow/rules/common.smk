@@ -150,6 +150,9 @@ def claim_summary_args():
         return f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
 
     items = [item(name, exp, paths[name]) for name, exp in config["experiments"].items()]
+    # a recurrent model scored for AER (kobayashi2020_aer.experiments) has that table too, joined on seed
+    items += [item(name, config["experiments"][name], f"results/analysis/{name}/aer_summary.csv")
+              for name in aer_experiments() if name not in transformer_experiments()]
     items += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
     for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
         items.append(item(label, config["experiments"][exp_name], paths[label]))

@@ -99,14 +99,16 @@ def keyword_curves(gamma: pd.DataFrame, position: np.ndarray, metrics: pd.DataFr
 
 
 def keyword_summary(curves_: pd.DataFrame) -> pd.DataFrame:
-    """Per seed: ``hyp2_early`` — Hypothesis 2's order γ_{l*} > γ_{l*+1} > γ̄ at the first evaluation after
-    step 0; ``obs3_final`` — Observation 3's order γ_L > γ_{l*+1} > γ̄ and γ_L > γ_{l*} at the last evaluation;
-    ``obs3_step`` — the first evaluation from which Observation 3's order holds to the end, as a fraction of
-    training (1 = only at the end, NaN = never)."""
+    """Per seed: ``hyp2_early`` — Hypothesis 2 (Eq. 24) at the first evaluation after step 0:
+    γ_{l*} > γ_{l*+1} > γ̄ ≈ γ_L; ``obs3_final`` — Observation 3 (Eq. 25) at the last evaluation:
+    γ_L > γ_{l*+1} > γ̄ ≈ γ_{l*}; ``obs3_step`` — the first evaluation from which Eq. 25 holds to the end, as a
+    fraction of training (1 = only at the end, NaN = never). "≈" is read on the scale of the order it sits in:
+    |γ̄ − γ_L| (Eq. 24) or |γ̄ − γ_{l*}| (Eq. 25) below the gap γ_{l*+1} − γ̄."""
     rows = []
     for seed, c in curves_.sort_values("step").groupby("seed"):
-        hyp2 = (c.gamma_key > c.gamma_next) & (c.gamma_next > c.gamma_mean)
-        obs3 = (c.gamma_last > c.gamma_next) & (c.gamma_next > c.gamma_mean) & (c.gamma_last > c.gamma_key)
+        gap = c.gamma_next - c.gamma_mean
+        hyp2 = (c.gamma_key > c.gamma_next) & (gap > 0) & ((c.gamma_mean - c.gamma_last).abs() < gap)
+        obs3 = (c.gamma_last > c.gamma_next) & (gap > 0) & ((c.gamma_mean - c.gamma_key).abs() < gap)
         holds_to_end = obs3[::-1].cummin()[::-1]
         steps = c.step.to_numpy()
         first = steps[holds_to_end.to_numpy()]
