@@ -105,3 +105,20 @@ def test_one_figure_builds_from_a_clean_results(tmp_path):
     assert not any(m.startswith("figures/aitken2021/fig5b") or m == "claims.csv" for m in made)  # only what it needs
     shares = pd.read_csv(tmp_path / "results" / "figures" / "aitken2021" / "fig5a.csv")
     assert set(shares.experiment) == set(CORE_EXPERIMENTS) and set(shares.part) == {"mu_mu", "mu_input", "other"}
+
+
+def test_cores_do_not_change_the_claims(tmp_path):
+    """`--cores` caps Snakemake's {threads}, not torch's: the rules take torch's threads from the config, whose
+    value sets the order of every sum and so the weights. Two threads per job, run under --cores 1 and 2."""
+    import yaml
+
+    claims = {}
+    for cores in ("1", "2"):
+        work = tmp_path / f"cores{cores}"
+        work.mkdir()
+        cfg = core_config()
+        cfg["threads"] = 2
+        (work / "core.yaml").write_text(yaml.safe_dump(cfg))
+        snakemake("results/claims.csv", "--cores", cores, "--configfile", "core.yaml", cwd=work, timeout=600)
+        claims[cores] = (work / "results" / "claims.csv").read_text()
+    assert claims["1"] == claims["2"]

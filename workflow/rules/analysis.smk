@@ -50,4 +50,4 @@ rule evaluate:
         "results/benchmarks/evaluate/{experiment}.tsv"
     shell:
         "attnrepro evaluate --models {input.models} --data-dir {params.data_dir} --split test --out {output}"
-        " --device {params.device} --threads {threads} > {log} 2>&1"
+        " --device {params.device} --threads {config[threads]} > {log} 2>&1"

@@ -20,4 +20,4 @@ rule export:
     shell:
         "attnrepro export --model {input.model} --data-dir {params.data_dir} --n-examples {params.n_examples}"
         " --out-dir results/activations/{wildcards.experiment}/{wildcards.chunk}"
-        " --device {params.device} --threads {threads} > {log} 2>&1"
+        " --device {params.device} --threads {config[threads]} > {log} 2>&1"

@@ -38,7 +38,7 @@ rule kobayashi2020_cache:
     shell:
         "attnrepro kobayashi2020 cache --tokens {input} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed} --out-dir {params.out_dir}"
-        " --threads {threads} > {log} 2>&1"
+        " --threads {config[threads]} > {log} 2>&1"
 
 
 rule kobayashi2020_summary:
@@ -113,7 +113,7 @@ rule kobayashi2020_aer:
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
         " --n-examples {params.n_examples} --out-dir results/analysis/{wildcards.experiment}"
-        " --threads {threads} > {log} 2>&1"
+        " --threads {config[threads]} > {log} 2>&1"
 
 
 # §5 on real translation: the models of an experiment read with teacher forcing on the sentence pairs of a
@@ -141,7 +141,7 @@ rule kobayashi2020_aer_gold:
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
-        " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {threads} > {log} 2>&1"
+        " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {config[threads]} > {log} 2>&1"
 
 
 rule kobayashi2020_nmt_figure:

@@ -37,7 +37,7 @@ if SNELL2021:
             "results/benchmarks/snell2021/train/{run}.tsv"
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
-            " --out-dir results/models/snell2021/{wildcards.run} --threads {threads} > {log} 2>&1"
+            " --out-dir results/models/snell2021/{wildcards.run} --threads {config[snell2021][threads]} > {log} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
@@ -57,7 +57,7 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             " --ckpt-dir results/checkpoints/snell2021/multihead_candidates"
-            " --out-dir results/models/snell2021/multihead_candidates --threads {threads} > {log} 2>&1"
+            " --out-dir results/models/snell2021/multihead_candidates --threads {config[snell2021][threads]} > {log} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
@@ -81,7 +81,7 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             " --candidates {input.candidates} --ckpt-dir results/checkpoints/snell2021/multihead_{wildcards.combo}"
-            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {threads} > {log} 2>&1"
+            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {config[snell2021][threads]} > {log} 2>&1"
 
     rule snell2021_export:
         input:
@@ -99,7 +99,7 @@ if SNELL2021:
             "results/benchmarks/snell2021/export/{erun}.tsv"
         shell:
             "attnrepro snell2021 export --model {input.model} --out-dir results/activations/snell2021/{wildcards.erun}"
-            " --threads {threads} > {log} 2>&1"
+            " --threads {config[snell2021][threads]} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
     for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():

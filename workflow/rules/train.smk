@@ -22,7 +22,9 @@ rule train:
         "results/logs/train/{experiment}/{chunk}.log",
     benchmark:
         "results/benchmarks/train/{experiment}/{chunk}.tsv"
+    # torch's threads from the config, not {threads} (which --cores caps): a sum's order, so the weights, depend on
+    # them, and `--cores 1` must give the numbers `--cores 2` gives (every torch rule does the same)
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
-        " --name {wildcards.experiment} --device {params.device} --threads {threads} > {log} 2>&1"
+        " --name {wildcards.experiment} --device {params.device} --threads {config[threads]} > {log} 2>&1"
