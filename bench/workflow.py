@@ -4,7 +4,7 @@ benchmark 4: default config ≤ 30 min with --cores 2, smoke ≤ 5 min, largest 
 Usage: python bench/workflow.py --config config/smoke.yaml [--cores 2] [--out bench/results/workflow_smoke.json]
 Runs Snakemake in a temporary copy-free work directory (``--directory``) and reads every job's
 ``results/benchmarks/**.tsv`` (Snakemake's own per-job wall time and max RSS); the run's ``results/claims.md`` is
-kept as ``bench/results/claims_<config>.md``.
+kept as ``bench/results/claims_<config>.{md,csv}``.
 """
 
 from __future__ import annotations
@@ -39,9 +39,10 @@ def main() -> None:
                         "--cores", str(args.cores), "--configfile", str(config), "--quiet"], check=True, env=env)
         wall = time.perf_counter() - t0
         # the claims of the timed run are kept beside its timing: what that run reproduced
-        claims = Path(work) / "results" / "claims.md"
-        if claims.exists():
-            shutil.copyfile(claims, ROOT / "bench" / "results" / f"claims_{config.stem}.md")
+        for ext in ("md", "csv"):
+            claims = Path(work) / "results" / f"claims.{ext}"
+            if claims.exists():
+                shutil.copyfile(claims, ROOT / "bench" / "results" / f"claims_{config.stem}.{ext}")
         rows = []
         for tsv in (Path(work) / "results" / "benchmarks").rglob("*.tsv"):
             b = pd.read_csv(tsv, sep="\t").iloc[-1]

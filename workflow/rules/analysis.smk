@@ -39,6 +39,7 @@ rule evaluate:
     output:
         "results/analysis/{experiment}/evaluation.csv",
     params:
+        torch_threads=config["threads"],
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
         device=config["device"],
     threads: config["threads"]
@@ -50,4 +51,4 @@ rule evaluate:
         "results/benchmarks/evaluate/{experiment}.tsv"
     shell:
         "attnrepro evaluate --models {input.models} --data-dir {params.data_dir} --split test --out {output}"
-        " --device {params.device} --threads {config[threads]} > {log} 2>&1"
+        " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

@@ -3,6 +3,7 @@ import json
 import re
 import shlex
 import sys
+from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
@@ -328,3 +329,42 @@ def snell2021_figure_inputs(wildcards):
     }[wildcards.name]
     return [f"results/analysis/snell2021/{n}/{f}" for n in names
             for f in snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
+
+
+# -- the paper artifact (workflow/rules/archive.smk) ---------------------------------------------------------
+def job_products(targets):
+    """Every output, log and benchmark of the jobs that build ``targets``, found by walking the rules as
+    Snakemake's DAG does (producer of each file, its wildcards, its inputs). A file an earlier config left behind
+    (a removed experiment, another seed group) is no product of any of these jobs."""
+    seen, visited, products = set(), set(), set()
+    todo = [str(t) for t in targets]
+    while todo:
+        path = todo.pop()
+        if path in visited:
+            continue
+        visited.add(path)
+        producer = next((r for r in workflow.rules if r.output and r.is_producer(path)), None)
+        if producer is None:
+            continue  # a source: a config or gold-alignment file
+        wildcards = producer.get_wildcards(path)
+        job = (producer.name, tuple(sorted(wildcards.items())))
+        if job in seen:
+            continue
+        seen.add(job)
+        products.update(map(str, producer.expand_output(wildcards)[0]))
+        products.update(map(str, producer.expand_log(wildcards)))
+        if producer.benchmark:
+            products.add(str(producer.expand_benchmark(wildcards)))
+        todo.extend(map(str, producer.expand_input(wildcards)[0]))
+    return sorted(products)
+
+
+def archived_products():
+    from attnrepro.artifact import selected
+
+    return selected(job_products(final_targets()), "results", config["archive"]["activations"])
+
+
+def write_products(products, out, log):
+    Path(out).write_text("".join(f"{p}\n" for p in products))
+    Path(log).write_text(f"{len(products)} files to archive\n")

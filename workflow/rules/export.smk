@@ -7,6 +7,7 @@ rule export:
         decoder="results/activations/{experiment}/{chunk}/decoder.parquet",
         readout="results/activations/{experiment}/{chunk}/readout.parquet",
     params:
+        torch_threads=config["threads"],
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
         n_examples=config["export"]["n_examples"],
         device=config["device"],
@@ -20,4 +21,4 @@ rule export:
     shell:
         "attnrepro export --model {input.model} --data-dir {params.data_dir} --n-examples {params.n_examples}"
         " --out-dir results/activations/{wildcards.experiment}/{wildcards.chunk}"
-        " --device {params.device} --threads {config[threads]} > {log} 2>&1"
+        " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

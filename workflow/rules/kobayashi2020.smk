@@ -24,6 +24,7 @@ rule kobayashi2020_cache:
     output:
         expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
     params:
+        torch_threads=config["threads"],
         out_dir=lambda wc, output: Path(output[0]).parent,
         batch_size=KOBA.get("batch_size"),
         pair_fraction=KOBA.get("pair_fraction"),
@@ -38,7 +39,7 @@ rule kobayashi2020_cache:
     shell:
         "attnrepro kobayashi2020 cache --tokens {input} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed} --out-dir {params.out_dir}"
-        " --threads {config[threads]} > {log} 2>&1"
+        " --threads {params.torch_threads} > {log} 2>&1"
 
 
 rule kobayashi2020_summary:
@@ -102,6 +103,7 @@ rule kobayashi2020_aer:
         aer="results/analysis/{experiment}/aer.csv",
         summary="results/analysis/{experiment}/aer_summary.csv",
     params:
+        torch_threads=config["threads"],
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
         n_examples=config["export"]["n_examples"],
@@ -113,7 +115,7 @@ rule kobayashi2020_aer:
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
         " --n-examples {params.n_examples} --out-dir results/analysis/{wildcards.experiment}"
-        " --threads {config[threads]} > {log} 2>&1"
+        " --threads {params.torch_threads} > {log} 2>&1"
 
 
 # §5 on real translation: the models of an experiment read with teacher forcing on the sentence pairs of a
@@ -131,6 +133,7 @@ rule kobayashi2020_aer_gold:
     wildcard_constraints:
         gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
     params:
+        torch_threads=config["threads"],
         index_base=lambda wc: gold_set(wc).get("index_base", 0),
         out_dir=lambda wc, output: Path(output.aer).parent,
     threads: config["threads"]
@@ -141,7 +144,7 @@ rule kobayashi2020_aer_gold:
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
-        " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {config[threads]} > {log} 2>&1"
+        " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {params.torch_threads} > {log} 2>&1"
 
 
 rule kobayashi2020_nmt_figure:

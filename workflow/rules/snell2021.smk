@@ -25,6 +25,7 @@ if SNELL2021:
             metrics="results/models/snell2021/{run}/metrics.csv",
             model="results/models/snell2021/{run}/model.pt",
         params:
+            torch_threads=SNELL2021["threads"],
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
             ckpt_dir="results/checkpoints/snell2021/{run}",
         threads: SNELL2021["threads"]
@@ -37,7 +38,7 @@ if SNELL2021:
             "results/benchmarks/snell2021/train/{run}.tsv"
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
-            " --out-dir results/models/snell2021/{wildcards.run} --threads {config[snell2021][threads]} > {log} 2>&1"
+            " --out-dir results/models/snell2021/{wildcards.run} --threads {params.torch_threads} > {log} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
@@ -45,6 +46,7 @@ if SNELL2021:
             metrics="results/models/snell2021/multihead_candidates/metrics.csv",
             candidates="results/models/snell2021/multihead_candidates/candidates.parquet",
         params:
+            torch_threads=SNELL2021["threads"],
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
@@ -57,7 +59,7 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             " --ckpt-dir results/checkpoints/snell2021/multihead_candidates"
-            " --out-dir results/models/snell2021/multihead_candidates --threads {config[snell2021][threads]} > {log} 2>&1"
+            " --out-dir results/models/snell2021/multihead_candidates --threads {params.torch_threads} > {log} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
@@ -69,6 +71,7 @@ if SNELL2021:
             metrics="results/models/snell2021/multihead_{combo}/metrics.csv",
             model="results/models/snell2021/multihead_{combo}/model.pt",
         params:
+            torch_threads=SNELL2021["threads"],
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
@@ -81,7 +84,7 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             " --candidates {input.candidates} --ckpt-dir results/checkpoints/snell2021/multihead_{wildcards.combo}"
-            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {config[snell2021][threads]} > {log} 2>&1"
+            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {params.torch_threads} > {log} 2>&1"
 
     rule snell2021_export:
         input:
@@ -99,7 +102,7 @@ if SNELL2021:
             "results/benchmarks/snell2021/export/{erun}.tsv"
         shell:
             "attnrepro snell2021 export --model {input.model} --out-dir results/activations/snell2021/{wildcards.erun}"
-            " --threads {config[snell2021][threads]} > {log} 2>&1"
+            " --threads {params.torch_threads} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
     for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():
@@ -114,6 +117,7 @@ if SNELL2021:
             wildcard_constraints:
                 analysis="|".join(snell2021_analyses(_kind)) or "(?!)",
             params:
+                torch_threads=SNELL2021["threads"],
                 spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             log:
                 "results/logs/snell2021/analysis/{analysis}.log",

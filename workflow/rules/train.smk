@@ -8,6 +8,7 @@ rule train:
         metrics="results/models/{experiment}/{chunk}/metrics.csv",
         model="results/models/{experiment}/{chunk}/model.pt",
     params:
+        torch_threads=config["threads"],
         spec=lambda wc: json_arg(cfglib.experiment_spec(config, wc.experiment)),
         seeds=lambda wc: " ".join(map(str, SEED_CHUNKS[wc.chunk])),
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
@@ -27,4 +28,4 @@ rule train:
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
-        " --name {wildcards.experiment} --device {params.device} --threads {config[threads]} > {log} 2>&1"
+        " --name {wildcards.experiment} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
