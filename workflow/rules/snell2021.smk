@@ -93,6 +93,8 @@ if SNELL2021:
         output:
             decodes="results/activations/snell2021/{erun}/decodes.parquet",
             saliency="results/activations/snell2021/{erun}/saliency.parquet",
+        params:
+            torch_threads=SNELL2021["threads"],
         threads: SNELL2021["threads"]
         resources:
             **needs(mem_mb=4000, runtime=60),
@@ -117,7 +119,6 @@ if SNELL2021:
             wildcard_constraints:
                 analysis="|".join(snell2021_analyses(_kind)) or "(?!)",
             params:
-                torch_threads=SNELL2021["threads"],
                 spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             log:
                 "results/logs/snell2021/analysis/{analysis}.log",
