@@ -143,7 +143,7 @@ def train(model_cfg: ModelConfig, cfg: TrainConfig, seeds: list[int], train_data
     bar = tqdm(range(start, cfg.steps), initial=start, total=cfg.steps, file=log, disable=not progress,
                mininterval=5.0, desc="train", unit="step")
     for step in bar:
-        idx = torch.stack([torch.randint(0, n_train, (cfg.batch_size,), generator=g) for g in gens])
+        idx = torch.stack([torch.randint(0, n_train, (cfg.batch_size,), generator=g, device=g.device) for g in gens])
         src, src_len, tgt_in, tgt_out = stacked_batch(train_data, idx, device)
         losses = per_seed_loss(model(src, src_len, tgt_in), tgt_out)
         l2 = sum(p.pow(2).sum() for p in params)  # separable over seeds, so the sum keeps seeds independent

@@ -14,7 +14,8 @@ run a reversed sequence through :func:`lstm` with a reversed mask for the backwa
 from __future__ import annotations
 
 import torch
-import torch.nn.functional as F
+
+from ..stacked import lookup  # noqa: F401 - re-exported for the Snell models
 
 
 class _LSTMSequence(torch.autograd.Function):
@@ -86,14 +87,6 @@ class _LSTMSequence(torch.autograd.Function):
                 dc = dc + dc_keep
         d_w = torch.bmm(h_prev.reshape(s, b * t_max, hidden).transpose(1, 2), d_gates.reshape(s, b * t_max, g4))
         return d_gates, dh, dc, d_w, None
-
-
-def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
-    """``table`` [S,V,G] rows for ``tokens`` [S,...] of each seed: [S,...,G]. ``F.embedding`` on the flattened
-    table, whose backward is several times faster than that of advanced indexing."""
-    s, v, g = table.shape
-    offset = (torch.arange(s, device=tokens.device) * v).view(-1, *([1] * (tokens.dim() - 1)))
-    return F.embedding(tokens + offset, table.reshape(s * v, g))
 
 
 def lstm(gx: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor, w_h: torch.Tensor,
