@@ -34,9 +34,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from attnrepro.config import TrainConfig  # noqa: E402
+from attnrepro.engine import Member, fit  # noqa: E402
 from attnrepro.snell import tasks  # noqa: E402
 from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
-from attnrepro.snell.train import Member, train_copy  # noqa: E402
+from attnrepro.streams import generator  # noqa: E402
 
 PEER_SECONDS_PER_SEED = 64.0
 TARGET_SECONDS = 600.0
@@ -56,10 +58,21 @@ def cpu_model() -> str:
 
 
 def time_training(n_seeds: int, steps: int) -> float:
-    cfg = Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN)
+    """Seconds for ``steps`` steps of ``n_seeds`` stacked seeds through the engine (the authors' Adam, one
+    evaluation at the end, no checkpoint)."""
+    import io
+    import tempfile
+
+    task = tasks.CopyTask(**TASK)
+    members = [Member.plain(s, heads=1) for s in range(n_seeds)]
+    cfg = TrainConfig.from_dict({"steps": steps, "batch_size": BATCH, "lr": 1e-3, "lr_decay": 1.0,
+                                 "betas": [0.9, 0.999], "eps": 1e-8, "grad_clip": None, "l2": 0.0,
+                                 "checkpoint_every": steps, "eval_every": steps, "n_eval": N_EVAL})
+    model = Seq2Seq(Seq2SeqConfig(task.vocab, HIDDEN), [m.seed for m in members], [list(m.head_seeds) for m in members])
+    valid = task(generator(0, "evaluation"), N_EVAL)
     t = time.perf_counter()
-    train_copy(TASK, cfg, [Member.plain(s) for s in range(n_seeds)], steps=steps, eval_every=steps,
-               n_eval=N_EVAL, batch_size=BATCH)
+    with tempfile.TemporaryDirectory() as ckpt:
+        fit(model, members, task, valid, cfg, ckpt, name="bench", spec={}, log=io.StringIO())
     return time.perf_counter() - t
 
 
@@ -67,9 +80,10 @@ def time_evaluation(n_seeds: int) -> float:
     model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds)))
     src, tgt_in, tgt_out = tasks.copy_batch("permutation", N_EVAL, 40, 40, torch.Generator().manual_seed(0))
     src, tgt_in = (x.expand(n_seeds, *x.shape) for x in (src, tgt_in))
+    src_len = torch.full(src.shape[:2], src.shape[-1])
     t = time.perf_counter()
     with torch.no_grad():
-        (model(src, tgt_in).argmax(-1) == tgt_out).float().mean()
+        (model(src, src_len, tgt_in).argmax(-1) == tgt_out).float().mean()
     return time.perf_counter() - t
 
 
@@ -120,8 +134,9 @@ def step_flops(n_seeds: int) -> int:
     model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds)))
     src, tgt_in, tgt_out = tasks.copy_batch("permutation", BATCH, 40, 40, torch.Generator().manual_seed(0))
     src, tgt_in, tgt_out = (x.expand(n_seeds, *x.shape) for x in (src, tgt_in, tgt_out))
+    src_len = torch.full(src.shape[:2], src.shape[-1])
     with FlopCounterMode(display=False) as counter:
-        loss = torch.nn.functional.cross_entropy(model(src, tgt_in).flatten(0, 2), tgt_out.flatten())
+        loss = torch.nn.functional.cross_entropy(model(src, src_len, tgt_in).flatten(0, 2), tgt_out.flatten())
         loss.backward()
     return counter.get_total_flops()
 

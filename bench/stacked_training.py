@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT / "bench"))
 os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="attnrepro-bench-inductor-"))
 
 from attnrepro import kernels, tasks  # noqa: E402
-from attnrepro.data import Vocab, encode  # noqa: E402
+from attnrepro.data import Vocab, encode, stack  # noqa: E402
+from attnrepro.engine import token_loss  # noqa: E402
 from attnrepro.model import EncoderDecoder, ModelConfig  # noqa: E402
 from attnrepro.stacked import clip_grad_norm_per_seed  # noqa: E402
-from attnrepro.train import per_seed_loss, stacked_batch  # noqa: E402
 from profiling import explain, matmul_gflops  # noqa: E402
 
 TASK = {"kind": "one_to_one", "n_words": 3, "min_len": 15, "max_len": 20, "n_train": 4096, "n_valid": 1,
@@ -52,13 +52,13 @@ class Trainer:
         self.params = list(self.model.parameters())
         self.opt = torch.optim.Adam(self.params, lr=1e-3)
         g = torch.Generator().manual_seed(0)
-        self.batches = [stacked_batch(data, torch.randint(0, len(data), (len(seeds), 128), generator=g), device)
-                        for _ in range(steps)]
+        self.batches = [stack([data.subset(torch.randint(0, len(data), (128,), generator=g)) for _ in seeds])
+                        .to(device) for _ in range(steps)]
         self.device = device
 
     def step(self, batch=None) -> None:
-        src, src_len, tgt_in, tgt_out = batch or self.batches[0]
-        loss = per_seed_loss(self.model(src, src_len, tgt_in), tgt_out).sum()
+        batch = self.batches[0] if batch is None else batch
+        loss = token_loss(self.model(batch.src, batch.src_len, batch.tgt_in), batch).sum()
         self.opt.zero_grad(set_to_none=True)
         loss.backward()
         clip_grad_norm_per_seed(self.params, 1.0)

@@ -90,3 +90,19 @@ def core_config(directory=None, name: str = "core.yaml"):
     if directory is not None:
         (directory / name).write_text(yaml.safe_dump(cfg))
     return cfg
+
+
+def kill_after_a_checkpoint(cmd, ckpt_dir, timeout=120) -> int:
+    """Start ``cmd`` (a training command), SIGKILL it as soon as ``ckpt_dir`` holds a checkpoint, and return the
+    step of the newest checkpoint left behind (the step a rerun resumes from)."""
+    import signal
+    import time
+
+    proc = subprocess.Popen(cmd, env=tool_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + timeout
+    while time.time() < deadline and not any(Path(ckpt_dir).glob("ckpt_*.pt")) and proc.poll() is None:
+        time.sleep(0.02)
+    assert proc.poll() is None, "training finished before it could be killed; raise the step count"
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    return int(sorted(Path(ckpt_dir).glob("ckpt_*.pt"))[-1].stem.split("_")[1])

@@ -77,3 +77,18 @@ def test_norm_alignment_can_differ_from_weight_alignment():
     assert extract(soft["weight"].numpy(), [2], [1]) == [{(0, 0)}]
     assert extract(soft["norm"].numpy(), [2], [1]) == [{(1, 0)}]
     torch.testing.assert_close(soft["norm"][0, 0], torch.tensor([0.006, 0.4 * 2 ** 0.5]))
+
+
+def test_best_and_mean_gains_by_hand():
+    import pandas as pd
+
+    from attnrepro.analysis.aer import best_and_mean
+
+    per_layer = pd.DataFrame({"layer": [1, 1, 2, 2, 3, 3], "method": ["weight", "norm"] * 3,
+                              "aer": [0.8, 0.3, 0.5, 0.4, 0.6, 0.5]})
+    out = best_and_mean(per_layer)
+    assert out["aer_best_gain"] == pytest.approx(0.5 - 0.3)
+    assert out["aer_mean_gain"] == pytest.approx((0.8 + 0.5 + 0.6) / 3 - (0.3 + 0.4 + 0.5) / 3)
+    # the lowest layer gains 0.5, the two above it 0.1 each
+    assert out["aer_lowest_layer_extra_gain"] == pytest.approx(0.5 - 0.1)
+    assert "aer_lowest_layer_extra_gain" not in best_and_mean(per_layer[per_layer.layer == 1])

@@ -169,3 +169,74 @@ def test_token_projection_equals_the_one_hot_product():
     assert torch.allclose(cell.token_projection(tokens, pe), cell.input_projection(x), atol=1e-6)
     assert torch.equal(cell.token_projection(tokens),
                        cell.input_projection(torch.nn.functional.one_hot(tokens, 7).float()))
+
+
+def test_projected_relative_delta_is_small_only_when_states_sit_on_their_input_components():
+    from attnrepro.analysis.decomposition import projected_relative_delta
+
+    rng = np.random.default_rng(2)
+    h, _, pos, tok = _states(rng, n_examples=200, n_words=4, hidden=16, noise=0.02)
+    small = projected_relative_delta(decompose(h, pos, tok))
+    h, _, pos, tok = _states(rng, n_examples=200, n_words=4, hidden=16, noise=3.0)
+    large = projected_relative_delta(decompose(h, pos, tok))
+    assert small < 0.1 and large > 0.5  # μ̂_t also averages the word mix at t: not exactly 0
+
+
+def test_temporal_input_delta_cosine_tells_orthogonal_from_aligned():
+    from attnrepro.analysis.decomposition import temporal_input_delta_cosine
+
+    rng = np.random.default_rng(3)
+    length, hidden = 6, 12
+    mu = np.zeros((length, hidden))
+    mu[np.arange(length), np.arange(length)] = 1.0           # temporal components in dims 0-5
+    chi = np.zeros((3, hidden))
+    chi[np.arange(3), 6 + np.arange(3)] = 1.0               # input components in dims 6-8: orthogonal
+    ex = np.repeat(np.arange(50), length)
+    pos = np.tile(np.arange(length), 50)
+    tok = rng.integers(0, 3, size=len(pos))
+    orth = decompose(mu[pos] + chi[tok], pos, tok)
+    assert temporal_input_delta_cosine(orth, orth) < 0.05
+    # input components that lean on the temporal direction of their own step
+    h = mu[pos] + chi[tok] + 0.8 * mu[pos] * (tok == 0)[:, None]
+    lean = decompose(h, pos, tok)
+    assert temporal_input_delta_cosine(lean, lean) > 0.2
+
+
+def test_temporal_peaks_follow_a_planted_offset():
+    from attnrepro.analysis.alignment import peak_measures, temporal_peaks
+
+    n = 12
+    dec_mu = np.eye(n)
+    enc_mu = np.roll(np.eye(n), 1, axis=0)         # enc step t+1 looks like dec step t: peak at offset +1
+    predicted = pd.DataFrame({"s": np.arange(n - 1), "offset": 1.0})
+    peaks = temporal_peaks(dec_mu, enc_mu, predicted)
+    assert (peaks.observed == 1).all()
+    m = peak_measures(peaks)
+    assert m["offset_prediction_gain"] == pytest.approx(1.0) and m["offset_peak_late"] == pytest.approx(1.0)
+    wrong = peak_measures(temporal_peaks(dec_mu, enc_mu, predicted.assign(offset=-1.0)))
+    assert wrong["offset_prediction_gain"] < 0
+
+
+def test_word_offset_measures_read_fig6_c_and_d():
+    from attnrepro.analysis.alignment import word_offset_measures
+
+    offs = np.arange(-5, 6)
+    table = pd.concat([
+        pd.DataFrame({"by": "t", "word": "and", "offset": offs, "mu_input": -1.0}),
+        pd.DataFrame({"by": "t", "word": "left", "offset": offs, "mu_input": 0.3 * offs}),
+        pd.DataFrame({"by": "s", "word": "and", "offset": offs, "mu_input": 5.0}),  # the other grouping
+    ])
+    m = word_offset_measures(table)
+    assert m == {"mu_input0_and": -1.0, "left_offset_rho": pytest.approx(1.0)}  # no 'twice' in this task
+
+
+def test_word_accuracy_counts_an_insertion_once():
+    from attnrepro.analysis.accuracy import edit_distance, word_accuracy
+
+    assert edit_distance("a b c".split(), "a c".split()) == 1
+    assert edit_distance([], "a b".split()) == 2
+    # the decode repeats word 2 and so shifts the rest: positional accuracy 2/6, word accuracy 5/6
+    target = ["1", "2", "3", "4", "5", "<eos>"]
+    predicted = ["1", "2", "2", "3", "4", "5"]
+    dec = pd.DataFrame({"example": 0, "s": range(6), "target": target, "predicted": predicted})
+    assert word_accuracy(dec) == pytest.approx(1 - 1 / 5)

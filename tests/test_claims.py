@@ -1,42 +1,14 @@
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
 
-from attnrepro.claims import CLAIMS, COLUMNS, Claim, confidence_interval, summarize, verdict
+from attnrepro.claims import CLAIMS, COLUMNS, Claim, model_quality, summarize
+from attnrepro.claims_markdown import to_markdown
+from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED, UNDECIDABLE
 
-CLAIM = Claim(paper="p", claim_id="c", description="d", measure="m", direction=">", threshold=0.5,
-              task_kinds=("one_to_one",), archs=("aed",), reference_value=0.9)
-
-
-def test_confidence_interval_matches_student_t():
-    x = np.array([0.8, 0.9, 0.85, 0.95])
-    mean, low, high = confidence_interval(x)
-    half = stats.t.ppf(0.975, 3) * x.std(ddof=1) / np.sqrt(4)
-    assert mean == pytest.approx(0.875)
-    assert (low, high) == pytest.approx((0.875 - half, 0.875 + half))
-
-
-def test_one_seed_has_no_interval():
-    mean, low, high = confidence_interval(np.array([0.7]))
-    assert mean == 0.7 and np.isnan(low) and np.isnan(high)
-    assert verdict(CLAIM, low, high) == "inconclusive"
-
-
-@pytest.mark.parametrize("values, expected", [
-    ([0.8, 0.82, 0.81], "reproduced"),
-    ([0.2, 0.22, 0.21], "not reproduced"),
-    ([0.1, 0.9, 0.5], "inconclusive"),
-])
-def test_verdicts(values, expected):
-    _, low, high = confidence_interval(np.array(values))
-    assert verdict(CLAIM, low, high) == expected
-
-
-def test_less_than_claims_flip():
-    below = Claim(**{**CLAIM.__dict__, "direction": "<"})
-    assert verdict(below, 0.1, 0.2) == "reproduced"
-    assert verdict(below, 0.6, 0.7) == "not reproduced"
+BASE = dict(paper="p", claim_id="c", section="§1", quote="q", reading="r", measure="m", kind="continuous",
+            direction=">", threshold=0.5, task_kinds=("one_to_one",), archs=("aed",), reference_value=0.9)
+CLAIM = Claim(**BASE)
 
 
 def test_summarize_rows_only_for_matching_experiments():
@@ -49,37 +21,116 @@ def test_summarize_rows_only_for_matching_experiments():
     table = summarize(summaries, experiments, claims=(CLAIM,))
     assert list(table.columns) == COLUMNS
     assert table.experiment.tolist() == ["a", "b"]
-    assert table.n_seeds.tolist() == [3, 3]
-    assert table.verdict.tolist() == ["reproduced", "not reproduced"]
-    assert table.reference_value.tolist() == [0.9, 0.9]
+    assert table.n.tolist() == [3, 3] and table.unit.tolist() == ["seed", "seed"]
+    assert table.verdict.tolist() == [REPRODUCED, NOT_REPRODUCED]
+    assert table.size_vs_paper.tolist() == ["below paper", "below paper"]
+    assert table.replicates_to_decide.isna().all()  # decided rows need no more seeds
 
 
-def test_registered_claims_are_unique_and_well_formed():
+def test_registered_claims_are_unique_and_quote_the_paper():
     ids = [(c.paper, c.claim_id) for c in CLAIMS]
     assert len(ids) == len(set(ids))
     for c in CLAIMS:
-        assert c.direction in {"<", ">"} and c.description
+        assert c.section and c.quote and c.reading and c.origin in ("paper", "extension")
+        assert c.kind in ("proportion", "continuous")
+    # the background post measures nothing, Table 2 on copying and AER on synthetic tasks are ours
+    assert {c.origin for c in CLAIMS if c.paper == "blog003"} == {"extension"}
+    assert all(c.origin == "extension" for c in CLAIMS if "copy_table2" in c.task_kinds or c.claim_id.endswith("_synthetic"))
+    # count tables are flat by construction: no claim can rest on them
+    assert not [c for c in CLAIMS if c.measure.startswith("diag_excess")]
 
 
-def test_versus_claims_compare_paired_seeds():
-    claim = Claim(paper="blog003", claim_id="x", description="d", measure="gap", direction="<", threshold=0.0,
-                  task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"))
+def test_claims_over_0_1_outcomes_are_proportions():
+    binary = {"failed", "success", "hyp2_early", "obs3_final", "reached_good"}
+    assert {c.kind for c in CLAIMS if c.measure in binary} == {"proportion"}
+
+
+def test_versus_claims_compare_paired_seeds_of_the_same_cell():
+    claim = Claim(**{**BASE, "measure": "gap", "direction": "<", "threshold": 0.0,
+                     "task_kinds": ("bottleneck_reversed",), "archs": ("ved",), "versus": ("bottleneck", "ved")})
     summaries = {
         "rev": pd.DataFrame({"seed": [0, 1, 2], "gap": [0.10, 0.12, 0.11]}),
         "fwd": pd.DataFrame({"seed": [0, 1, 2, 3], "gap": [0.30, 0.35, 0.32, 9.0]}),  # seed 3 has no pair
+        "fwd_lstm": pd.DataFrame({"seed": [0, 1, 2], "gap": [0.0, 0.0, 0.0]}),
     }
-    table = summarize(summaries, {"rev": ("bottleneck_reversed", "ved"), "fwd": ("bottleneck", "ved")}, (claim,))
-    row = table.iloc[0]
-    assert row.experiment == "rev" and row.n_seeds == 3
+    exps = {"rev": ("bottleneck_reversed", "ved", "gru"), "fwd": ("bottleneck", "ved", "gru"),
+            "fwd_lstm": ("bottleneck", "ved", "lstm")}
+    row = summarize(summaries, exps, (claim,)).iloc[0]
+    assert row.experiment == "rev" and row.n == 3
     assert row.measured_mean == pytest.approx(np.mean([-0.20, -0.23, -0.21]))
-    assert row.verdict == "reproduced" and "that of bottleneck/ved" in row.rule
-    # with no experiment to compare against, the claim has no row
+    assert row.verdict == REPRODUCED and "that of bottleneck/ved" in row.rule
+    # no partner of the same cell, or none at all: no row
+    assert summarize(summaries, {**exps, "rev": ("bottleneck_reversed", "ved", "ugrnn")}, (claim,)).empty
     assert summarize({"rev": summaries["rev"]}, {"rev": ("bottleneck_reversed", "ved")}, (claim,)).empty
 
 
-def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
-    from attnrepro.claims import model_quality, to_markdown
+def _claim(claim_id: str) -> Claim:
+    return next(c for c in CLAIMS if c.claim_id == claim_id)
 
+
+def _row(claim_id, values, partner=None, column="seed"):
+    """The verdict of registered claim ``claim_id`` on per-replicate ``values`` (and a versus partner's)."""
+    claim = _claim(claim_id)
+    kind, arch = claim.task_kinds[0], claim.archs[0]
+    summaries = {"x": pd.DataFrame({column: range(len(values)), claim.measure: values})}
+    experiments = {"x": (kind, arch, "gru")}
+    if claim.versus:
+        summaries["y"] = pd.DataFrame({"seed": range(len(partner)), claim.measure: partner})
+        experiments["y"] = (*claim.versus, "gru")
+    table = summarize(summaries, experiments, (claim,))
+    return table.set_index("experiment").loc["x"]
+
+
+# each re-specified claim with a case where it must fail, and one where it holds
+@pytest.mark.parametrize("claim_id, failing, holding, partner_fail, partner_hold", [
+    ("copy_same_some_seeds_fail", [1.0] * 6, [1, 0, 0, 1, 0, 0], None, None),
+    ("copy_mixture_some_seeds_fail", [0.0] * 6, [1, 1, 0, 1, 1, 1], None, None),
+    ("copy_subset_no_seed_fails", [0, 1, 0, 1, 1, 0], [0] * 80, None, None),
+    ("permutation_function_fails", [0, 1, 0, 0, 0, 0], [1] * 40, None, None),
+    ("multihead_all_bad_heads_fail", [1, 1, 1, 1, 1, 1], [0] * 6, None, None),
+    ("multihead_one_good_head_suffices", [0] * 6, [1] * 6, None, None),
+    ("multihead_random_heads_converge", [1, 0, 1, 0, 0, 0, 1, 0], [1] * 20, None, None),
+    ("keyword_hypothesis2_early", [0] * 6, [1] * 6, None, None),
+    ("keyword_observation3_late", [0] * 6, [1] * 6, None, None),
+    ("copy_same_converges_slower", [40, 65, 52], [150, 160, 170], [100, 120, 110], [100, 120, 110]),
+    ("ved_delta_larger_than_aed", [0.2, 0.25, 0.22], [0.9, 0.88, 0.91], [0.5, 0.55, 0.52], [0.2, 0.25, 0.22]),
+    ("sort_delta_chi_dominant", [-0.2, -0.18, -0.21], [0.3, 0.28, 0.35], None, None),
+    ("sort_needs_attention", [0.9, 0.91, 0.88], [0.4, 0.45, 0.3], [0.9] * 3, [0.9] * 3),
+    ("one_to_one_small_delta", [0.81, 0.85, 0.79], [0.2, 0.22, 0.21], None, None),
+    ("escan_word_accuracy", [0.93, 0.95, 0.94], [0.995, 0.996, 0.999], None, None),
+    ("translation_no_term_dominates", [0.8, 0.7, 0.75], [0.3, 0.32, 0.28], None, None),
+    ("escan_offset_prediction", [-0.5, -0.6, -0.4], [1.0, 1.2, 0.9], None, None),
+    ("escan_ao_left_ahead", [-0.8, -0.7, -0.9], [0.8, 0.9, 0.7], None, None),
+    ("special_tokens_large_alpha_small_norm", [-0.1, -0.12, -0.09, -0.11, -0.1], [0.3, 0.31, 0.29, 0.3, 0.32],
+     None, None),
+    ("classification_xi_non_trivial", [0.1, 0.05, 0.12], [0.8, 0.85, 0.9], None, None),
+])
+def test_respecified_claims_can_fail(claim_id, failing, holding, partner_fail, partner_hold):
+    fail = _row(claim_id, failing, partner_fail)
+    # "sometimes" can never be refuted (a rate may be tiny); it must at least not be reproduced
+    assert fail.verdict == (NOT_REPRODUCED if _claim(claim_id).direction != "between" else "inconclusive")
+    assert _row(claim_id, holding, partner_hold).verdict == REPRODUCED
+
+
+def test_kobayashi_rows_count_folds():
+    row = _row("fnorm_dispersion", [0.27, 0.26, 0.28, 0.27, 0.27], column="fold")
+    assert row.unit == "fold" and row.verdict == REPRODUCED
+
+
+def test_summary_line_counts_the_papers_claims_only():
+    summaries = {"a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.8, 0.82, 0.81]}),
+                 "b": pd.DataFrame({"seed": [0, 1, 2], "m": [1.0, 1.0, 1.0]})}
+    ours = Claim(**{**BASE, "claim_id": "ext", "origin": "extension", "task_kinds": ("sort",)})
+    table = summarize(summaries, {"a": ("one_to_one", "aed"), "b": ("sort", "aed")}, (CLAIM, ours))
+    assert table.verdict.tolist() == [REPRODUCED, UNDECIDABLE]
+    md = to_markdown(table)
+    assert "**The papers' claims: 1 of 1 reproduced (0 not reproduced, 0 inconclusive, 0 undecidable at this n).**" in md
+    assert "The project's own checks" in md and "0 of 1 reproduced" in md
+    assert "| **ext** (extension), §1 | q |" in md
+    assert "sign test" in md and "| 6 |" in md  # the saturated row says how many seeds would decide it
+
+
+def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
     summaries = {
         "aed_gru_bible": pd.DataFrame({"seed": [0, 1, 2], "token_acc": [0.5, 0.6, 0.7], "seq_acc": [0.1, 0.2, 0.3],
                                        "bleu": [10.0, 20.0, 30.0]}),

@@ -28,6 +28,16 @@ def test_ao_needs_enough_positions(smoke):
         check(cfg)
 
 
+def test_pe_norm_is_for_ao_and_sort_needs_enough_letters(smoke):
+    cfg = with_change(smoke, ("experiments", "aed_gru_one_to_one", "model", "pe_norm"), 1.0)
+    with pytest.raises(AttnReproError, match=r"experiments\.aed_gru_one_to_one\.model\.pe_norm: only AO"):
+        check(cfg)
+    cfg = with_change(smoke, ("tasks", "sort", "n_words"), 5)
+    with pytest.raises(AttnReproError, match=r"tasks\.sort: distinct letters need n_words \(5\) >= max_len \(8\)"):
+        check(cfg)
+    check(with_change(cfg, ("tasks", "sort", "distinct"), False))  # with repetition any number of letters will do
+
+
 def test_every_config_is_valid(root):
     from snakemake.utils import validate
 

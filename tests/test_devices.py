@@ -9,21 +9,23 @@ is one, with the model and data on that device.
 
 from __future__ import annotations
 
+import copy
 import io
 import sys
 
 import pytest
 import torch
+import yaml
 from torch.overrides import TorchFunctionMode
 
 from attnrepro import tasks
 from attnrepro.config import TrainConfig
 from attnrepro.data import Vocab, encode
 from attnrepro.model import ModelConfig
-from attnrepro.snell.classifier import Classifier, ClassifierConfig
-from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig, per_seed_loss
-from attnrepro.stacked import clip_grad_norm_per_seed
+from attnrepro.snell import config as snellcfg
+from attnrepro.snell import runs
 from attnrepro.train import train
+from conftest import ROOT
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 FACTORIES = {torch.zeros, torch.ones, torch.empty, torch.full, torch.arange, torch.rand, torch.randn, torch.randint,
@@ -81,44 +83,24 @@ def test_aitken_and_transformer_training_take_the_device_from_their_inputs(data,
     mode = NoImplicitDevice()
     with mode:  # two steps: the second resumes nothing but runs Adam on existing state, and a checkpoint
         model, metrics = train(cfg, TrainConfig.from_dict(STEP), [0, 1], tr, va, tmp_path, sos=vocab.tgt.index("<sos>"),
-                               device=device, log=io.StringIO(), progress=False)
+                               device=device, log=io.StringIO())
     assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
     assert all(p.device.type == device for p in model.parameters()) and len(metrics) == 4
 
 
-def snell_step(model, loss_fn, params, mode):
-    opt = torch.optim.Adam(params, lr=1e-3)
+SNELL = ["copy_same", "copy_same_uniform", "copy_subset_proxy", "keyword", "cls_rotten_tomatoes_learned",
+         "cls_rotten_tomatoes_frozen_beta"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("run", SNELL)
+def test_snell_training_takes_the_device_from_its_inputs(tmp_path, device, run):
+    """Seq2seq (learned, uniform), proxy, keyword toy and classifier (learned, frozen β) runs of the smoke config,
+    two steps through the engine with an evaluation (and the probes it records) after each."""
+    spec = copy.deepcopy(snellcfg.runs(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["snell2021"])[run])
+    spec["train"].update(steps=2, eval_every=1, checkpoint_every=1)
+    mode = NoImplicitDevice()
     with mode:
-        loss = loss_fn().sum()
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        clip_grad_norm_per_seed(params, 1.0)
-        opt.step()
-
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("attention", ["learned", "uniform", "frozen_beta"])
-def test_snell_seq2seq_step_takes_the_device_from_its_inputs(device, attention):
-    model = Seq2Seq(Seq2SeqConfig(12, 8, heads=2, attention=attention), [0, 1]).to(device)
-    g = torch.Generator().manual_seed(0)
-    src = torch.randint(0, 10, (2, 3, 5), generator=g).to(device)
-    tgt_in, tgt_out = torch.randint(0, 12, (2, 2, 3, 4), generator=g).to(device)
-    src_mask = (torch.arange(5) < torch.tensor([5, 3, 4])[:, None]).expand(2, 3, 5).to(device)
-    mode = NoImplicitDevice()
-    snell_step(model, lambda: per_seed_loss(model(src, tgt_in, src_mask), tgt_out), model.trainable_parameters(),
-               mode)
+        result, _ = runs.train(spec, tmp_path, name=run, log=io.StringIO(), device=device)
     assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
-
-
-@pytest.mark.parametrize("device", DEVICES)
-@pytest.mark.parametrize("attention", ["learned", "uniform", "frozen_beta"])
-def test_snell_classifier_step_takes_the_device_from_its_inputs(device, attention):
-    model = Classifier(ClassifierConfig(12, 8, attention=attention), [0, 1]).to(device)
-    g = torch.Generator().manual_seed(0)
-    x = torch.randint(1, 12, (2, 3, 6), generator=g).to(device)
-    y = (torch.rand(2, 3, generator=g) < 0.5).float().to(device)
-    mask = (torch.arange(6) < torch.tensor([6, 2, 4])[:, None]).expand(2, 3, 6).to(device)
-    bce = torch.nn.functional.binary_cross_entropy_with_logits
-    mode = NoImplicitDevice()
-    snell_step(model, lambda: bce(model(x, mask), y, reduction="none").mean(-1), model.trainable_parameters(), mode)
-    assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
+    assert all(p.device.type == device for p in result.model.parameters()) and result.metrics.step.max() == 2

@@ -113,14 +113,15 @@ def test_snell_classification_reads_a_downloaded_corpus(tmp_path):
                                          for n, d in files.items()}}}
     cfg["snell2021"]["classification"]["sets"] = {"imdb": {"max_len": 12}}
     (tmp_path / "imdb.yaml").write_text(yaml.safe_dump(cfg))
-    snakemake("--cores", "1", "results/snell2021/cls_imdb/summary.csv", "--configfile", "imdb.yaml", cwd=tmp_path,
-              timeout=300)
-    summary = pd.read_csv(tmp_path / "results" / "snell2021" / "cls_imdb" / "summary.csv")
+    snakemake("--cores", "1", "results/analysis/snell2021/cls_imdb/summary.csv", "--configfile", "imdb.yaml",
+              cwd=tmp_path, timeout=300)
+    summary = pd.read_csv(tmp_path / "results" / "analysis" / "snell2021" / "cls_imdb" / "summary.csv")
     assert sorted(summary.seed) == cfg["snell2021"]["classification"]["seeds"]
     agreement = [c for c in summary.columns if c.startswith("A_")]
     assert agreement and summary[agreement].notna().all().all()
-    log = (tmp_path / "results" / "logs" / "snell2021" / "cls_imdb.log").read_text()
-    assert f"imdb: {len(pd.read_parquet(tmp_path / 'results' / 'data' / 'imdb' / 'train.parquet'))} train, 10 test" in log
+    log = (tmp_path / "results" / "logs" / "snell2021" / "train" / "cls_imdb_learned.log").read_text()
+    n_train = len(pd.read_parquet(tmp_path / "results" / "data" / "imdb" / "train.parquet"))
+    assert f"cls_imdb_learned: {n_train} training examples, 10 held out" in log
 
 
 def test_snell_classification_set_must_be_offline_or_a_binary_corpus():

@@ -19,7 +19,7 @@ def cache():
     """Sequences [CLS] w.. [SEP] w.. [SEP] with commas; in every head the specials receive large α where their
     ‖f‖ is small (the paper's cancelling), other words random α; ‖f‖ grows with the word's rank."""
     rng = np.random.default_rng(0)
-    tokens, heads, pairs = [], [], []
+    tokens, heads, pairs, layers = [], [], [], []
     for seq in range(10):
         words = [f"w{int(r)}" for r in rng.integers(5, 2000, size=10)]
         toks = ["[CLS]", *words[:4], ",", *words[4:], "[SEP]", *words[:3], "[SEP]"]
@@ -36,11 +36,14 @@ def cache():
                 alpha = raw / raw.sum(1, keepdims=True)
                 heads.append(pd.DataFrame({"seq": seq, "layer": layer, "head": head, "pos": range(n),
                                            "f_norm": f_norm, "alpha_mean": alpha.mean(0)}))
+                if head == 1:  # ‖x‖ less dispersed than ‖f(x)‖ (App. A)
+                    layers.append(pd.DataFrame({"seq": seq, "layer": layer, "pos": range(n),
+                                                "x_norm": rng.normal(20.0, 1.0, n)}))
                 q, k = np.nonzero(rng.random((n, n)) < 0.5)
                 pairs.append(pd.DataFrame({"seq": seq, "layer": layer, "head": head, "query": q, "pos": k,
                                            "alpha": alpha[q, k], "f_norm": f_norm[k]}))
     return {"tokens": pd.concat(tokens, ignore_index=True), "heads": pd.concat(heads, ignore_index=True),
-            "pairs": pd.concat(pairs, ignore_index=True)}
+            "pairs": pd.concat(pairs, ignore_index=True), "layers": pd.concat(layers, ignore_index=True)}
 
 
 def test_dispersion_by_hand():
@@ -82,8 +85,11 @@ def test_frequency_correlation(cache):
 
 
 def test_fold_summary_uses_disjoint_folds(cache):
-    s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], 3, N_LAYERS, N_HEADS)
+    s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 3, N_LAYERS, N_HEADS)
     assert s.fold.tolist() == [0, 1, 2] and s.n_sequences.tolist() == [4, 3, 3]
+    # planted: specials get α where their ‖f‖ is small, across tokens and across heads; ‖x‖ barely varies
+    assert (s.special_share_drop > 0).all() and s.rho_heads_alpha_fnorm_sep.mean() < -0.3  # 6 heads: noisy
+    assert (s.cv_x_mean < 0.1).all() and (s.cv_fnorm_minus_x > 0).all()
     assert (s.rho_alpha_fnorm_sep < -0.3).all() and (s.rho_rank_fnorm > 0.5).all()
     np.testing.assert_allclose(s.abs_rho_rank_alpha, s.rho_rank_alpha.abs())
     # a fold's measures are those of its own sequences alone
@@ -93,13 +99,25 @@ def test_fold_summary_uses_disjoint_folds(cache):
 
 
 def test_claims_read_the_fold_summary(cache):
-    s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], 3, N_LAYERS, N_HEADS)
+    s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 3, N_LAYERS, N_HEADS)
     table = summarize({"minilm": s}, {"minilm": ("news", "minilm")})
     mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "minilm")]
-    assert len(table) == len(mine) >= 7
-    assert (table.n_seeds == 3).all()
+    assert len(table) == len(mine) >= 10
+    assert (table.n == 3).all() and (table.unit == "fold").all()
     verdicts = table.set_index("claim_id").verdict
     assert verdicts["rho_alpha_fnorm_sep"] == "reproduced" and verdicts["rho_rank_fnorm"] == "reproduced"
+    assert verdicts["special_tokens_large_alpha_small_norm"] == "reproduced"
+
+
+def test_special_share_drop_and_head_correlation_by_hand():
+    # one layer, two heads: [SEP] takes ½ of α in both, but 1/10 and 1/3 of the norm
+    per_head = pd.DataFrame({
+        "layer": 1, "head": [1, 1, 2, 2], "category": ["[SEP]", "other"] * 2,
+        "alpha": [0.5, 0.5, 0.5, 0.5], "weighted_norm": [1.0, 9.0, 1.0, 2.0], "f_norm": [2.0, 18.0, 2.0, 4.0]})
+    assert kb.special_share_drop(per_head) == pytest.approx(np.mean([0.5 - 0.1, 0.5 - 1 / 3]))
+    heads = pd.DataFrame({"layer": 1, "head": range(4), "category": "[SEP]", "alpha": [0.1, 0.2, 0.3, 0.4],
+                          "f_norm": [4.0, 3.0, 2.0, 1.0], "weighted_norm": 1.0})
+    assert kb.head_correlation(heads) == pytest.approx(-1.0)
 
 
 @pytest.mark.parametrize("name", ["table1", "fig3", "table2", "fig4", "fig5", "fig6"])

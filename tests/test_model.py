@@ -147,3 +147,20 @@ def test_qkv_attention_is_scaled_dot_product_of_learned_projections(arch):
 def test_ved_rejects_an_attention_choice():
     with pytest.raises(ValueError, match="ved has no attention"):
         model("ved", attention="qkv")
+
+
+def test_ao_positional_code_scale_and_width():
+    # the code's own norm is √(width/2); pe_norm sets it; a wide vocabulary spreads a code of at most 512 dims
+    natural = EncoderDecoder(ModelConfig("ao", "gru", 8, 10, 10, input_dim=32, max_positions=6), [0])
+    assert natural.pe_src[0].norm(dim=-1) == pytest.approx(torch.full((6,), 4.0), rel=1e-5)
+    unit = EncoderDecoder(ModelConfig("ao", "gru", 8, 10, 10, input_dim=32, max_positions=6, pe_norm=1.0), [0])
+    assert unit.pe_src[0].norm(dim=-1) == pytest.approx(torch.ones(6), rel=1e-5)
+    # same direction, other length: the map is the seed's, only the scale differs
+    cos = torch.nn.functional.cosine_similarity(natural.pe_src, unit.pe_src, dim=-1)
+    assert cos == pytest.approx(torch.ones(1, 6), rel=1e-5)
+    wide = EncoderDecoder(ModelConfig("ao", "gru", 4, 3000, 3000, max_positions=4, pe_norm=1.0), [0])
+    assert wide.pe_src.shape == (1, 4, 3000)
+    gram = wide.pe_src[0] @ wide.pe_src[0].T  # the spread keeps the code's geometry
+    from attnrepro.model import PE_WIDTH, sinusoidal_encoding
+    pe = sinusoidal_encoding(4, PE_WIDTH) / (PE_WIDTH / 2) ** 0.5
+    assert gram == pytest.approx(pe @ pe.T, abs=1e-5)

@@ -12,8 +12,6 @@ from attnrepro.analysis import ibm1
 from attnrepro.analysis.agreement import agreement, agreement_rows, shuffle_rows, shuffled_baseline
 from attnrepro.analysis.contextual_agreement import xi, xi_star, xi_table
 from attnrepro.analysis.kendall import kendall_agreement, kendall_tau_rows
-from attnrepro.analysis.lexical_probe import classifier_probe
-from attnrepro.analysis.proxy import proxy_probe, train_proxy
 
 
 def test_agreement_hand_cases():
@@ -108,29 +106,6 @@ def test_ibm1_cannot_learn_from_permutations_of_one_set():
     np.testing.assert_allclose(trans, 0.2)
 
 
-def test_proxy_learns_identity_from_subsets_but_not_from_permutations_of_one_set():
-    rng = np.random.default_rng(0)
-    def diagonal_excess(theta):
-        off = ~np.eye(len(theta), dtype=bool)
-        return theta.diagonal().mean() - theta[off].mean()
-
-    subset = np.stack([rng.choice(12, 4, replace=False) for _ in range(600)])
-    theta = train_proxy(subset, subset, 12, 12, dim=16, epochs=15, lr=1e-2, seed=0)
-    assert (theta.argmax(1) == np.arange(12)).all() and diagonal_excess(theta) > 0.2
-    # permutations of one set: the mean embedding never changes, so nothing ties word i to output i
-    perms = np.stack([rng.permutation(6) for _ in range(300)])
-    theta = train_proxy(perms, perms, 6, 6, dim=16, epochs=5, lr=1e-2, seed=0)
-    assert abs(diagonal_excess(theta)) < 0.05
-    beta = proxy_probe(theta, perms[0], perms[0])
-    assert beta.shape == (6, 6) and beta[2, 4] == theta[perms[0][4], perms[0][2]]
-
-
-def test_classifier_probe():
-    gamma = np.array([[0.0, 2.0], [0.0, 2.0]])
-    beta = classifier_probe(gamma, np.array([1, 0]))
-    np.testing.assert_allclose(beta, [[0.5, 1 / (1 + np.exp(-2))], [0.5, 1 / (1 + np.exp(2))]])
-
-
 def test_table2_row_on_identical_probes():
     from attnrepro.analysis.agreement_table import table2_row
 
@@ -145,6 +120,28 @@ def test_table2_row_on_identical_probes():
     assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
     assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
     assert row["xi_star"] == 0.7
+    assert row["A_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["A_hat"])
+    assert row["tau_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["tau_hat"])
+    # β^uf agrees fully from the second checkpoint to the last: no peak inside training
+    assert row["A_alpha_beta_uf_peak_inside"] == pytest.approx(0.0)
+
+
+def test_table2_row_peak_inside_and_xi_progress():
+    from attnrepro.analysis.agreement_table import table2_row, xi_progress
+
+    rng = np.random.default_rng(1)
+    a = rng.random((200, 40))
+    noise = lambda: rng.random((200, 40))  # noqa: E731
+    alpha = np.stack([noise(), a, a])
+    beta_uf = np.stack([noise(), 0.8 * a + 0.2 * noise(), noise()])  # agrees (partly) only mid-training, App. A.7
+    alpha_b = np.stack([noise(), noise(), a])                    # the second run agrees only at its end
+    row = table2_row(alpha, np.array([0.1, 0.9, 0.8]), alpha, beta_uf, a, a, alpha_b, np.array([0.5, 0.8, 0.9]),
+                     np.array([0, 10, 20]), seed=3)
+    assert 0.3 < row["A_alpha_beta_uf"] < 1 and row["A_alpha_beta_uf_peak_inside"] > 0.2
+    # ξ(α, β^uf) is reached only at the last checkpoint: the whole learning curve
+    assert row["xi_alpha_beta_uf"] == 0.9 and row["xi_alpha_beta_uf_progress"] == pytest.approx(1.0)
+    assert xi_progress(0.6, 0.5, 0.9) == pytest.approx(0.25)
+    assert math.isnan(xi_progress(0.6, 0.5, 0.5))               # a run that does not learn has no scale
 
 
 def test_rotten_tomatoes_loads_and_encodes():
@@ -153,9 +150,10 @@ def test_rotten_tomatoes_loads_and_encodes():
     df = text.load("rotten_tomatoes")
     assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
     train, test, vocab = text.prepare(df.head(600), n_test=100, max_len=12, min_count=3, seed=0)
-    assert len(test.x) == 100 and len(train.x) == 500 and test.x.shape[1] <= 12
-    assert vocab[:2] == ["<pad>", "<unk>"] and (train.length >= 1).all()
-    assert (train.x[np.arange(len(train.x)), train.length - 1] > 0).all()   # the last real word is not padding
+    assert len(test) == 100 and len(train) == 500 and test.src.shape[1] <= 12
+    assert vocab[:2] == ["<pad>", "<unk>"] and (train.src_len >= 1).all()
+    assert (train.src[np.arange(len(train)), train.src_len - 1] > 0).all()   # the last real word is not padding
+    assert (train.tgt_len == 1).all() and set(train.tgt_out[:, 0].tolist()) == {0, 1}   # the label is the target
     assert text.tokenize("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]
 
 
@@ -183,21 +181,6 @@ def test_second_run_curve_and_target_token_rows():
     # row 0 of u peaks at 0; the second run's checkpoints peak at 1 then 0: A = 0 then 1 (top 5% of 2 = 1 place)
     curve = second_run_curve(np.array([[0.9, 0.1]]), np.array([[[0.2, 0.8]], [[0.7, 0.3]]]), [0.3, 0.6], [0, 5])
     assert list(curve.step) == [0, 5] and list(curve.agreement) == [0.0, 1.0] and list(curve.performance) == [0.3, 0.6]
-
-
-def test_proxy_ignores_target_padding():
-    rng = np.random.default_rng(0)
-    src = rng.integers(0, 5, (40, 4))
-    tgt = rng.integers(0, 5, (40, 3))
-    t_len = rng.integers(1, 4, 40)
-    other = tgt.copy()
-    for i, n in enumerate(t_len):
-        other[i, n:] = (other[i, n:] + 1) % 5                          # different values beyond each length
-    kw = dict(dim=4, epochs=2, seed=3, tgt_lengths=t_len)
-    np.testing.assert_allclose(train_proxy(src, tgt, 5, 5, **kw), train_proxy(src, other, 5, 5, **kw))
-    # full lengths are the unmasked loss
-    np.testing.assert_allclose(train_proxy(src, tgt, 5, 5, dim=4, epochs=1, seed=3),
-                               train_proxy(src, tgt, 5, 5, dim=4, epochs=1, seed=3, tgt_lengths=np.full(40, 3)))
 
 
 def test_bleu_sentences_cut_at_eos_and_drop_padding():
@@ -250,3 +233,18 @@ def test_table2_frame_translation_columns_and_paper_reference():
     assert list(first.tau0_alpha_beta_uf.fillna(-1)) == [10, -1] and first.xi_alpha_beta_uf[0] == pytest.approx(50)
     assert list(first.tau0_alpha_beta) == [20, 0] and list(first.xi_alpha_beta) == pytest.approx([90, 0])
     assert len(f) == 6 and f.agreement.max() == pytest.approx(50) and f.A_alpha_beta_uf.iloc[0] == pytest.approx(20)
+
+
+def test_curve_summary_hand_case_with_a_censored_and_a_diverged_run():
+    from attnrepro.analysis.snell_runs import curve_summary
+
+    steps = [0, 20, 40]
+    metrics = pd.DataFrame({"step": steps * 3, "member": [0] * 3 + [1] * 3 + [2] * 3, "seed": [7] * 3 + [8] * 3 + [9] * 3,
+                            "token_acc": [0.1, 0.96, 0.99, 0.1, 0.5, 0.55, 0.1, np.nan, np.nan],
+                            "diverged": [False] * 7 + [True] * 2})
+    s = curve_summary(metrics, fail_below=0.6, good_above=0.95).set_index("seed")
+    assert s.loc[7, ["failed", "reached_good", "steps_to_good", "steps_to_good_censored"]].tolist() == [0, 1, 20, 20]
+    assert s.loc[8, "failed"] == 1 and s.loc[8, "reached_good"] == 0 and math.isnan(s.loc[8, "steps_to_good"])
+    assert s.loc[8, "steps_to_good_censored"] == 60                 # one evaluation past the last step
+    assert s.loc[9, "diverged"] == 1 and s.loc[9, ["failed", "reached_good", "final_acc"]].isna().all()
+    assert s.loc[7, "mean_acc"] == pytest.approx((0.1 + 0.96 + 0.99) / 3)

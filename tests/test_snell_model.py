@@ -1,120 +1,123 @@
-"""Snell et al. 2021 models: the hand-written LSTM, attention modes, the lexical probe, stacked == separate."""
+"""Snell et al. 2021 models on the shared cells and engine: attention modes, the lexical probes, the classifier as
+a one-token translation, the proxy, and stacked members equal to separate runs."""
 
+import io
+
+import numpy as np
 import pandas as pd
 import pytest
 import torch
 
+from attnrepro.config import TrainConfig
+from attnrepro.data import expand, stack
+from attnrepro.engine import Member, fit, token_loss
 from attnrepro.snell import tasks
 from attnrepro.snell.classifier import Classifier, ClassifierConfig
-from attnrepro.snell.lstm import lstm
-from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig, per_seed_loss
-from attnrepro.snell.train import Member, train_copy, train_keyword
+from attnrepro.snell.proxy import Proxy, ProxyConfig
+from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnrepro.streams import generator
+
+TRAIN = dict(steps=6, batch_size=4, lr=1e-2, lr_decay=1.0, betas=[0.9, 0.999], eps=1e-8, grad_clip=None, l2=0.0,
+             checkpoint_every=3, eval_every=3, eval_at=[0], n_eval=10)
 
 
-def test_lstm_matches_torch_lstm_values_and_gradients():
-    torch.manual_seed(0)
-    ref = torch.nn.LSTM(3, 5, batch_first=True)
-    x = torch.randn(4, 6, 3)
-    h0, c0 = torch.randn(1, 4, 5), torch.randn(1, 4, 5)
-    out, (h_n, c_n) = ref(x, (h0, c0))
-    (out.sum() + h_n.pow(2).sum() + c_n.sum()).backward()
-
-    w_x = ref.weight_ih_l0.detach().T[None].clone().requires_grad_()
-    w_h = ref.weight_hh_l0.detach().T[None].clone().requires_grad_()
-    b = (ref.bias_ih_l0 + ref.bias_hh_l0).detach()[None, None].clone().requires_grad_()
-    gx = (x[None] @ w_x[:, None]) + b[:, None]
-    hs, h, c = lstm(gx, h0.clone(), c0.clone(), w_h)
-    (hs.sum() + h.pow(2).sum() + c.sum()).backward()
-    torch.testing.assert_close(hs[0], out)
-    torch.testing.assert_close(h, h_n)
-    torch.testing.assert_close(w_h.grad[0], ref.weight_hh_l0.grad.T)
-    torch.testing.assert_close(w_x.grad[0], ref.weight_ih_l0.grad.T)
+def batch(n_members, length=6, vocab=6, b=5, seed=0):
+    task = tasks.CopyTask("permutation", length, vocab)
+    return stack([task(torch.Generator().manual_seed(seed), b) for _ in range(n_members)])
 
 
-def test_lstm_gradcheck_with_mask():
-    g = torch.Generator().manual_seed(1)
-    args = [torch.randn(*s, generator=g, dtype=torch.float64, requires_grad=True)
-            for s in ((2, 3, 4, 8), (2, 3, 2), (2, 3, 2), (2, 2, 8))]
-    mask = (torch.rand(2, 3, 4, generator=g) > 0.3).double()
-    assert torch.autograd.gradcheck(lambda *a: lstm(*a, mask), args)
-    # a masked-out step holds the state
-    hs, _, _ = lstm(*[a.detach() for a in args], mask)
-    held = mask[:, :, 1] == 0
-    torch.testing.assert_close(hs[:, :, 1][held], hs[:, :, 0][held])
+def args(bt):
+    return bt.src, bt.src_len, bt.tgt_in
 
 
-def batch(n_seeds, length=6, vocab=6, b=5, seed=0):
-    gen = torch.Generator().manual_seed(seed)
-    return tasks.stack([tasks.copy_batch("permutation", b, length, vocab, gen) for _ in range(n_seeds)])
+def train(model, members, source, tmp_path, name="t", **overrides):
+    valid = source(generator(0, "evaluation"), 10) if callable(source) else source
+    return fit(model, members, source, valid, TrainConfig.from_dict({**TRAIN, **overrides}), tmp_path / name,
+               name=name, spec={}, log=io.StringIO())
 
 
 def test_uniform_attention_is_exactly_uniform_and_masked():
     m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=8, heads=2, attention="uniform"), [0, 1])
-    src, tgt_in, _ = batch(2)
-    _, cache = m.run_with_cache(src, tgt_in)
+    bt = batch(2)
+    _, cache = m.run_with_cache(*args(bt))
     alpha = cache["attention.alpha"]
-    assert alpha.shape == (2, 5, 2, 7, 7)
-    assert (alpha == 1 / 7).all()
-    mask = torch.ones(2, 5, 7)
-    mask[:, 0, 4:] = 0
-    _, cache = m.run_with_cache(src, tgt_in, mask)
-    a = cache["attention.alpha"]
+    assert alpha.shape == (2, 5, 2, 7, 7) and (alpha == 1 / 7).all()
+    bt.src_len[:, 0] = 4
+    a = m.run_with_cache(*args(bt))[1]["attention.alpha"]
     assert (a[:, 0, ..., 4:] == 0).all() and (a[:, 0, ..., :4] == 0.25).all()
 
 
 def test_learned_attention_is_not_uniform_and_sums_to_one():
     m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=8), [0])
-    src, tgt_in, _ = batch(1)
-    alpha = m.run_with_cache(src, tgt_in)[1]["attention.alpha"]
+    alpha = m.run_with_cache(*args(batch(1)))[1]["attention.alpha"]
     torch.testing.assert_close(alpha.sum(-1), torch.ones(alpha.shape[:-1]))
     assert alpha.std() > 1e-3
 
 
-def test_frozen_beta_trains_only_the_attention():
-    m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=8, heads=2, attention="frozen_beta"), [0, 1])
-    before = {k: v.detach().clone() for k, v in m.named_parameters()}
-    opt = torch.optim.Adam(m.trainable_parameters(), lr=1e-2)
-    for step in range(3):
-        src, tgt_in, tgt_out = batch(2, seed=step)
-        loss = per_seed_loss(m(src, tgt_in), tgt_out).sum()
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    changed = {k for k, v in m.named_parameters() if not torch.equal(v, before[k])}
-    assert changed == {"att_w"}
+def test_lstm_biases_follow_torch_law():
+    """The encoder is the shared LSTMCell: two biases b_x, b_h, each U(-1/√H, 1/√H), as the authors' nn.LSTM."""
+    m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=64), [0])
+    for b in (m.encoder.b_x, m.encoder.b_h):
+        assert b.abs().max() <= 1 / 8 and b.abs().max() > 0.9 / 8
+    assert not torch.equal(m.encoder.b_x, m.encoder.b_h)
 
+
+def test_frozen_beta_trains_only_the_attention(tmp_path):
+    copy = tasks.CopyTask("permutation", 5, 6)
+    m = Seq2Seq(Seq2SeqConfig(vocab=copy.vocab, hidden=8, heads=2, attention="frozen_beta"), [0, 1])
+    before = {k: v.detach().clone() for k, v in m.named_parameters()}
+    train(m, [Member.plain(0, 2), Member.plain(1, 2)], copy, tmp_path)
+    assert {k for k, v in m.named_parameters() if not torch.equal(v, before[k])} == {"heads.att_w"}
+    key = tasks.KeywordTask(7, 5)
     c = Classifier(ClassifierConfig(vocab=5, hidden=4, attention="frozen_beta"), [0])
     before = {k: v.detach().clone() for k, v in c.named_parameters()}
-    opt = torch.optim.Adam(c.trainable_parameters(), lr=1e-2)
-    x, y, _ = tasks.stack([tasks.keyword_batch(6, 7, 5, torch.Generator().manual_seed(0))])
-    torch.nn.functional.binary_cross_entropy_with_logits(c(x), y).backward()
-    opt.step()
+    train(c, [Member.plain(0)], key, tmp_path, "c")
     assert {k for k, v in c.named_parameters() if not torch.equal(v, before[k])} == {"att_q", "att_v"}
 
 
 def test_lexical_probe_is_the_gold_probability_under_one_hot_attention():
     m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=8, heads=3), [4, 5])
-    src, tgt_in, tgt_out = batch(2)
-    beta = m.lexical_probe(src, tgt_in, tgt_out)
+    bt = batch(2)
+    beta = m.lexical_probe(*args(bt), bt.tgt_out)
     assert beta.shape == (2, 5, 7, 7)
-    for l in (0, 3, 6):
-        def one_hot(dec_h, enc_h, mask, l=l):
+    for position in (0, 3, 6):
+        def one_hot(dec_h, enc_h, src_len, position=position):
             a = torch.zeros(*dec_h.shape[:2], 3, dec_h.shape[2], enc_h.shape[2])
-            a[..., l] = 1
+            a[..., position] = 1
             return a
         m.attention = one_hot
         with torch.no_grad():
-            p = torch.softmax(m(src, tgt_in), -1).gather(-1, tgt_out[..., None])[..., 0]
-        torch.testing.assert_close(beta[..., l], p)
+            p = torch.softmax(m(*args(bt)), -1).gather(-1, bt.tgt_out[..., None])[..., 0]
+        torch.testing.assert_close(beta[..., position], p)
+    m = Seq2Seq(Seq2SeqConfig(vocab=8, hidden=8, heads=3), [4, 5])
+    torch.testing.assert_close(m.lexical_probe(*args(bt), bt.tgt_out, max_elements=1),   # one example at a time
+                               m.lexical_probe(*args(bt), bt.tgt_out))
 
 
-def test_stacked_runs_equal_separate_runs():
-    task = dict(kind="permutation", length=5, n_words=7)
-    cfg = Seq2SeqConfig(vocab=tasks.copy_vocab("permutation", 5, 7), hidden=8, heads=2)
+def test_classifier_is_a_one_token_translation_with_binary_cross_entropy():
+    c = Classifier(ClassifierConfig(vocab=5, hidden=4), [0, 1])
+    key = tasks.KeywordTask(7, 5)
+    bt = stack([key(torch.Generator().manual_seed(s), 6) for s in (0, 1)])
+    logits, cache = c.run_with_cache(*args(bt))
+    z = (cache["alpha"] * cache["gamma"]).sum(-1)                       # Eq. 8
+    torch.testing.assert_close(logits[..., 0, 1], z)
+    assert (logits[..., 0] == 0).all()
+    y = bt.tgt_out[..., 0].float()
+    bce = torch.nn.functional.binary_cross_entropy_with_logits(z, y, reduction="none").mean(1)
+    torch.testing.assert_close(token_loss(logits, bt), bce)
+    beta = c.lexical_probe(*args(bt), bt.tgt_out)[:, :, 0]
+    torch.testing.assert_close(beta, torch.sigmoid((2 * y[..., None] - 1) * cache["gamma"]))   # Eq. 9
+    u = Classifier(ClassifierConfig(vocab=5, hidden=4, attention="uniform"), [0, 1])
+    assert (u.run_with_cache(*args(bt))[1]["alpha"] == 1 / 7).all()
+
+
+def test_stacked_members_equal_separate_runs(tmp_path):
+    copy = tasks.CopyTask("permutation", 5, 7)
+    cfg = Seq2SeqConfig(vocab=copy.vocab, hidden=8, heads=2)
     members = [Member.plain(s, heads=2) for s in (3, 1, 4)]
-    kw = dict(steps=6, eval_every=3, n_eval=10, batch_size=4)
-    together = train_copy(task, cfg, members, **kw)
-    apart = pd.concat([train_copy(task, cfg, [m], **kw) for m in members])
+    make = lambda ms: Seq2Seq(cfg, [m.seed for m in ms], [list(m.head_seeds) for m in ms])  # noqa: E731
+    together = train(make(members), members, copy, tmp_path, "all").metrics
+    apart = pd.concat([train(make([m]), [m], copy, tmp_path, f"one{m.seed}").metrics for m in members])
     cols = ["step", "seed", "token_acc", "valid_loss"]
     a = together[cols].sort_values(["seed", "step"]).reset_index(drop=True)
     b = apart[cols].sort_values(["seed", "step"]).reset_index(drop=True)
@@ -122,23 +125,26 @@ def test_stacked_runs_equal_separate_runs():
     assert a.valid_loss.nunique() > 3  # the members differ from each other
 
 
-def test_stacked_keyword_runs_equal_separate_runs():
-    task = dict(length=6, n_words=5)
-    cfg = ClassifierConfig(vocab=5, hidden=4, attention="uniform")
-    kw = dict(steps=4, eval_every=2, n_eval=20, batch_size=4)
-    together = train_keyword(task, cfg, [0, 1], **kw)
-    apart = pd.concat([train_keyword(task, cfg, [s], **kw) for s in (0, 1)])
-    pd.testing.assert_frame_equal(together.sort_values(["seed", "step"]).reset_index(drop=True),
-                                  apart.sort_values(["seed", "step"]).reset_index(drop=True), rtol=1e-5, atol=1e-6)
+def test_stacked_classifier_on_a_stored_set_equals_separate_runs_and_saliency(tmp_path):
+    from attnrepro.snell.text import _encode
 
-
-def test_classifier_logit_is_the_attention_weighted_gamma():
-    c = Classifier(ClassifierConfig(vocab=5, hidden=4), [0, 1])
-    x, _, _ = tasks.stack([tasks.keyword_batch(3, 7, 5, torch.Generator().manual_seed(s)) for s in (0, 1)])
-    logit, cache = c.run_with_cache(x)
-    torch.testing.assert_close(logit, (cache["alpha"] * cache["gamma"]).sum(-1))
-    u = Classifier(ClassifierConfig(vocab=5, hidden=4, attention="uniform"), [0, 1])
-    assert (u.run_with_cache(x)[1]["alpha"] == 1 / 7).all()
+    rng = np.random.default_rng(0)
+    words = [[f"w{i}" for i in rng.integers(2, 12, n)] for n in rng.integers(2, 9, 60)]
+    data = _encode(words, {f"w{i}": i for i in range(12)}, np.array([int("w3" in w) for w in words]))
+    cfg = ClassifierConfig(vocab=12, hidden=4)
+    together = train(Classifier(cfg, [0, 1]), [Member.plain(0), Member.plain(1)], data, tmp_path, "all",
+                     steps=12, eval_every=250, eval_at=[0, 10]).metrics
+    assert sorted(together.step.unique()) == [0, 10, 12]
+    apart = pd.concat([train(Classifier(cfg, [s]), [Member.plain(s)], data, tmp_path, f"o{s}", steps=12,
+                             eval_every=250, eval_at=[0, 10]).metrics for s in (0, 1)])
+    cols = ["step", "seed", "token_acc", "valid_loss"]
+    pd.testing.assert_frame_equal(together[cols].sort_values(["seed", "step"]).reset_index(drop=True),
+                                  apart[cols].sort_values(["seed", "step"]).reset_index(drop=True), rtol=1e-5, atol=1e-6)
+    model = Classifier(cfg, [0, 1])
+    bt = expand(data.subset(slice(0, 4)), 2)
+    d = model.saliency(*args(bt), bt.tgt_out)[:, :, 0]
+    assert d.shape == bt.src.shape and (d >= 0).all()
+    assert (d[~bt.src_mask()] == 0).all() and (d[bt.src_mask()] > 0).all()   # padding has no influence
 
 
 @pytest.mark.parametrize("kind", tasks.COPY_KINDS)
@@ -157,59 +163,49 @@ def test_copy_distributions(kind):
     assert torch.equal(tgt_out[:, :-1], expected) and torch.equal(tgt_in[:, 1:], expected)
 
 
-def test_keyword_distribution():
-    x, y, pos = tasks.keyword_batch(400, 10, 6, torch.Generator().manual_seed(0))
-    assert 150 < y.sum() < 250
-    assert ((x == 0).sum(1) == y.long()).all()  # the keyword exactly once in positives, never in negatives
-    assert (x[torch.arange(400)[y.bool()], pos[y.bool()]] == 0).all()
-
-
-def test_stacked_text_classifier_equals_separate_runs_and_saliency():
-    import numpy as np
-
-    from attnrepro.snell.classifier import saliency
-    from attnrepro.snell.text import Encoded
-    from attnrepro.snell.train import eval_schedule, train_text_classifier
-
-    rng = np.random.default_rng(0)
-    length = rng.integers(2, 9, 60)
-    x = np.where(np.arange(8)[None] < length[:, None], rng.integers(2, 12, (60, 8)), 0)
-    data = Encoded(x, length, (x == 3).any(1).astype(np.float32))
-    cfg = ClassifierConfig(vocab=12, hidden=4, attention="learned")
-    kw = dict(steps=12, batch_size=5)
-    together = train_text_classifier(data, data, cfg, [0, 1], **kw)
-    apart = pd.concat([train_text_classifier(data, data, cfg, [s], **kw) for s in (0, 1)])
-    pd.testing.assert_frame_equal(together.sort_values(["seed", "step"]).reset_index(drop=True),
-                                  apart.sort_values(["seed", "step"]).reset_index(drop=True), rtol=1e-5, atol=1e-6)
-    assert sorted(together.step.unique()) == eval_schedule(12) == [0, 10, 12]
-
-    model = Classifier(cfg, [0, 1])
-    xt = torch.as_tensor(x[:4, :6]).expand(2, 4, 6)
-    mask = (torch.arange(6)[None] < torch.as_tensor(length[:4])[:, None]).expand(2, 4, 6)
-    d = saliency(model, xt, torch.ones(2, 4), mask)
-    assert d.shape == (2, 4, 6) and (d >= 0).all()
-    assert (d[mask.logical_not()] == 0).all()   # padding has no influence
+def test_keyword_distribution_and_position():
+    data = tasks.KeywordTask(10, 6)(torch.Generator().manual_seed(0), 400)
+    y = data.tgt_out[:, 0]
+    assert 150 < y.sum() < 250 and (data.src_len == 10).all() and (data.tgt_len == 1).all()
+    assert ((data.src == 0).sum(1) == y).all()  # the keyword exactly once in positives, never in negatives
+    pos = tasks.keyword_position(data.src)
+    assert ((pos >= 0) == y.bool()).all() and (data.src[y.bool(), pos[y.bool()]] == 0).all()
 
 
 def test_greedy_decode_is_teacher_forced_on_its_own_output():
-    from attnrepro.snell.seq2seq import greedy_decode
-
     torch.manual_seed(0)
     model = Seq2Seq(Seq2SeqConfig(9, 6), [0, 1])
     src = torch.randint(3, 9, (2, 4, 5))
-    src_mask = torch.arange(5) < torch.tensor([[5, 3, 2, 4]] * 2)[..., None]
-    out = greedy_decode(model, src, src_mask, sos=2, n_steps=6)
+    src_len = torch.tensor([[5, 3, 2, 4]] * 2)
+    out = model.greedy_decode(src, src_len, 6, sos=2)
     tgt_in = torch.cat([torch.full((2, 4, 1), 2), out[..., :-1]], -1)
     with torch.no_grad():
-        assert torch.equal(model(src, tgt_in, src_mask).argmax(-1), out)
+        assert torch.equal(model(src, src_len, tgt_in).argmax(-1), out)
 
 
-def test_masked_loss_is_the_mean_over_real_tokens():
+def test_token_loss_is_the_mean_over_real_tokens():
     torch.manual_seed(0)
     logits, target = torch.randn(2, 3, 4, 5), torch.randint(0, 5, (2, 3, 4))
-    mask = torch.rand(2, 3, 4) < 0.6
-    mask[..., 0] = True
+    lengths = torch.randint(1, 5, (2, 3))
+    bt = stack([tasks.CopyTask("permutation", 3, 5)(torch.Generator().manual_seed(0), 3)] * 2)
+    bt.tgt_out, bt.tgt_len = target, lengths
+    mask = bt.tgt_mask()
     nll = torch.nn.functional.cross_entropy(logits.permute(0, 3, 1, 2), target, reduction="none")
-    expected = torch.stack([nll[s][mask[s]].mean() for s in range(2)])
-    torch.testing.assert_close(per_seed_loss(logits, target, mask), expected)
-    torch.testing.assert_close(per_seed_loss(logits, target, torch.ones_like(mask)), per_seed_loss(logits, target))
+    torch.testing.assert_close(token_loss(logits, bt), torch.stack([nll[s][mask[s]].mean() for s in range(2)]))
+
+
+def test_proxy_learns_identity_from_subsets_but_not_from_permutations_of_one_set(tmp_path):
+    def excess(theta):
+        off = ~np.eye(len(theta), dtype=bool)
+        return theta.diagonal().mean() - theta[off].mean()
+
+    for kind, v, check in (("permutation", 12, lambda e: e > 0.2), ("permutation", 6, lambda e: abs(e) < 0.05)):
+        copy = tasks.CopyTask(kind, 4 if v == 12 else 6, v)
+        proxy = Proxy(ProxyConfig(copy.vocab, copy.vocab, 16), [0])
+        train(proxy, [Member.plain(0)], copy, tmp_path, f"p{v}", steps=300, batch_size=32, lr=1e-2, eval_every=300)
+        theta = proxy.theta()[0, :v, :v].numpy()
+        assert check(excess(theta)), excess(theta)
+    bt = batch(1, length=6, vocab=6)
+    beta = proxy.lexical_probe(*args(bt), bt.tgt_out)                      # Eq. 6
+    th = proxy.theta()[0]
+    assert beta.shape == (1, 5, 7, 7) and beta[0, 1, 2, 4] == th[bt.src[0, 1, 4], bt.tgt_out[0, 1, 2]]

@@ -24,7 +24,8 @@ def smoke_config():
     (("fail_below",), 0.99, "fail_below"),
     (("seeds",), [0, 0], "repeated seed"),
     (("multihead", "heads"), 1, "heads"),
-    (("translation", "train", "eval_every"), 100, "eval_every"),
+    (("translation", "train"), {"eval_every": 100}, "eval_every"),
+    (("table2", "proxy", "train"), {"n_eval": 3}, "n_eval"),
 ])
 def test_cross_field_checks_name_the_key(path, value, message):
     cfg = copy.deepcopy(smoke_config())
@@ -40,30 +41,40 @@ def test_every_config_resolves_its_jobs():
     for name in ("config", "paper", "smoke"):
         block = yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text())["snell2021"]
         snellcfg.check(block)
-        runs = snellcfg.copy_runs(block)
-        assert {"copy_same", "copy_subset", "copy_mixture", "copy_permute"} <= set(runs)
+        runs = snellcfg.runs(block)
+        assert {"copy_same", "copy_subset", "copy_mixture", "copy_permute", "copy_subset_uniform"} <= set(runs)
         assert all(runs[f"{r}_uniform"]["model"]["attention"] == "uniform" for r in block["copy"]["uniform"])
-        assert runs["copy_same"]["task"]["n_words"] == block["copy"]["length"]
-        assert runs["copy_permute"]["task"]["kind"] == "permutation_function"
-        assert snellcfg.multihead_spec(block)["task"]["n_words"] == block["copy"]["length"]
+        assert runs["copy_same"]["data"]["n_words"] == block["copy"]["length"]
+        assert runs["copy_permute"]["data"]["kind"] == "permutation_function"
+        assert runs["multihead_all_bad"]["data"]["n_words"] == block["copy"]["length"]
+        # a comparison run starts from its own initialisation; every run's training block is complete
+        assert [m[0] for m in runs["copy_subset_uniform"]["members"]] == [s + 10_000 for s in block["seeds"]]
+        assert all(set(r["train"]) >= {"steps", "lr", "grad_clip", "n_eval"} for r in runs.values())
+        assert all(r["divergence"] == "freeze" for n, r in runs.items() if n.startswith(("copy_", "multihead_"))
+                   and not n.endswith("proxy"))
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     assert (paper["copy"]["length"], paper["copy"]["hidden"], paper["copy"]["subset_words"]) == (40, 256, 60)
-    assert len(paper["seeds"]) == 20
+    assert len(paper["seeds"]) == 20 and paper["train"]["grad_clip"] is None   # the authors do not clip
 
 
 def test_dry_run_lists_the_snell_jobs(tmp_path):
     (tmp_path / "smoke.yaml").write_text((ROOT / "config" / "smoke.yaml").read_text())
     counts = job_counts(snakemake("-n", "--configfile", "smoke.yaml", cwd=tmp_path).stdout)
-    assert counts["snell2021_copy"] == 5          # four runs + copy_same with uniform attention
+    # copy: four runs + copy_same uniform + Table 2's uniform run and proxy; keyword; classification: three
+    # attention modes + proxy; translation: two + proxy
+    assert counts["snell2021_train"] == 7 + 1 + 4 + 3
+    assert counts["snell2021_candidates"] == 1 and counts["snell2021_multihead"] == 3
+    assert counts["snell2021_export"] == 3                       # the learned run of each Table 2 row
+    assert counts["snell2021_analyze_copy"] == 5 and counts["snell2021_analyze_table2"] == 3
+    assert counts["snell2021_analyze_multihead"] == counts["snell2021_analyze_keyword"] == 1
+    assert counts["snell2021_analyze_counts"] == 1
     assert counts["snell2021_figure"] == len(FIGURES) - 3  # tables and Fig. 2 have their own rules (they add a CSV)
-    assert counts["snell2021_multihead"] == counts["snell2021_keyword"] == counts["snell2021_counts"] == 1
-    assert counts["snell2021_table2"] == counts["snell2021_classification"] == counts["snell2021_translation"] == 1
     assert counts["snell2021_table_figure"] == 2 and counts["snell2021_fig2"] == 1
 
 
 def test_translation_sets_must_be_prepared_data():
     cfg = copy.deepcopy(smoke_config())
-    cfg["snell2021"]["translation"]["sets"]["nowhere"] = {"n_test": 4, "test_seed": 0}
+    cfg["snell2021"]["translation"]["sets"]["nowhere"] = {"test_seed": 0}
     with pytest.raises(AttnReproError, match="'nowhere' is neither a task nor a corpus"):
         cfglib.check(cfg)
 
@@ -89,16 +100,26 @@ def test_smoke_run_draws_every_snell_figure(smoke_run):
 @pytest.mark.slow
 def test_smoke_run_summaries_and_claims(smoke_run):
     work, _ = smoke_run
-    res = work / "results" / "snell2021"
+    res = work / "results" / "analysis" / "snell2021"
     s = pd.read_csv(res / "copy_same" / "summary.csv")
-    assert sorted(s.seed) == [0, 1] and {"final_acc", "failed", "steps_to_good"} <= set(s.columns)
-    curves = pd.read_csv(res / "copy_same_uniform" / "curves.csv")
-    assert curves.step.max() == 6 and set(curves.seed) == {0, 1}
+    assert sorted(s.seed) == [0, 1] and {"final_acc", "failed", "steps_to_good", "diverged"} <= set(s.columns)
+    curves = pd.read_parquet(res / "copy_same_uniform" / "curves.parquet")
+    assert curves.step.max() == 6 and set(curves.seed) == {10_000, 10_001}
+    probes = pd.read_parquet(work / "results" / "models" / "snell2021" / "copy_subset" / "probes.parquet")
+    assert sorted(probes.step.unique()) == [0, 3, 6] and {"alpha", "beta"} <= set(probes.columns)
+    assert (probes.alpha.map(len) == probes.src_len).all()
+    for combo in ("all_bad", "one_good", "random"):
+        m = pd.read_csv(res / "multihead" / f"summary_{combo}.csv")
+        assert len(m) == 2 and {"success", "diverged", "n_good_heads"} <= set(m.columns)
+    heads = pd.read_parquet(work / "results" / "models" / "snell2021" / "multihead_random" / "heads.parquet")
+    last = heads[heads.step == heads.step.max()]
+    assert last.groupby("member").head_seed.nunique().tolist() == [2, 2]      # distinct heads in every model
+    assert last.groupby("member").head_seed.apply(frozenset).nunique() == 2   # and a set of its own
     counts = pd.read_csv(res / "counts" / "summary.csv")
     assert (counts.diag_excess_same_C.abs() < 1e-12).all() and (counts.diag_excess_subset_C > 0).all()
     claims = pd.read_csv(work / "results" / "claims.csv")
     snell = claims[claims.paper == "snell2021"]
-    assert {"copy_same_some_seeds_fail", "count_table_flat_on_permutations"} <= set(snell.claim_id)
+    assert {"copy_same_some_seeds_fail", "multihead_one_good_head_suffices"} <= set(snell.claim_id)
     table2 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table2.csv")
     assert len(table2) == 3 and table2.A_alpha_beta_uf.between(0, 100).all()   # copy + rotten tomatoes + Bible
     mt = table2[table2.task == "Bible verses EN→FR (translation)"].iloc[0]
@@ -116,8 +137,10 @@ def test_smoke_run_summaries_and_claims(smoke_run):
     assert "translation_alpha_agrees_with_beta_uf" in set(snell.claim_id)
     table10 = pd.read_csv(work / "results" / "figures" / "snell2021" / "table10.csv")
     assert list(table10.task) == ["rotten tomatoes (sentiment)"] and table10.A_alpha_alpha_fr.between(0, 100).all()
-    row = snell[snell.claim_id == "count_table_flat_on_permutations"].iloc[0]
-    assert row.verdict == "reproduced" and row.reference_value == 0.0
+    row = snell[snell.claim_id == "copy_same_some_seeds_fail"].iloc[0]
+    assert row.n == 2 and row.experiment == "snell2021_copy_same"          # one replicate per copy run
+    log = (work / "results" / "logs" / "snell2021" / "train" / "copy_same.log").read_text()
+    assert "copy_same  step 3/6  " in log and "\r" not in log                 # one progress line per evaluation
 
 
 def test_conda_post_deploy_installs_the_data_pins():

@@ -12,7 +12,7 @@ def make(kind, **kw):
 
 @pytest.mark.parametrize("kind", ["one_to_one", "reversed", "sort"])
 def test_lengths_and_equal_output_length(kind):
-    splits = tasks.generate(make(kind))
+    splits = tasks.generate(make(kind, **({"n_words": 26} if kind == "sort" else {})))
     assert set(splits) == {"train", "valid", "test"}
     assert [len(splits[s]) for s in ("train", "valid", "test")] == [300, 50, 50]
     for df in splits.values():
@@ -40,11 +40,15 @@ def test_reversed_is_one_to_one_backwards():
     assert list(rev.tgt[0]) == list(fwd.tgt[0])[::-1]
 
 
-def test_sort_sorts():
-    df = tasks.generate(make("sort", n_words=8))["train"]
+def test_sort_sorts_distinct_letters():
+    df = tasks.generate(make("sort", n_words=26))["train"]
     for src, tgt in zip(df.src, df.tgt):
-        assert list(tgt) == sorted(src)
-    assert len(set(w for s in df.src for w in s)) == 8
+        assert list(tgt) == sorted(src) and len(set(src)) == len(src)   # the paper's example: no repeats
+    assert len(set(w for s in df.src for w in s)) == 26
+    rep = tasks.generate(make("sort", n_words=8, distinct=False))["train"]
+    assert any(len(set(s)) < len(s) for s in rep.src) and all(list(t) == sorted(s) for s, t in zip(rep.src, rep.tgt))
+    with pytest.raises(ValueError, match="distinct letters need n_words"):
+        tasks.generate(make("sort", n_words=8))
 
 
 def test_seed_determines_data():

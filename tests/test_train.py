@@ -1,10 +1,7 @@
 import io
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pandas as pd
@@ -17,7 +14,7 @@ from attnrepro.data import Vocab, encode
 from attnrepro.model import ModelConfig
 from attnrepro.train import load_model, save_model, train
 
-from conftest import tool_env
+from conftest import kill_after_a_checkpoint, tool_env
 
 TRAIN = dict(steps=12, batch_size=8, lr=0.02, lr_decay=0.99, betas=[0.9, 0.99], eps=1e-8, grad_clip=1.0,
              l2=1e-5, checkpoint_every=4, eval_every=4, n_eval=16)
@@ -35,7 +32,7 @@ def run(data, ckpt, seeds=(0, 1), arch="aed", on_step=None, **overrides):
     mc = ModelConfig(arch, "gru", 8, len(vocab.src), len(vocab.tgt), input_dim=16 if arch == "ao" else 0)
     tc = TrainConfig.from_dict({**TRAIN, **overrides})
     return train(mc, tc, list(seeds), tr, va, ckpt, sos=vocab.tgt.index("<sos>"), log=io.StringIO(),
-                 progress=False, on_step=on_step)
+                 on_step=on_step)
 
 
 class Interrupt(Exception):
@@ -93,7 +90,7 @@ def test_unreadable_checkpoint_is_reported_and_skipped(data, tmp_path):
     vocab, tr, va = data
     log = io.StringIO()
     mc = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt))
-    model, _ = train(mc, TrainConfig.from_dict(TRAIN), [0, 1], tr, va, tmp_path, sos=1, log=log, progress=False)
+    model, _ = train(mc, TrainConfig.from_dict(TRAIN), [0, 1], tr, va, tmp_path, sos=1, log=log)
     assert "ckpt_00000008.pt is unreadable" in log.getvalue()
     assert (tmp_path / "ckpt_00000008.pt.corrupt").exists()  # moved aside, not deleted
     full, _ = run(data, tmp_path / "fresh")
@@ -124,7 +121,7 @@ def test_checkpoint_interval_does_not_invalidate_checkpoints(data, tmp_path):
     vocab, tr, va = data
     mc = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt))
     resumed, _ = train(mc, TrainConfig.from_dict({**TRAIN, "checkpoint_every": 3}), [0, 1], tr, va, tmp_path,
-                       sos=1, log=log, progress=False)
+                       sos=1, log=log)
     assert "resuming from step 8" in log.getvalue()
     full, _ = run(data, tmp_path / "full")
     assert_same_weights(full, resumed)
@@ -169,17 +166,8 @@ def test_sigkilled_training_job_resumes_to_identical_weights(tmp_path, tiny_task
     steps = 200
     subprocess.run(_train_cmd(tmp_path, data_dir, "full", steps), check=True, env=tool_env(), capture_output=True)
 
-    proc = subprocess.Popen(_train_cmd(tmp_path, data_dir, "killed", steps), env=tool_env(),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    ckpt_dir = tmp_path / "killed" / "ckpt"
-    deadline = time.time() + 120
-    while time.time() < deadline and not any(ckpt_dir.glob("ckpt_*.pt")) and proc.poll() is None:
-        time.sleep(0.02)
-    assert proc.poll() is None, "training finished before it could be killed; raise the step count"
-    os.kill(proc.pid, signal.SIGKILL)
-    proc.wait()
+    step_killed = kill_after_a_checkpoint(_train_cmd(tmp_path, data_dir, "killed", steps), tmp_path / "killed" / "ckpt")
     assert not (tmp_path / "killed" / "model.pt").exists()
-    step_killed = int(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1].stem.split("_")[1])
     assert 0 < step_killed < steps
 
     rerun = subprocess.run(_train_cmd(tmp_path, data_dir, "killed", steps), env=tool_env(), capture_output=True,

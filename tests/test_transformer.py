@@ -156,7 +156,7 @@ def test_trained_transformer_aligns_one_to_one(tmp_path):
     mc = ModelConfig("transformer", "ff", 16, len(vocab.src), len(vocab.tgt), max_positions=16, layers=2, heads=2)
     tc = TrainConfig(steps=150, batch_size=32, lr=0.005, lr_decay=1.0, betas=(0.9, 0.98), eps=1e-8, grad_clip=1.0,
                      l2=0.0, checkpoint_every=1000, eval_every=150, n_eval=64)
-    model, metrics = train(mc, tc, [0, 1], tr, va, tmp_path / "ck", sos=vocab.tgt.index("<sos>"), progress=False)
+    model, metrics = train(mc, tc, [0, 1], tr, va, tmp_path / "ck", sos=vocab.tgt.index("<sos>"))
     assert metrics.token_acc.min() > 0.9
     soft, error = source_target_alignments(model, va.src, va.src_len, va.tgt_in)
     assert error < 1e-4

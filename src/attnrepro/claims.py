@@ -1,26 +1,27 @@
-"""The claims table: each quantitative statement of a paper, measured over seeds, with a 95% CI and a verdict.
+"""The claims table: each quantitative statement of a paper, measured over replicates, with an interval and a verdict.
 
-A :class:`Claim` names a per-seed measure (a column of an experiment's ``summary.csv``) and the experiments it
-applies to (task kind and architecture). :func:`summarize` turns the per-seed values into one row per
-(claim, experiment) with a Student-t confidence interval over seeds. Each paper's claims are
-in its own module of :mod:`attnrepro.claimsets`; :data:`CLAIMS` gathers them.
-
-Verdict rule, stated once for every claim: with the claim "measure ``direction`` ``threshold``",
-``reproduced`` when the whole CI lies on the claimed side, ``not reproduced`` when the whole CI lies on the other
-side, ``inconclusive`` otherwise (and always with fewer than two seeds, where no CI exists).
+A :class:`Claim` quotes the sentence of the paper it tests (``section``, ``quote``), says how we read it
+(``reading``: the measure, a column of an experiment's per-replicate ``summary.csv``, and the threshold), the kind
+of that measure (:mod:`attnrepro.intervals`: a 0/1 ``proportion`` or a ``continuous`` value per replicate) and
+the experiments it applies to (task kind and architecture). ``origin`` tells the papers' own claims from the
+project's extensions (the same analysis on a task the paper did not use); the summary line counts the papers'
+claims only. :func:`summarize` gives one row per (claim, experiment); each paper's claims live in its own module
+of :mod:`attnrepro.claimsets`, gathered in :data:`CLAIMS`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-COLUMNS = ["paper", "claim_id", "description", "reference_value", "measured_mean", "ci_low", "ci_high",
-           "n_seeds", "verdict", "experiment", "rule", "figure"]
+from .intervals import KINDS, VERDICTS, Rule, interval, replicates_to_decide, size_vs_reference, student_t, verdict
+
+COLUMNS = ["paper", "claim_id", "origin", "section", "quote", "reading", "experiment", "measure", "kind", "rule",
+           "reference_value", "measured_mean", "ci_low", "ci_high", "interval", "n", "unit", "verdict",
+           "replicates_to_decide", "size_vs_paper", "figure"]
 
 PAPERS = {
     "aitken2021": "Aitken et al. 2021, Understanding How Encoder-Decoder Architectures Attend",
@@ -28,28 +29,46 @@ PAPERS = {
     "kobayashi2020": "Kobayashi et al. 2020, Attention Module is Not Only a Weight",
     "blog003": "Background post on the attention mechanism",
 }
+ORIGINS = ("paper", "extension")
 
 
 @dataclass(frozen=True)
 class Claim:
     paper: str
     claim_id: str
-    description: str
-    measure: str                   # column of summary.csv, one value per seed
-    direction: str                 # ">" or "<"
-    threshold: float
+    section: str                   # where the paper says it: "§3, Fig. 2h"
+    quote: str                     # the paper's own words
+    reading: str                   # how the measure and threshold read those words
+    measure: str                   # column of summary.csv, one value per replicate
+    kind: str                      # "proportion" (0/1 per replicate) or "continuous"
+    direction: str                 # ">", "<" or "between"
+    threshold: float | tuple[float, float]
     task_kinds: tuple[str, ...]    # experiments this claim is tested on
     archs: tuple[str, ...]
+    origin: str = "paper"          # or "extension": the project's own check, not the paper's claim
     reference_value: float | None = None  # the paper's own number, where it prints one
     figure: str = ""               # the figure that shows it, relative to results/
-    # (task kind, arch) of a comparison experiment: the claim is then about the per-seed difference
+    # (task kind, arch) of a comparison experiment: the claim is then about the per-replicate difference
     # measure(this) − measure(that), paired by seed
     versus: tuple[str, str] | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.claim_id}: kind {self.kind!r}; choose one of {KINDS}")
+        if self.origin not in ORIGINS:
+            raise ValueError(f"claim {self.claim_id}: origin {self.origin!r}; choose one of {ORIGINS}")
+        self.region  # validates direction and threshold
+
+    @property
+    def region(self) -> Rule:
+        """The claimed region of the measure."""
+        return Rule(self.direction, self.threshold)
 
     @property
     def rule(self) -> str:
         what = self.measure if self.versus is None else f"{self.measure} − that of {'/'.join(self.versus)}"
-        return f"{what} {self.direction} {self.threshold:g} with the whole 95% CI"
+        scale = "fraction of replicates" if self.kind == "proportion" else "mean"
+        return f"{scale} of {what} {self.region}"
 
     def applies_to(self, task_kind: str, arch: str) -> bool:
         return task_kind in self.task_kinds and arch in self.archs
@@ -66,74 +85,74 @@ CLAIMS: tuple[Claim, ...] = _registered()
 
 
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean and Student-t CI over seeds; the CI is NaN with fewer than two values."""
-    values = np.asarray(values, dtype=float)
-    mean = float(values.mean())
-    if len(values) < 2:
-        return mean, float("nan"), float("nan")
-    sem = stats.sem(values)
-    if sem == 0:
-        return mean, mean, mean
-    low, high = stats.t.interval(confidence, len(values) - 1, loc=mean, scale=sem)
-    return mean, float(low), float(high)
+    """Mean and Student-t interval over seeds (error bars of figures); NaN bounds with fewer than two values."""
+    return student_t(values, confidence)
 
 
-def verdict(claim: Claim, low: float, high: float) -> str:
-    if np.isnan(low):
-        return "inconclusive"
-    above, below = low > claim.threshold, high < claim.threshold
-    if claim.direction == ">":
-        return "reproduced" if above else "not reproduced" if below else "inconclusive"
-    return "reproduced" if below else "not reproduced" if above else "inconclusive"
-
-
-def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, str]],
+def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
               claims: tuple[Claim, ...] = CLAIMS, confidence: float = 0.95) -> pd.DataFrame:
     """One row per (claim, experiment it applies to).
 
-    ``summaries``: experiment -> per-seed DataFrame (column ``seed`` and the measures);
-    ``experiments``: experiment -> (task kind, architecture).
+    ``summaries``: experiment -> per-replicate DataFrame (column ``seed`` or ``fold``, and the measures);
+    ``experiments``: experiment -> (task kind, architecture[, cell]); the cell picks a ``versus`` partner when
+    several experiments of the partner's kind and architecture exist (VED-GRU against AED-GRU).
     """
     rows = []
     for claim in claims:
-        for name, (kind, arch) in sorted(experiments.items()):
+        for name, (kind, arch, *_) in sorted(experiments.items()):
             if not claim.applies_to(kind, arch):
                 continue
             values = _values(claim, name, summaries, experiments)
             if len(values) == 0:
                 continue
-            mean, low, high = confidence_interval(values, confidence)
+            rule = claim.region
+            iv = interval(values, claim.kind, rule, confidence)
+            decision = verdict(iv, rule, confidence)
+            undecided = decision not in VERDICTS[:2]
             rows.append({
-                "paper": claim.paper, "claim_id": claim.claim_id, "description": claim.description,
-                "reference_value": claim.reference_value, "measured_mean": mean, "ci_low": low, "ci_high": high,
-                "n_seeds": len(values), "verdict": verdict(claim, low, high), "experiment": name,
-                "rule": claim.rule, "figure": claim.figure,
+                "paper": claim.paper, "claim_id": claim.claim_id, "origin": claim.origin, "section": claim.section,
+                "quote": claim.quote, "reading": claim.reading, "experiment": name, "measure": claim.measure,
+                "kind": claim.kind, "rule": claim.rule, "reference_value": claim.reference_value,
+                "measured_mean": iv.estimate, "ci_low": iv.low, "ci_high": iv.high, "interval": iv.method,
+                "n": iv.n, "unit": "fold" if "fold" in summaries[name].columns else "seed", "verdict": decision,
+                "replicates_to_decide": replicates_to_decide(values, iv, rule, confidence) if undecided else math.nan,
+                "size_vs_paper": size_vs_reference(iv, claim.reference_value), "figure": claim.figure,
             })
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
+def versus_partner(claim: Claim, name: str, experiments: dict[str, tuple[str, ...]]) -> str | None:
+    """The one experiment a ``versus`` claim compares ``name`` with: of the claim's (kind, arch), and of the same
+    cell when there are several; None when there is no single one."""
+    others = [n for n, (kind, arch, *_) in experiments.items() if (kind, arch) == claim.versus]
+    if len(others) > 1:
+        cell = experiments[name][2:3]
+        others = [n for n in others if experiments[n][2:3] == cell]
+    return others[0] if len(others) == 1 else None
+
+
 def _values(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
-            experiments: dict[str, tuple[str, str]]) -> np.ndarray:
+            experiments: dict[str, tuple[str, ...]]) -> np.ndarray:
     df = summaries[name]
     if claim.measure not in df.columns:
         return np.array([])
     if claim.versus is None:
-        return df[claim.measure].dropna().to_numpy()
-    others = [n for n, ka in experiments.items() if ka == claim.versus]
-    if len(others) != 1:  # nothing, or no single experiment, to compare with
+        return df[claim.measure].dropna().to_numpy(dtype=float)
+    other = versus_partner(claim, name, experiments)
+    if other is None or claim.measure not in summaries[other].columns:
         return np.array([])
-    other = summaries[others[0]][["seed", claim.measure]]
-    paired = df[["seed", claim.measure]].merge(other, on="seed", suffixes=("", "_versus")).dropna()
-    return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy()
+    paired = df[["seed", claim.measure]].merge(summaries[other][["seed", claim.measure]], on="seed",
+                                               suffixes=("", "_versus")).dropna()
+    return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy(dtype=float)
 
 
 MODEL_MEASURES = {"token_acc": "token accuracy", "seq_acc": "sequence accuracy", "bleu": "BLEU"}
 
 
 def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) -> pd.DataFrame:
-    """How well each trained model does on its test split (greedy decoding): mean and CI over seeds of every
-    measure of ``MODEL_MEASURES`` its summary has, one row per experiment; translation models report BLEU beside
-    token accuracy, as the papers do."""
+    """How well each trained model does on its test split (greedy decoding): mean and Student-t interval over
+    seeds of every measure of ``MODEL_MEASURES`` its summary has, one row per experiment; translation models
+    report BLEU beside token accuracy, as the papers do. Descriptive: no verdict rests on these intervals."""
     rows = []
     for name, df in sorted(summaries.items()):
         row: dict = {"experiment": name}
@@ -146,40 +165,3 @@ def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) 
             rows.append(row)
     columns = ["experiment", "n_seeds"] + [f"{m}{s}" for m in MODEL_MEASURES for s in ("", "_low", "_high")]
     return pd.DataFrame(rows).reindex(columns=columns)
-
-
-def _fmt(x: float) -> str:
-    return "–" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.3g}"
-
-
-def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None) -> str:
-    """``results/claims.md``: per paper, claim by claim, the paper's value, ours with CI and seeds, the verdict;
-    then the test-split quality of every trained model (``model_quality``)."""
-    n_ok = int((table.verdict == "reproduced").sum())
-    lines = ["# Claims", "", f"**{n_ok} of {len(table)} claims reproduce** "
-             f"({int((table.verdict == 'not reproduced').sum())} do not, "
-             f"{int((table.verdict == 'inconclusive').sum())} inconclusive). Verdicts: the whole 95% CI over seeds "
-             "on the claimed side of the threshold in *rule* = reproduced, wholly on the other side = not "
-             "reproduced, else inconclusive.", ""]
-    for paper, rows in table.groupby("paper", sort=False):
-        lines += [f"## {PAPERS.get(paper, paper)}", "",
-                  "| claim | experiment | paper | ours (95% CI) | seeds | verdict | rule | figure |",
-                  "|---|---|---|---|---|---|---|---|"]
-        for r in rows.itertuples():
-            ours = f"{_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
-            fig = f"[{Path(r.figure).name}]({r.figure})" if isinstance(r.figure, str) and r.figure else ""
-            desc = r.description.replace("|", "\\|")  # a bare | would end the table cell
-            lines.append(f"| **{r.claim_id}**: {desc} | {r.experiment} | {_fmt(r.reference_value)} | "
-                         f"{ours} | {r.n_seeds} | {r.verdict} | `{r.rule}` | {fig} |")
-        lines.append("")
-    if models is not None and len(models):
-        lines += ["## Trained models on their test split", "",
-                  "Greedy decoding; mean (95% CI over seeds). BLEU: sacrebleu corpus BLEU on space-joined words.", "",
-                  "| experiment | seeds | " + " | ".join(MODEL_MEASURES.values()) + " |",
-                  "|---|---|" + "---|" * len(MODEL_MEASURES)]
-        for r in models.to_dict("records"):
-            cells = [f"{_fmt(r[m])} ({_fmt(r[f'{m}_low'])} – {_fmt(r[f'{m}_high'])})" if not pd.isna(r[m]) else "–"
-                     for m in MODEL_MEASURES]
-            lines.append(f"| {r['experiment']} | {int(r['n_seeds'])} | " + " | ".join(cells) + " |")
-        lines.append("")
-    return "\n".join(lines)

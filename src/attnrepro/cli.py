@@ -82,7 +82,7 @@ def cmd_train(args) -> None:
                                  f"sequence of {data_dir} ({longest}, <eos>/<sos> included)")
     train_cfg = TrainConfig.from_dict(spec["train"])
     model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
-                           sos=vocab.tgt.index("<sos>"), device=_device(args.device))
+                           sos=vocab.tgt.index("<sos>"), name=args.name, device=_device(args.device))
     # metrics first: the model file is the rule's last output, so its presence means the job finished
     write_csv(metrics, args.metrics_out)
     save_model(model, vocab.to_dict(), args.model_out)
@@ -261,28 +261,30 @@ def cmd_figure(args) -> None:
 def cmd_claims(args) -> None:
     import pandas as pd
 
-    from .claims import model_quality, summarize, to_markdown
+    from .claims import model_quality, summarize
+    from .claims_markdown import to_markdown
     from .io import atomic_path, write_csv
 
     summaries, experiments = {}, {}
     for item in args.summary:
         try:
-            name, kind, arch, path = item.split(":", 3)
+            name, kind, arch, cell, path = item.split(":", 4)
         except ValueError:
-            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:PATH") from None
+            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:CELL:PATH") from None
         if not Path(path).exists():
             raise AttnReproError(f"{path}: file not found")
         try:
             summaries[name] = pd.read_csv(path)
         except (pd.errors.EmptyDataError, pd.errors.ParserError) as err:
             raise AttnReproError(f"{path}: not a readable summary table ({err})") from err
-        experiments[name] = (kind, arch)
+        experiments[name] = (kind, arch, cell)
     table = summarize(summaries, experiments, confidence=args.confidence)
     write_csv(table, args.out)
     if args.markdown:
         with atomic_path(args.markdown) as tmp:
             tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence)) + "\n")
-    print(table.drop(columns=["description"]).to_string(), file=sys.stderr)
+    print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
+          .to_string(), file=sys.stderr)
 
 
 # -- archive / verify ---------------------------------------------------------------------------------------
@@ -372,7 +374,7 @@ def cmd_kobayashi_cache(args) -> None:
     _threads(args.threads)
     tokens = read_parquet(args.tokens)
     encoder = load_encoder()
-    cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed)
+    cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed, log=sys.stderr)
     cache["svals"] = singular_value_table(encoder)
     worst = float(cache["error"].max_abs_error.max())
     if worst > 1e-4:  # Eq. 3 must rebuild the module's output; anything else means we read the wrong tensors
@@ -395,11 +397,11 @@ def cmd_kobayashi_summary(args) -> None:
     from .analysis.kobayashi import fold_summary
     from .io import write_csv
 
-    t = _kobayashi_inputs(args, ("heads", "pairs"))
+    t = _kobayashi_inputs(args, ("heads", "pairs", "layers"))
     n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
     if t["tokens"].seq.nunique() < args.folds:
         raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
-    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], args.folds, n_layers, n_heads)
+    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads)
     write_csv(summary, args.out)
     print(summary.to_string(), file=sys.stderr)
 
@@ -541,104 +543,6 @@ def cmd_kobayashi_nmt_figure(args) -> None:
     save(fig, args.png, args.pdf, dpi=args.dpi)
 
 
-# -- snell2021 (Snell et al. 2021) --------------------------------------------------------------------------
-def cmd_snell2021(args) -> None:
-    from .io import read_csv_checked, write_csv
-    from .snell import experiments
-
-    _threads(args.threads)
-    spec = json.loads(args.spec_json) if args.spec_json else {}
-    out = Path(args.out_dir)
-    if args.action == "copy":
-        curves, summary = experiments.copy_run(spec, args.seeds, log=sys.stderr)
-        write_csv(curves, out / "curves.csv")
-        write_csv(summary, out / "summary.csv")
-        print(summary.to_string(), file=sys.stderr)
-    elif args.action == "multihead":
-        import pandas as pd
-
-        from .snell.config import COMBOS
-
-        result = experiments.multihead_run(spec, log=sys.stderr)
-        write_csv(result["candidates"], out / "candidates.csv")
-        write_csv(result["combo_curves"], out / "curves.csv")
-        summary = result["summary"].reindex(columns=experiments.SUMMARY_COLUMNS)
-        for combo in COMBOS:  # a kind with no models still gets its (empty) table
-            write_csv(summary[summary.combo == combo], out / f"summary_{combo}.csv")
-        print(result["summary"].groupby("combo").success.mean().to_string(), file=sys.stderr)
-    elif args.action == "keyword":
-        curves, summary = experiments.keyword_run(spec, args.seeds, log=sys.stderr)
-        write_csv(curves, out / "curves.csv")
-        write_csv(summary, out / "summary.csv")
-        print(summary.to_string(), file=sys.stderr)
-    elif args.action in ("table2", "classification", "translation"):
-        if args.action == "table2":
-            summary, curves, xi_curves = experiments.table2_copy(spec, args.seeds, log=sys.stderr)
-        elif args.action == "classification":
-            summary, curves, xi_curves = experiments.classification_run(spec, args.seeds, log=sys.stderr)
-        else:
-            if not args.data_dir:
-                raise AttnReproError("snell2021 translation needs --data-dir (a prepared set, results/data/<name>)")
-            try:
-                summary, curves, xi_curves = experiments.translation_run(spec, args.seeds, args.data_dir,
-                                                                         log=sys.stderr)
-            except (FileNotFoundError, ValueError) as err:
-                raise AttnReproError(f"snell2021 translation on {args.data_dir}: {err}") from err
-        # summary last: it is what the tables read, so its presence means the job finished
-        write_csv(curves, out / "curves.csv")
-        write_csv(xi_curves, out / "xi_curves.csv")
-        write_csv(summary, out / "summary.csv")
-        print(summary.to_string(), file=sys.stderr)
-    elif args.action == "counts":
-        tables, summary = experiments.count_tables(spec, args.seeds)
-        write_csv(tables, out / "tables.csv")
-        write_csv(summary, out / "summary.csv")
-        print(summary.to_string(), file=sys.stderr)
-    elif args.action == "figure":
-        import pandas as pd
-
-        from .figures import save, snell2021
-
-        d = Path(args.results_dir)
-        read = lambda run, name="curves.csv": read_csv_checked(d / run / name)
-        fail = spec["fail_below"]
-        if args.name == "fig3":
-            uniform = {k: read(f"copy_{k}_uniform") for k in ("same", "subset", "mixture")
-                       if (d / f"copy_{k}_uniform" / "curves.csv").exists()}
-            fig = snell2021.fig3(read("copy_same"), read("copy_subset"), read("copy_mixture"), uniform,
-                                 spec["labels"], fail)
-        elif args.name == "sec6_2":
-            fig = snell2021.sec6_2(read("copy_subset"), read("copy_permute"), spec["labels"], fail)
-        elif args.name == "fig6":
-            summary = pd.concat([read("multihead", f"summary_{c}.csv") for c in ("all_bad", "one_good", "random")])
-            fig = snell2021.fig6(read("multihead"), summary, read("multihead", "candidates.csv"), fail)
-        elif args.name == "fig7":
-            fig = snell2021.fig7(read("keyword"))
-        elif args.name == "fig4":
-            fig = snell2021.fig4(read("counts", "tables.csv"), spec["labels"])
-        elif args.name in ("table2", "table10", "fig2"):
-            sets = {spec["labels"].get(n, n): read(f"cls_{n}", "summary.csv") for n in spec.get("classification", [])}
-            # Table 2's rows: copy, classification, translation (Table 10: classification only)
-            dirs = {spec["labels"]["table2"]: "table2", **{spec["labels"].get(n, n): f"cls_{n}"
-                                                             for n in spec.get("classification", [])},
-                    **{spec["labels"].get(n, n): f"mt_{n}" for n in spec.get("translation", [])}}
-            if args.name == "table2":
-                frame = snell2021.table2_frame({task: read(d, "summary.csv") for task, d in dirs.items()},
-                                               spec.get("references", {}))
-                fig = snell2021.table2(frame)
-            elif args.name == "fig2":
-                frame = snell2021.fig2_frame({task: read(d, "xi_curves.csv") for task, d in dirs.items()},
-                                             {task: read(d, "summary.csv") for task, d in dirs.items()})
-                fig = snell2021.fig2(frame)
-            else:
-                frame = snell2021.table10_frame(sets)
-                fig = snell2021.table10(frame)
-            write_csv(frame, Path(args.png).with_suffix(".csv"))
-        else:
-            raise AttnReproError(f"unknown Snell et al. 2021 figure {args.name!r}")
-        save(fig, args.png, args.pdf, dpi=args.dpi)
-
-
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="attnrepro", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="command", required=True)
@@ -655,6 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--ckpt-dir", required=True)
     t.add_argument("--model-out", required=True)
     t.add_argument("--metrics-out", required=True)
+    t.add_argument("--name", default="train", help="the experiment's name, for the log and error messages")
     t.add_argument("--device", default="auto")
     t.add_argument("--threads", type=int, default=None)
     t.set_defaults(func=cmd_train)
@@ -698,7 +603,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=cmd_evaluate)
 
     c = sub.add_parser("claims", help="aggregate per-seed measures into the claims table")
-    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:summary.csv")
+    c.add_argument("--summary", nargs="+", required=True, help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv (CELL may be empty)")
     c.add_argument("--confidence", type=float, default=0.95)
     c.add_argument("--out", required=True)
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
@@ -794,20 +699,9 @@ def build_parser() -> argparse.ArgumentParser:
     kn.add_argument("--dpi", type=int, default=150)
     kn.set_defaults(func=cmd_kobayashi_nmt_figure)
 
-    sn = sub.add_parser("snell2021", help="Snell et al. 2021: train the synthetic experiments, draw their figures")
-    sn.add_argument("action", choices=["copy", "multihead", "keyword", "counts", "table2", "classification",
-                                       "translation", "figure"])
-    sn.add_argument("name", nargs="?", help="figure name (fig2, fig3, sec6_2, fig4, fig6, fig7, table2, table10)")
-    sn.add_argument("--data-dir", help="translation: the prepared set (results/data/<name>)")
-    sn.add_argument("--spec-json", help="the resolved job spec as JSON")
-    sn.add_argument("--seeds", type=int, nargs="+", default=[])
-    sn.add_argument("--out-dir", default=".")
-    sn.add_argument("--results-dir", default="results/snell2021", help="figure: where the experiments wrote")
-    sn.add_argument("--png")
-    sn.add_argument("--pdf")
-    sn.add_argument("--dpi", type=int, default=150)
-    sn.add_argument("--threads", type=int, default=None)
-    sn.set_defaults(func=cmd_snell2021)
+    from .snell.cli import add_parser as add_snell2021
+
+    add_snell2021(sub)
     return p
 
 

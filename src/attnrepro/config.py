@@ -19,8 +19,11 @@ from .errors import AttnReproError
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Optimisation settings. Defaults in ``config/*.yaml`` follow the authors' code (Adam β=(0.9, 0.99),
-    ε=0.1, lr 0.1 decaying ×0.9997 per step, gradient clip 10, L2 1e-5, batch 128)."""
+    """Optimisation settings of every trained model (:func:`attnrepro.engine.fit`). Aitken et al.'s authors use
+    Adam β=(0.9, 0.99), ε=0.1, lr 0.1 decaying ×0.9997 per step, gradient clip 10, L2 1e-5, batch 128; Snell et
+    al.'s use PyTorch's Adam defaults (β=(0.9, 0.999), ε=1e-8, lr 1e-3), no decay, no clipping (``grad_clip``
+    null), no L2. ``eval_at`` lists evaluations besides every ``eval_every``-th step and the last (0 = before
+    training; Snell et al.'s App. A.8 schedule 0, 10, 50, ..., 250, then every 250)."""
 
     steps: int
     batch_size: int
@@ -28,11 +31,14 @@ class TrainConfig:
     lr_decay: float
     betas: tuple[float, float]
     eps: float
-    grad_clip: float
+    grad_clip: float | None
     l2: float
     checkpoint_every: int
     eval_every: int
     n_eval: int
+    eval_at: tuple[int, ...] = ()
+
+    OPTIONAL = ("eval_at",)
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
@@ -40,14 +46,14 @@ class TrainConfig:
         unknown = set(d) - known
         if unknown:
             raise AttnReproError(f"unknown training key(s) {sorted(unknown)}")
-        missing = known - set(d)
+        missing = known - set(d) - set(cls.OPTIONAL)
         if missing:
             raise AttnReproError(f"missing training key(s) {sorted(missing)}")
-        return cls(**{**d, "betas": tuple(d["betas"])})
+        return cls(**{**d, "betas": tuple(d["betas"]), "eval_at": tuple(d.get("eval_at", ()))})
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
-        d["betas"] = list(self.betas)
+        d["betas"], d["eval_at"] = list(self.betas), list(self.eval_at)
         return d
 
 
@@ -67,6 +73,9 @@ def check(config: dict[str, Any]) -> None:
     for name, task in tasks.items():
         if task["kind"] != "bible" and task["min_len"] > task["max_len"]:
             raise AttnReproError(f"tasks.{name}: min_len ({task['min_len']}) is larger than max_len ({task['max_len']})")
+        if task["kind"] == "sort" and task.get("distinct", True) and task["n_words"] < task["max_len"]:
+            raise AttnReproError(f"tasks.{name}: distinct letters need n_words ({task['n_words']}) >= max_len "
+                                 f"({task['max_len']}); raise n_words or set distinct: false")
     if len(set(config["seeds"])) != len(config["seeds"]):
         raise AttnReproError(f"seeds: repeated seed in {config['seeds']}")
     for name, exp in config["experiments"].items():
@@ -88,6 +97,8 @@ def check(config: dict[str, Any]) -> None:
             _check_transformer(name, model)
         elif "layers" in model or "heads" in model:
             raise AttnReproError(f"experiments.{name}.model: 'layers' and 'heads' apply to arch 'transformer' only")
+        elif "pe_norm" in model and model["arch"] != "ao":
+            raise AttnReproError(f"experiments.{name}.model.pe_norm: only AO adds a positional code to its inputs")
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
@@ -220,9 +231,9 @@ def _check_transformer(name: str, model: dict[str, Any]) -> None:
     if model["cell"] != "ff":
         raise AttnReproError(f"experiments.{name}.model.cell: a transformer has feed-forward sublayers; write 'ff', "
                              f"not {model['cell']!r}")
-    if "attention" in model or model.get("input_dim", 0):
-        raise AttnReproError(f"experiments.{name}.model: 'attention' and 'input_dim' do not apply to a transformer "
-                             "(multi-head query/key/value attention on learned embeddings)")
+    if "attention" in model or model.get("input_dim", 0) or "pe_norm" in model:
+        raise AttnReproError(f"experiments.{name}.model: 'attention', 'input_dim' and 'pe_norm' do not apply to a "
+                             "transformer (multi-head query/key/value attention on learned embeddings)")
     if model["hidden"] % model.get("heads", 4):
         raise AttnReproError(f"experiments.{name}.model.heads: hidden ({model['hidden']}) is not a multiple of "
                              f"heads ({model.get('heads', 4)})")

@@ -7,11 +7,15 @@ Layout of one encoded split (M examples):
 - ``tgt_in``  [M, S_max+1]  ``<sos>`` followed by the target words (teacher forcing)
 - ``tgt_out`` [M, S_max+1]  the target words followed by ``<eos>``
 - ``tgt_len`` [M]           number of real target positions, ``<eos>`` included
+
+Every model of the project reads this one layout (a classifier's label is a one-token target, Snell et al. §2.4),
+and a training batch is the same type with a leading member axis, [S, B, ...] (:func:`stack`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Callable, Union
 
 import numpy as np
 import pandas as pd
@@ -52,6 +56,48 @@ class Encoded:
 
     def subset(self, idx) -> "Encoded":
         return Encoded(*(getattr(self, f)[idx] for f in ("src", "src_len", "tgt_in", "tgt_out", "tgt_len")))
+
+    def to(self, device) -> "Encoded":
+        return Encoded(*(getattr(self, f.name).to(device) for f in fields(self)))
+
+    def src_mask(self) -> torch.Tensor:
+        """[..., T] bool: True at the real source positions."""
+        return torch.arange(self.src.shape[-1], device=self.src.device) < self.src_len[..., None]
+
+    def tgt_mask(self) -> torch.Tensor:
+        """[..., S] bool: True at the real target positions (``<eos>`` included)."""
+        return torch.arange(self.tgt_out.shape[-1], device=self.tgt_out.device) < self.tgt_len[..., None]
+
+
+# Where training batches come from: a stored split (rows drawn with replacement) or a distribution sampled on the
+# fly, ``distribution(generator, n) -> Encoded`` (Snell et al.'s copy and keyword tasks).
+Source = Union[Encoded, Callable[[torch.Generator, int], Encoded]]
+
+
+def draw(source: Source, gen: torch.Generator, n: int) -> Encoded:
+    """``n`` training examples of one member from its batch generator ``gen``."""
+    if isinstance(source, Encoded):
+        return source.subset(torch.randint(0, len(source), (n,), generator=gen, device=gen.device))
+    return source(gen, n)
+
+
+def stack(parts: list[Encoded]) -> Encoded:
+    """Per-member batches -> one batch [S, B, ...], right padding trimmed to the stack's longest sequence."""
+    t = max(int(p.src_len.max()) for p in parts)
+    s = max(int(p.tgt_len.max()) for p in parts)
+
+    def fit(x: torch.Tensor, width: int) -> torch.Tensor:
+        x = x[..., :width]
+        return torch.nn.functional.pad(x, (0, width - x.shape[-1]))
+
+    return Encoded(src=torch.stack([fit(p.src, t) for p in parts]), src_len=torch.stack([p.src_len for p in parts]),
+                   tgt_in=torch.stack([fit(p.tgt_in, s) for p in parts]),
+                   tgt_out=torch.stack([fit(p.tgt_out, s) for p in parts]), tgt_len=torch.stack([p.tgt_len for p in parts]))
+
+
+def expand(data: Encoded, n: int) -> Encoded:
+    """The same rows for each of ``n`` members (a held-out set), padding trimmed: [n, M, ...]."""
+    return stack([data] * n)
 
 
 def encode(df: pd.DataFrame, vocab: Vocab) -> Encoded:

@@ -63,7 +63,7 @@ def steps(device: torch.device):
     if mode not in _STEPS:
         # one graph per cell, mask presence and (after the first) shape, instead of Dynamo's default of 8 in all
         torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
-        _STEPS[mode] = tuple(_guarded(torch.compile(f, dynamic=os.environ.get("K16DYN", "0") == "1", fullgraph=True), f)
+        _STEPS[mode] = tuple(_guarded(torch.compile(f, dynamic=False, fullgraph=True), f)
                              for f in (forward_step, backward_step))
     return _STEPS[mode]
 
@@ -117,7 +117,6 @@ class _Recurrence(torch.autograd.Function):
     def backward(ctx, d_out, d_final):
         w_h, hs = ctx.saved_tensors
         cell, hidden, mask, states, saved = ctx.cell, ctx.hidden, ctx.mask, ctx.states, ctx.saved
-        ctx.saved = ctx.states = None
         bwd = steps(d_out.device)[1]
         s, b, t_max, _ = d_out.shape
         g = w_h.shape[-1]

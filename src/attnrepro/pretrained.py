@@ -121,7 +121,7 @@ def _batches(tokens, batch_size: int):
 
 
 @torch.no_grad()
-def norm_cache(encoder: Encoder, tokens, batch_size: int, pair_fraction: float, seed: int):
+def norm_cache(encoder: Encoder, tokens, batch_size: int, pair_fraction: float, seed: int, log=None):
     """Run every packed sequence once and keep what the analyses of §4 read (real tokens only):
 
     - ``heads``: per (seq, layer, head, pos) ‖f(x_j)‖ and ᾱ_j, the attention j receives averaged over the
@@ -131,11 +131,15 @@ def norm_cache(encoder: Encoder, tokens, batch_size: int, pair_fraction: float, 
       and ‖f(x_j)‖ (Table 2 and Fig. 5 need pairs; all of them would not fit in memory);
     - ``error``: per layer, max |Σ_h Σ_j α f + b^O − the dense output| (Eq. 3 checked on real data).
 
-    Layers and heads are numbered from 1, as in the paper."""
+    Layers and heads are numbered from 1, as in the paper. One progress line per batch goes to ``log``
+    (:func:`attnrepro.progress.progress`)."""
+    import time
+
     import numpy as np
     import pandas as pd
 
     from .analysis.norms import output_map_per_head, split_heads, transformed
+    from .progress import progress
 
     n_heads = encoder.n_heads
     weights = [layer_weights(encoder, i) for i in range(encoder.n_layers)]
@@ -143,7 +147,8 @@ def norm_cache(encoder: Encoder, tokens, batch_size: int, pair_fraction: float, 
     rng = np.random.default_rng(seed)
     heads, layers, pairs = [], [], []
     error = np.zeros(encoder.n_layers)
-    for seq_ids, input_ids, segment, mask in _batches(tokens, batch_size):
+    started, n_batches = time.perf_counter(), -(-int(tokens.seq.nunique()) // batch_size)
+    for step, (seq_ids, input_ids, segment, mask) in enumerate(_batches(tokens, batch_size), 1):
         cache = run_with_cache(encoder, input_ids, mask, segment)
         real = mask.bool()
         n_real = real.sum(1)
@@ -169,6 +174,10 @@ def norm_cache(encoder: Encoder, tokens, batch_size: int, pair_fraction: float, 
                 "seq": torch.as_tensor(seq_ids)[b].numpy(), "layer": li + 1, "head": (h + 1).numpy(),
                 "query": q.numpy(), "pos": k.numpy(), "alpha": c["alpha"][b, h, q, k].numpy(),
                 "f_norm": f_norm[b, h, k].numpy()}))
+        if log is not None:
+            progress("kobayashi2020 cache", step, n_batches, time.perf_counter() - started, log,
+                     sequences=step * batch_size if step < n_batches else int(tokens.seq.nunique()),
+                     max_abs_error=float(error.max()))
     small = {"seq": "int32", "layer": "int8", "head": "int8", "pos": "int16", "query": "int16"}
 
     def cat(frames):

@@ -9,7 +9,6 @@ from __future__ import annotations
 import math
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 
@@ -44,14 +43,29 @@ def init_stacked(model: nn.Module, seeds: list[int]) -> None:
     Parameters are visited in registration order, so the draw sequence of one seed does not depend on which
     other seeds share the stack.
     """
+    modules = [m for m in model.modules() if isinstance(m, StackedModule)]
     for s, seed in enumerate(seeds):
-        gen = torch.Generator().manual_seed(int(seed))
-        for module in model.modules():
-            if not isinstance(module, StackedModule):
-                continue
-            for name, bound in module._bounds.items():
-                p = getattr(module, name)
-                p[s].copy_(draw(p.shape[1:], bound, name in module._normal, gen))
+        init_member(modules, s, seed)
+
+
+@torch.no_grad()
+def init_member(modules: list[StackedModule], s: int, seed: int, head: int | None = None) -> None:
+    """Draw member ``s``'s slice of every parameter of ``modules`` (or, with ``head``, slice [s, head] of
+    parameters that carry a head axis) from one generator seeded with ``seed``, in registration order."""
+    gen = torch.Generator().manual_seed(int(seed))
+    for module in modules:
+        for name, bound in module._bounds.items():
+            p = getattr(module, name)
+            target = p[s] if head is None else p[s, head]
+            target.copy_(draw(target.shape, bound, name in module._normal, gen))
+
+
+def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """Rows of each member's ``table`` [S, V, D] for its ``tokens`` [S, ...]: [S, ..., D]. ``F.embedding`` on the
+    flattened table, whose backward is several times faster than that of advanced indexing."""
+    s, v, d = table.shape
+    offset = (torch.arange(s, device=tokens.device) * v).view(-1, *([1] * (tokens.dim() - 1)))
+    return torch.nn.functional.embedding(tokens + offset, table.reshape(s * v, d))
 
 
 def draw(shape, bound: float, normal: bool, gen: torch.Generator) -> torch.Tensor:
@@ -59,14 +73,6 @@ def draw(shape, bound: float, normal: bool, gen: torch.Generator) -> torch.Tenso
     if normal:
         return torch.empty(shape, device=gen.device).normal_(0.0, bound, generator=gen)
     return torch.empty(shape, device=gen.device).uniform_(-bound, bound, generator=gen)
-
-
-def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
-    """``table`` [S,V,G] rows for ``tokens`` [S,...] of each seed: [S,...,G]. ``F.embedding`` on the flattened
-    table, whose backward is several times faster than that of advanced indexing."""
-    s, v, g = table.shape
-    offset = (torch.arange(s, device=tokens.device) * v).view(-1, *([1] * (tokens.dim() - 1)))
-    return F.embedding(tokens + offset, table.reshape(s * v, g))
 
 
 def per_seed_grad_norm(params: list[torch.Tensor]) -> torch.Tensor:

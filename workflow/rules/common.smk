@@ -113,16 +113,18 @@ def claim_summaries():
 
 
 def claim_summary_args():
-    """EXPERIMENT:TASK_KIND:ARCH:PATH for every experiment: what the claims step needs to match claims."""
+    """EXPERIMENT:TASK_KIND:ARCH:CELL:PATH for every experiment: what the claims step needs to match claims (the
+    cell pairs a comparison with the experiment of the same cell)."""
     paths = claim_summaries()
-    items = [
-        f"{name}:{task_spec(config, exp['task'])['kind']}:{exp['model']['arch']}:{paths[name]}"
-        for name, exp in config["experiments"].items()
-    ]
-    items += [f"{name}:{kind}:{arch}:{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
+
+    def item(name, exp, path):
+        model = exp["model"]
+        return f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
+
+    items = [item(name, exp, paths[name]) for name, exp in config["experiments"].items()]
+    items += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
     for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
-        exp = config["experiments"][exp_name]
-        items.append(f"{label}:{task_spec(config, exp['task'])['kind']}:{exp['model']['arch']}:{paths[label]}")
+        items.append(item(label, config["experiments"][exp_name], paths[label]))
     # sorted: the order of a config's keys must not count as a change of the claims step
     return " ".join(shlex.quote(item) for item in sorted(items)) + kobayashi2020_summary_args()
 
@@ -233,18 +235,28 @@ def kobayashi2020_summaries():
 
 
 def kobayashi2020_summary_args():
-    return "".join(f" {shlex.quote(f'{name}:news:minilm:{path}')}" for name, path in kobayashi2020_summaries().items())
+    return "".join(f" {shlex.quote(f'{name}:news:minilm::{path}')}" for name, path in kobayashi2020_summaries().items())
 
 
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
 from attnrepro.snell import config as snellcfg  # noqa: E402
 
 SNELL2021 = config.get("snell2021")
-SNELL2021_FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7"]  # table2 has its own rule (it adds a CSV)
+SNELL2021_FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7"]  # Table 2, 10 and Fig. 2 have their own rules (+ CSV)
+SNELL2021_RUNS = snellcfg.runs(SNELL2021) if SNELL2021 else {}
 
 
-def snell2021_copy_runs():
-    return snellcfg.copy_runs(SNELL2021) if SNELL2021 else {}
+def snell2021_runs():
+    return SNELL2021_RUNS
+
+
+def snell2021_plain_runs():
+    """The runs the snell2021_train rule trains; every run but Fig. 6's candidates and K-head models (rules of their own)."""
+    return [r for r in SNELL2021_RUNS if not r.startswith("multihead_")] or ["(?!)"]
+
+
+def snell2021_analyses(kind):
+    return [n for n, a in snellcfg.analyses(SNELL2021).items() if a["kind"] == kind] if SNELL2021 else []
 
 
 def snell2021_figures():
@@ -261,24 +273,14 @@ def snell2021_claim_experiments():
     return snellcfg.claim_experiments(SNELL2021) if SNELL2021 else {}
 
 
-def snell2021_table2_dirs():
-    """The jobs behind Table 2's rows: copy, each classification set, each translation set."""
-    return (["results/snell2021/table2"] + [f"results/snell2021/cls_{n}" for n in snellcfg.classification_sets(SNELL2021)]
-            + [f"results/snell2021/mt_{n}" for n in snellcfg.translation_sets(SNELL2021)])
-
-
 def snell2021_table_inputs(wildcards):
-    if wildcards.table == "table2":
-        return [f"{d}/summary.csv" for d in snell2021_table2_dirs()]
-    return [f"results/snell2021/cls_{n}/summary.csv" for n in snellcfg.classification_sets(SNELL2021)]
-
-
-def snell2021_fig2_inputs(wildcards):
-    return [f"{d}/{f}" for d in snell2021_table2_dirs() for f in ("summary.csv", "xi_curves.csv")]
+    """Table 2, Table 10 and Fig. 2 read the Table 2 analyses: copy, each classification and translation set."""
+    return [f"results/analysis/snell2021/{n}/{f}" for n in snellcfg.table2_analyses(SNELL2021)
+            for f in ("summary.csv", "xi_curves.csv")]
 
 
 def snell2021_figure_inputs(wildcards):
-    runs = {
+    names = {
         "fig3": ["copy_same", "copy_subset", "copy_mixture"]
         + [f"{r}_uniform" for r in ("copy_same", "copy_subset", "copy_mixture") if r in SNELL2021["copy"]["uniform"]],
         "sec6_2": ["copy_subset", "copy_permute"],
@@ -286,6 +288,5 @@ def snell2021_figure_inputs(wildcards):
         "fig7": ["keyword"],
         "fig4": ["counts"],
     }[wildcards.name]
-    files = {"multihead": ["curves.csv", "candidates.csv"] + [f"summary_{c}.csv" for c in snellcfg.COMBOS],
-             "counts": ["tables.csv"]}
-    return [f"results/snell2021/{r}/{f}" for r in runs for f in files.get(r, ["curves.csv"])]
+    return [f"results/analysis/snell2021/{n}/{f}" for n in names
+            for f in snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]

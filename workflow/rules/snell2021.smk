@@ -1,118 +1,145 @@
-# Snell et al. 2021, "Approximating How Single Head Attention Learns": the synthetic experiments (Fig. 3, 4, 6, 7
-# and §6.2). Each experiment is one job; its seeds train stacked in one process. Active when the config has a
-# `snell2021:` block.
+# Snell et al. 2021, "Approximating How Single Head Attention Learns": train -> export -> analyze -> figure, as the
+# Aitken experiments. Each run is one stack of members trained by the engine (results/models/snell2021/<run>/: the
+# model, its metrics, the probes recorded at every evaluation, its held-out set); the learned run behind each Table 2
+# row is exported (gradient saliency, greedy decodes); analyses are pure functions of those tables, and every figure
+# and table reads analyses only, so a change to a threshold or a plot reruns no training. Active when the config
+# has a `snell2021:` block; the jobs and their specs come from attnrepro.snell.config.
 
 
 if SNELL2021:
 
     wildcard_constraints:
-        run="|".join(snell2021_copy_runs()),
+        run="|".join(snell2021_plain_runs()),
+        combo="|".join(snellcfg.COMBOS),
+        erun="|".join(snellcfg.exports(SNELL2021)),
         name="|".join(SNELL2021_FIGURES),
         table="table2|table10",
-        dataset="|".join(snellcfg.classification_sets(SNELL2021)) or "none",
-        tset="|".join(snellcfg.translation_sets(SNELL2021)) or "none",
 
-    rule snell2021_copy:
+    rule snell2021_train:
+        input:
+            lambda wc: snellcfg.run_inputs(SNELL2021, wc.run),
         output:
-            curves="results/snell2021/{run}/curves.csv",
-            summary="results/snell2021/{run}/summary.csv",
+            # the model is written last: its presence means the job finished
+            evaluation="results/models/snell2021/{run}/eval.parquet",
+            probes="results/models/snell2021/{run}/probes.parquet",
+            metrics="results/models/snell2021/{run}/metrics.csv",
+            model="results/models/snell2021/{run}/model.pt",
         params:
-            spec=lambda wc: json_arg(snell2021_copy_runs()[wc.run]),
-            seeds=" ".join(map(str, SNELL2021["seeds"])),
+            spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
+            ckpt_dir="results/checkpoints/snell2021/{run}",
         threads: SNELL2021["threads"]
         resources:
-            mem_mb=4000,
-            runtime=240,
-        log:
-            "results/logs/snell2021/{run}.log",
-        benchmark:
-            "results/benchmarks/snell2021/{run}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
-        shell:
-            "attnrepro snell2021 copy --spec-json {params.spec} --seeds {params.seeds}"
-            " --out-dir results/snell2021/{wildcards.run} --threads {threads} > {log} 2>&1"
-
-    rule snell2021_multihead:
-        output:
-            curves="results/snell2021/multihead/curves.csv",
-            candidates="results/snell2021/multihead/candidates.csv",
-            summaries=expand("results/snell2021/multihead/summary_{combo}.csv", combo=snellcfg.COMBOS),
-        params:
-            spec=json_arg(snellcfg.multihead_spec(SNELL2021)),
-        threads: SNELL2021["threads"]
-        resources:
+            gpu=1,
             mem_mb=4000,
             runtime=480,
+        retries: 1
         log:
-            "results/logs/snell2021/multihead.log",
+            "results/logs/snell2021/train/{run}.log",
         benchmark:
-            "results/benchmarks/snell2021/multihead.tsv"
+            "results/benchmarks/snell2021/train/{run}.tsv"
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 multihead --spec-json {params.spec}"
-            " --out-dir results/snell2021/multihead --threads {threads} > {log} 2>&1"
+            "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
+            " --out-dir results/models/snell2021/{wildcards.run} --threads {threads} > {log} 2>&1"
 
-    rule snell2021_keyword:
+    # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
+    rule snell2021_candidates:
         output:
-            curves="results/snell2021/keyword/curves.csv",
-            summary="results/snell2021/keyword/summary.csv",
+            metrics="results/models/snell2021/multihead_candidates/metrics.csv",
+            candidates="results/models/snell2021/multihead_candidates/candidates.parquet",
         params:
-            spec=json_arg(snellcfg.keyword_spec(SNELL2021)),
-            seeds=" ".join(map(str, SNELL2021["seeds"])),
+            spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
+            gpu=1,
             mem_mb=4000,
-            runtime=240,
+            runtime=480,
+        retries: 1
         log:
-            "results/logs/snell2021/keyword.log",
+            "results/logs/snell2021/train/multihead_candidates.log",
         benchmark:
-            "results/benchmarks/snell2021/keyword.tsv"
+            "results/benchmarks/snell2021/train/multihead_candidates.tsv"
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 keyword --spec-json {params.spec} --seeds {params.seeds}"
-            " --out-dir results/snell2021/keyword --threads {threads} > {log} 2>&1"
+            "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
+            " --ckpt-dir results/checkpoints/snell2021/multihead_candidates"
+            " --out-dir results/models/snell2021/multihead_candidates --threads {threads} > {log} 2>&1"
 
-    rule snell2021_counts:
+    # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
+    rule snell2021_multihead:
+        input:
+            candidates="results/models/snell2021/multihead_candidates/candidates.parquet",
         output:
-            tables="results/snell2021/counts/tables.csv",
-            summary="results/snell2021/counts/summary.csv",
+            evaluation="results/models/snell2021/multihead_{combo}/eval.parquet",
+            heads="results/models/snell2021/multihead_{combo}/heads.parquet",
+            metrics="results/models/snell2021/multihead_{combo}/metrics.csv",
+            model="results/models/snell2021/multihead_{combo}/model.pt",
         params:
-            spec=json_arg(snellcfg.counts_spec(SNELL2021)),
-            seeds=" ".join(map(str, SNELL2021["counts"]["seeds"])),
-        log:
-            "results/logs/snell2021/counts.log",
-        benchmark:
-            "results/benchmarks/snell2021/counts.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
-        shell:
-            "attnrepro snell2021 counts --spec-json {params.spec} --seeds {params.seeds}"
-            " --out-dir results/snell2021/counts > {log} 2>&1"
-
-    rule snell2021_table2:
-        output:
-            summary="results/snell2021/table2/summary.csv",
-            curves="results/snell2021/table2/curves.csv",
-            xi_curves="results/snell2021/table2/xi_curves.csv",
-        params:
-            spec=json_arg(snellcfg.table2_spec(SNELL2021)),
-            seeds=" ".join(map(str, SNELL2021["seeds"])),
+            spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
+            gpu=1,
             mem_mb=4000,
-            runtime=240,
+            runtime=480,
+        retries: 1
         log:
-            "results/logs/snell2021/table2.log",
+            "results/logs/snell2021/train/multihead_{combo}.log",
         benchmark:
-            "results/benchmarks/snell2021/table2.tsv"
+            "results/benchmarks/snell2021/train/multihead_{combo}.tsv"
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 table2 --spec-json {params.spec} --seeds {params.seeds}"
-            " --out-dir results/snell2021/table2 --threads {threads} > {log} 2>&1"
+            "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
+            " --candidates {input.candidates} --ckpt-dir results/checkpoints/snell2021/multihead_{wildcards.combo}"
+            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {threads} > {log} 2>&1"
+
+    rule snell2021_export:
+        input:
+            model="results/models/snell2021/{erun}/model.pt",
+            data=lambda wc: snellcfg.run_inputs(SNELL2021, wc.erun),
+        output:
+            decodes="results/activations/snell2021/{erun}/decodes.parquet",
+            saliency="results/activations/snell2021/{erun}/saliency.parquet",
+        threads: SNELL2021["threads"]
+        resources:
+            gpu=1,
+            mem_mb=4000,
+            runtime=60,
+        log:
+            "results/logs/snell2021/export/{erun}.log",
+        benchmark:
+            "results/benchmarks/snell2021/export/{erun}.tsv"
+        conda:
+            "../../envs/attnrepro.yaml"
+        shell:
+            "attnrepro snell2021 export --model {input.model} --out-dir results/activations/snell2021/{wildcards.erun}"
+            " --threads {threads} > {log} 2>&1"
+
+    # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
+    for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():
+
+        rule:
+            name:
+                f"snell2021_analyze_{_kind}"
+            input:
+                lambda wc: snellcfg.analysis_inputs(SNELL2021, wc.analysis),
+            output:
+                [f"results/analysis/snell2021/{{analysis}}/{f}" for f in _outputs],
+            wildcard_constraints:
+                analysis="|".join(snell2021_analyses(_kind)) or "(?!)",
+            params:
+                spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
+            log:
+                "results/logs/snell2021/analysis/{analysis}.log",
+            benchmark:
+                "results/benchmarks/snell2021/analysis/{analysis}.tsv"
+            conda:
+                "../../envs/attnrepro.yaml"
+            shell:
+                "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
+                " --out-dir results/analysis/snell2021/{wildcards.analysis} > {log} 2>&1"
 
     rule snell2021_figure:
         input:
@@ -135,65 +162,13 @@ if SNELL2021:
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec} --results-dir results/snell2021"
+            "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec}"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
 
-    rule snell2021_classification:
-        input:
-            lambda wc: snellcfg.classification_inputs(SNELL2021, wc.dataset),
-        output:
-            summary="results/snell2021/cls_{dataset}/summary.csv",
-            curves="results/snell2021/cls_{dataset}/curves.csv",
-            xi_curves="results/snell2021/cls_{dataset}/xi_curves.csv",
-        params:
-            spec=lambda wc: json_arg(snellcfg.classification_spec(SNELL2021, wc.dataset)),
-            seeds=" ".join(map(str, SNELL2021.get("classification", {}).get("seeds", []))),
-        threads: SNELL2021["threads"]
-        resources:
-            mem_mb=4000,
-            runtime=480,
-        log:
-            "results/logs/snell2021/cls_{dataset}.log",
-        benchmark:
-            "results/benchmarks/snell2021/cls_{dataset}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
-        shell:
-            "attnrepro snell2021 classification --spec-json {params.spec} --seeds {params.seeds}"
-            " --out-dir results/snell2021/cls_{wildcards.dataset} --threads {threads} > {log} 2>&1"
-
-    # Table 2 on a prepared translation set: reads the `data` rule's (or a corpus's) splits and vocabularies
-    rule snell2021_translation:
-        input:
-            train="results/data/{tset}/train.parquet",
-            test="results/data/{tset}/test.parquet",
-            vocab="results/data/{tset}/vocab.json",
-        output:
-            summary="results/snell2021/mt_{tset}/summary.csv",
-            curves="results/snell2021/mt_{tset}/curves.csv",
-            xi_curves="results/snell2021/mt_{tset}/xi_curves.csv",
-        params:
-            spec=lambda wc: json_arg(snellcfg.translation_spec(SNELL2021, wc.tset)),
-            seeds=" ".join(map(str, SNELL2021.get("translation", {}).get("seeds", []))),
-        threads: SNELL2021["threads"]
-        resources:
-            mem_mb=8000,
-            runtime=480,
-        log:
-            "results/logs/snell2021/mt_{tset}.log",
-        benchmark:
-            "results/benchmarks/snell2021/mt_{tset}.tsv"
-        conda:
-            "../../envs/attnrepro.yaml"
-        shell:
-            "attnrepro snell2021 translation --spec-json {params.spec} --seeds {params.seeds}"
-            " --data-dir results/data/{wildcards.tset} --out-dir results/snell2021/mt_{wildcards.tset}"
-            " --threads {threads} > {log} 2>&1"
-
-    # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 jobs' ξ curves (no training of its own)
+    # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 analyses' ξ curves
     rule snell2021_fig2:
         input:
-            snell2021_fig2_inputs,
+            snell2021_table_inputs,
         output:
             png=report(
                 "results/figures/snell2021/fig2.png",
@@ -213,7 +188,7 @@ if SNELL2021:
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 figure fig2 --spec-json {params.spec} --results-dir results/snell2021"
+            "attnrepro snell2021 figure fig2 --spec-json {params.spec}"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
 
     rule snell2021_table_figure:
@@ -238,5 +213,5 @@ if SNELL2021:
         conda:
             "../../envs/attnrepro.yaml"
         shell:
-            "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec} --results-dir results/snell2021"
+            "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec}"
             " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

@@ -29,4 +29,4 @@ rule train:
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
-        " --device {params.device} --threads {threads} > {log} 2>&1"
+        " --name {wildcards.experiment} --device {params.device} --threads {threads} > {log} 2>&1"

@@ -49,3 +49,24 @@ def corpus_bleu(dec: pd.DataFrame) -> float:
     """Corpus BLEU (sacrebleu, 0-100) of one seed's greedy decodes against the test targets, beside token
     accuracy as Snell et al. and Aitken et al. report translation models."""
     return bleu(*sentences(dec))
+
+
+def edit_distance(hyp: list[str], ref: list[str]) -> int:
+    """Levenshtein distance between two word lists (substitutions, insertions, deletions cost 1)."""
+    prev = list(range(len(ref) + 1))
+    for i, h in enumerate(hyp, 1):
+        cur = [i]
+        for j, r in enumerate(ref, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (h != r)))
+        prev = cur
+    return prev[-1]
+
+
+def word_accuracy(dec: pd.DataFrame) -> float:
+    """1 − word error rate of one seed's greedy decodes: the edit distance to the targets (each cut at ``<eos>``,
+    as :func:`attnrepro.bleu.text`) summed over examples, over the number of target words. Unlike positional
+    accuracy, one inserted or dropped word costs one error, not every word after it."""
+    hyps, refs = sentences(dec)
+    errors = sum(edit_distance(h.split(), r.split()) for h, r in zip(hyps, refs))
+    words = sum(len(r.split()) for r in refs)
+    return 1.0 - errors / words if words else float("nan")

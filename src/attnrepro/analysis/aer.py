@@ -116,12 +116,19 @@ def aer_by_layer(soft: list[dict[str, np.ndarray]], src_len: np.ndarray, tgt_len
 
 
 def best_and_mean(per_layer: "pd.DataFrame") -> dict[str, float]:
-    """Table 3's numbers for one seed: each method's AER in its best layer and averaged over layers, and how much
-    lower the norm-based best layer is than the weight-based one (> 0: norms align better)."""
+    """Table 3's numbers for one seed: each method's AER in its best layer and averaged over layers; how much
+    lower the norm-based AER is than the weight-based one in the best layers (``aer_best_gain``) and on average
+    over layers (``aer_mean_gain``), > 0 where norms align better; and, with several layers, how much larger that
+    gain is in the lowest layer than the mean gain of the layers above it (Fig. 7, ``aer_lowest_layer_extra_gain``)."""
     g = per_layer.groupby("method").aer
     best, mean = g.min(), g.mean()
     out = {f"aer_{m}_best": float(best[m]) for m in best.index}
     out.update({f"aer_{m}_mean": float(mean[m]) for m in mean.index})
     if {"weight", "norm"} <= set(best.index):
         out["aer_best_gain"] = float(best["weight"] - best["norm"])
+        out["aer_mean_gain"] = float(mean["weight"] - mean["norm"])
+        gain = per_layer.pivot(index="layer", columns="method", values="aer").sort_index()
+        gain = gain["weight"] - gain["norm"]
+        if len(gain) > 1:
+            out["aer_lowest_layer_extra_gain"] = float(gain.iloc[0] - gain.iloc[1:].mean())
     return out

@@ -67,10 +67,48 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: n
         "tau_delta_beta_uf": tau(delta, uf),
         "tau_hat": tau(a, shuffled),
     }
+    for name in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_alpha_beta", "A_delta_beta_uf"):
+        row[f"{name}_excess"] = row[name] - row["A_hat"]
+    row["tau_alpha_beta_uf_excess"] = row["tau_alpha_beta_uf"] - row["tau_hat"]
+    # App. A.7: A(α, β^uf(τ)) rises, then falls — its peak above both ends of training
+    row["A_alpha_beta_uf_peak_inside"] = max(uf_scores) - max(uf_scores[0], uf_scores[-1])
     if alpha_fr is not None:
         row["A_alpha_alpha_fr"] = max(A(a, f) for f in alpha_fr)
-    curve = second_run_curve(a, alpha_b, perf_b, steps if steps_b is None else steps_b, lengths)
+        row["A_beta_uf_minus_alpha_fr"] = row["A_alpha_beta_uf"] - row["A_alpha_alpha_fr"]
+    curve = second_run_curve(a, alpha_b, perf_b, steps if steps_b is None else steps_b, lengths).sort_values("step")
     row["xi_alpha_beta_uf"] = xi(row["A_alpha_beta_uf"], curve)
     row["xi_alpha_beta"] = xi(row["A_alpha_beta"], curve)
-    row["xi_star"] = float(curve.sort_values("step").performance.iloc[-1])
+    row["xi_star"] = float(curve.performance.iloc[-1])
+    row["xi_alpha_beta_uf_progress"] = xi_progress(row["xi_alpha_beta_uf"], float(curve.performance.iloc[0]),
+                                                   row["xi_star"])
     return row
+
+
+def table2_table(seeds: list[int], steps: np.ndarray, perf: np.ndarray, alpha: np.ndarray, beta: np.ndarray,
+                 beta_uf: np.ndarray, beta_px: np.ndarray, delta: np.ndarray, lengths: np.ndarray,
+                 alpha_fr: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Table 2 (and Table 3, Table 10) for every seed of a learned run: ``perf`` [S, C] and ``alpha`` / ``beta``
+    [S, C, N, L] of the learned run at its checkpoints ``steps``, ``beta_uf`` [S, C', N, L] of the uniform run
+    paired with it by index, ``beta_px`` [N, L] of the proxy, ``delta`` [S, N, L] of the learned run at its end,
+    ``alpha_fr`` [S, C'', N, L] of the frozen-β run. The second run of seed i for ξ is seed i+1 (cyclically).
+    Returns (one row per seed, :func:`table2_row`'s columns; the ξ curves of Fig. 2)."""
+    rows, xi_curves = [], []
+    n = len(seeds)
+    for i, seed in enumerate(seeds):
+        j = (i + 1) % n
+        row = table2_row(alpha[i], perf[i], beta[i], beta_uf[i], beta_px, delta[i], alpha[j], perf[j], steps,
+                         seed=seed, lengths=lengths, alpha_fr=None if alpha_fr is None else alpha_fr[i])
+        row.update({"seed": seed, "second_run_seed": seeds[j]})
+        rows.append(row)
+        xi_curves.append(second_run_curve(reference_alpha(alpha[i], perf[i]), alpha[j], perf[j], steps, lengths)
+                         .assign(seed=seed, second_run_seed=seeds[j]))
+    return pd.DataFrame(rows), pd.concat(xi_curves, ignore_index=True)
+
+
+def xi_progress(xi_value: float, p0: float, p_final: float) -> float:
+    """(ξ − p̂(0)) / (ξ* − p̂(0)): how much of its learning curve the second run has covered when its attention
+    first agrees with α as much as the probe does — ξ on a scale that does not depend on chance performance (½ for
+    a binary classifier, ~0 for translation). NaN when the run does not learn or never agrees that much."""
+    if not p_final > p0:
+        return float("nan")
+    return (xi_value - p0) / (p_final - p0)

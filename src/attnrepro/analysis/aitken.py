@@ -9,9 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .accuracy import accuracy_by_length, corpus_bleu, short_long_gap
-from .alignment import PARTS, attention_maps, offset_alignment, temporal_argmax_correlation
-from .decomposition import TERMS, Decomposition, alignment_terms, decompose, top_alignment_shares
+from .accuracy import accuracy_by_length, corpus_bleu, short_long_gap, word_accuracy
+from .alignment import (PARTS, attention_maps, offset_alignment, peak_measures, predicted_offset,
+                        temporal_argmax_correlation, temporal_peaks, word_offset_measures)
+from .decomposition import (TERMS, Decomposition, alignment_terms, decompose, projected_relative_delta,
+                            temporal_input_delta_cosine, top_alignment_shares)
 from .readout import readout_alignment, readout_match
 from .variance import variance_drop, word_variance
 
@@ -82,8 +84,10 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
     summary = {
         "token_acc": float(correct[real].mean()),
         "seq_acc": float(correct.groupby(dec["example"]).all().mean()),
+        "word_acc": word_accuracy(dec),
         "bleu": corpus_bleu(dec),
         "encoder_delta_norm": _relative_norm(E),
+        "encoder_delta_norm_projected": projected_relative_delta(E),
         "decoder_delta_norm": _relative_norm(D),
         "variance_drop": variance_drop(out["word_variance"]),
         "temporal_argmax_rho": temporal_argmax_correlation(D.mu, E.mu, n_steps),
@@ -109,8 +113,20 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         summary.update({f"share_{k}": float(shares[k]) for k in TERMS})
         summary["share_mu_input"] = float(shares["mu_chi"] + shares["mu_delta"])
         summary["share_three"] = float(shares["mu_mu"] + shares["mu_chi"] + shares["mu_delta"])
+        summary["share_max"] = float(shares.max())
+        summary["share_delta_chi_margin"] = float(shares["delta_chi"] - shares.drop("delta_chi").max())
+        summary["cos_temporal_input_delta"] = temporal_input_delta_cosine(D_a, E_a)
+        lengths = lambda df, pos: df.groupby("example")[pos].max().to_numpy() + 1  # noqa: E731 (<eos> included)
+        predicted = predicted_offset(lengths(enc, "t"), lengths(dec, "s"), len(D_a.mu))
+        summary.update(peak_measures(temporal_peaks(D_a.mu, E_a.mu, predicted[predicted.s < n_half(dec)])))
+        summary.update(word_offset_measures(offsets))
     out["summary"] = pd.DataFrame([summary])
     return out
+
+
+def n_half(dec: pd.DataFrame) -> int:
+    """The number of decoder steps that at least half of the examples reach (their μ_s is well estimated)."""
+    return int(np.median(dec.groupby("example")["s"].max().to_numpy() + 1))
 
 
 def _relative_norm(dec: Decomposition) -> float:

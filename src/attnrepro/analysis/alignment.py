@@ -120,6 +120,49 @@ def predicted_offset(src_len: np.ndarray, tgt_len: np.ndarray, n_steps: int) -> 
     return pd.DataFrame(rows, columns=["s", "offset"])
 
 
+def temporal_peaks(dec_mu: np.ndarray, enc_mu: np.ndarray, predicted: pd.DataFrame) -> pd.DataFrame:
+    """Per decoder step s of ``predicted`` (:func:`predicted_offset`): the observed offset of argmax_t μ_s^D·μ_t^E
+    and the predicted one (Fig. 5b). Columns s, observed, predicted."""
+    enc_ok = ~np.isnan(enc_mu).any(axis=1)
+    rows = []
+    for s, pred in zip(predicted.s, predicted.offset):
+        if s >= len(dec_mu) or np.isnan(dec_mu[s]).any():
+            continue
+        dots = np.where(enc_ok, np.nan_to_num(enc_mu) @ dec_mu[s], -np.inf)
+        rows.append((s, float(np.argmax(dots) - s), pred))
+    return pd.DataFrame(rows, columns=["s", "observed", "predicted"])
+
+
+def peak_measures(peaks: pd.DataFrame) -> dict[str, float]:
+    """``offset_prediction_gain``: mean |observed| (the diagonal's error) minus mean |observed − predicted| (the
+    prediction's), > 0 when the peak follows the data's offset better than t = s; ``offset_peak_late``: the mean
+    observed offset over the later half of the steps (< 0: the decoder attends to earlier encoder times)."""
+    if peaks.empty:
+        return {"offset_prediction_gain": np.nan, "offset_peak_late": np.nan}
+    late = peaks[peaks.s >= peaks.s.median()]
+    return {"offset_prediction_gain": float(peaks.observed.abs().mean() - (peaks.observed - peaks.predicted).abs().mean()),
+            "offset_peak_late": float(late.observed.mean())}
+
+
+def word_offset_measures(offsets: pd.DataFrame, words: tuple[str, ...] = ("and", "twice"),
+                         rising: str = "left") -> dict[str, float]:
+    """From :func:`offset_alignment`'s ``by = "t"`` rows: ``mu_input0_<w>`` = μ_s^D·(χ_w^E + Δh_t^E) at t = s for
+    each of ``words`` (Fig. 6c: negative for words that hide from attention), and ``<rising>_offset_rho`` = the rank
+    correlation of the offset with that product for ``rising`` (Fig. 6d). Only the words the task has."""
+    from scipy.stats import spearmanr
+
+    by_t = offsets[offsets.by == "t"]
+    out = {}
+    for w in words:
+        at0 = by_t[(by_t.word == w) & (by_t.offset == 0)]
+        if len(at0):
+            out[f"mu_input0_{w}"] = float(at0.mu_input.iloc[0])
+    rise = by_t[by_t.word == rising].sort_values("offset")
+    if len(rise) >= 3:
+        out[f"{rising}_offset_rho"] = float(spearmanr(rise.offset, rise.mu_input).statistic)
+    return out
+
+
 def temporal_argmax_correlation(dec_mu: np.ndarray, enc_mu: np.ndarray, n_steps: int) -> float:
     """Rank correlation between s and argmax_t μ_s^D·μ_t^E over the first ``n_steps`` steps (those every example
     reaches): +1 for a diagonal temporal alignment (one-to-one), −1 for an anti-diagonal one (reversed, Fig. 2g)."""

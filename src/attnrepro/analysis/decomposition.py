@@ -74,6 +74,36 @@ def decompose(h: np.ndarray, pos: np.ndarray, token: np.ndarray, n_pos: int | No
     return Decomposition(mu=mu, chi=chi, delta=delta_component(h, pos, token, mu, chi), pos=pos, token=token)
 
 
+def projected_relative_delta(d: Decomposition, n_axes: int = 3) -> float:
+    """Mean ‖PΔh‖ / mean ‖P(χ_x + Δh − c)‖, with P the projection onto the first ``n_axes`` principal axes of the
+    input components χ (centred at their mean c): how far the input-delta components stray from their input
+    components in the view of Fig. 2b/d/f, which plots them on those axes (footnote 4: two or three carry > 90%
+    of the variance). 0 when every state sits on its χ_x."""
+    chi = d.chi[~np.isnan(d.chi).any(axis=1)]
+    if len(chi) < 2:
+        return float("nan")
+    center = chi.mean(axis=0)
+    _, sv, vt = np.linalg.svd(chi - center, full_matrices=False)
+    axes = vt[: min(n_axes, int((sv > 1e-9 * sv[0]).sum()))]
+    spread = np.linalg.norm((d.input_delta - center) @ axes.T, axis=1).mean()
+    return float(np.linalg.norm(d.delta @ axes.T, axis=1).mean() / spread) if spread > 0 else float("nan")
+
+
+def temporal_input_delta_cosine(dec: Decomposition, enc: Decomposition) -> float:
+    """Mean |cos| between the decoder's temporal component μ_s^D and each encoder input-delta component
+    χ_x^E + Δh_t^E at s = t (§3: 'close to orthogonal for all time steps'; §4.2, Fig. 6c: no longer so on eSCAN).
+    Positions the decoder never reaches are left out."""
+    t = enc.pos
+    ok = t < len(dec.mu)
+    mu = dec.mu[t[ok]]
+    v = enc.input_delta[ok]
+    keep = ~np.isnan(mu).any(axis=1)
+    mu, v = mu[keep], v[keep]
+    norms = np.linalg.norm(mu, axis=1) * np.linalg.norm(v, axis=1)
+    good = norms > 0
+    return float(np.mean(np.abs(np.einsum("nh,nh->n", mu[good], v[good])) / norms[good])) if good.any() else float("nan")
+
+
 TERMS = ("mu_mu", "mu_chi", "mu_delta", "chi_mu", "chi_chi", "chi_delta", "delta_mu", "delta_chi", "delta_delta")
 """The nine terms of Eq. 3, named decoder part first: ``mu_chi`` is μ_s^D · χ_x^E."""
 

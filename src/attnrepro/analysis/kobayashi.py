@@ -95,8 +95,29 @@ def fold_of(seq: pd.Series, n_folds: int) -> pd.Series:
     return seq % n_folds
 
 
-def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame, n_folds: int,
-                 n_layers: int, n_heads: int) -> pd.DataFrame:
+SPECIAL = ("[CLS]", "[SEP]", "punct")  # the categories §4.2 finds weighted by α but not by ‖αf‖
+
+
+def special_share_drop(per_head: pd.DataFrame) -> float:
+    """Fig. 3: the share of a query's attention that [CLS], [SEP] and punctuation get by weight (Σ α over their
+    keys) minus their share by norm (Σ ‖αf‖ over their keys / Σ ‖αf‖ over all keys), averaged over heads.
+    ``per_head``: :func:`per_head_categories`. > 0: those tokens are attended to but contribute little."""
+    special = per_head.category.isin(SPECIAL)
+    by = ["layer", "head"]
+    alpha = per_head[special].groupby(by).alpha.sum()
+    norm = per_head[special].groupby(by).weighted_norm.sum() / per_head.groupby(by).weighted_norm.sum()
+    return float((alpha - norm).mean())
+
+
+def head_correlation(per_head: pd.DataFrame, category: str = "[SEP]") -> float:
+    """Fig. 4: Spearman ρ over heads between a head's α on ``category`` and the mean ‖f(x)‖ of its tokens;
+    clearly negative where heads that attend to it shrink its vectors."""
+    part = per_head[per_head.category == category].dropna(subset=["alpha", "f_norm"])
+    return _spearman(part.alpha, part.f_norm)
+
+
+def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame, layers: pd.DataFrame,
+                 n_folds: int, n_layers: int, n_heads: int) -> pd.DataFrame:
     """The claims' replicate unit for one pretrained model: ``n_folds`` disjoint subsets of the sequences
     (sequence id mod n_folds); one row per fold with every measure computed on that fold alone."""
     rows = []
@@ -107,6 +128,8 @@ def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame,
         corr = alpha_fnorm_correlation(pairs[pairs.seq.isin(seqs)], t, n_layers, n_heads).set_index("category")
         freq = frequency_correlation(frequency_points(h, t))
         disp = dispersion(h, "f_norm", ["layer", "head"])
+        x_disp = dispersion(layers[layers.seq.isin(seqs)], "x_norm", ["layer"])
+        per_head = per_head_categories(h, t)
         row = {"fold": fold, "n_sequences": len(seqs)}
         for c, key in (("[CLS]", "cls"), ("[SEP]", "sep"), ("punct", "punct"), ("other", "other")):
             row[f"rho_alpha_fnorm_{key}"] = corr.loc[c, "spearman_rho"]
@@ -114,5 +137,9 @@ def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame,
         row.update(freq)
         row["abs_rho_rank_alpha"] = abs(freq["rho_rank_alpha"])
         row["cv_fnorm_mean"] = disp["cv"].mean()
+        row["cv_x_mean"] = x_disp["cv"].mean()
+        row["cv_fnorm_minus_x"] = row["cv_fnorm_mean"] - row["cv_x_mean"]
+        row["special_share_drop"] = special_share_drop(per_head)
+        row["rho_heads_alpha_fnorm_sep"] = head_correlation(per_head, "[SEP]")
         rows.append(row)
     return pd.DataFrame(rows)

@@ -11,12 +11,15 @@ RED, BLUE, GREEN, GREY = "#d62728", "#1f77b4", "#2ca02c", "#555555"
 
 
 def _curves(ax, curves: pd.DataFrame, color: str, label: str, fail_below: float, style: str = "-", lw=0.9):
-    """One thin line per run, and the failure count in the legend."""
+    """One thin line per run, and the failure count in the legend: failed runs of those that trained; runs
+    whose loss went non-finite are counted apart (diverged), not as failures."""
     final = curves[curves.step == curves.step.max()]
-    n_fail, n = int((final.token_acc < fail_below).sum()), len(final)
+    diverged = int(final.diverged.astype(bool).sum()) if "diverged" in final else 0
+    n_fail, n = int((final.token_acc < fail_below).sum()), len(final) - diverged
+    note = f", {diverged} diverged" if diverged else ""
     for i, (_, c) in enumerate(curves.sort_values("step").groupby("member")):
         ax.plot(c.step, c.token_acc, style, color=color, lw=lw, alpha=0.75,
-                label=f"{label}: {n_fail}/{n} fail" if i == 0 else None)
+                label=f"{label}: {n_fail}/{n} fail{note}" if i == 0 else None)
 
 
 def _axes(ax, title):
@@ -56,13 +59,19 @@ def sec6_2(copy: pd.DataFrame, permute: pd.DataFrame, labels: dict[str, str], fa
 
 
 def fig6(combo_curves: pd.DataFrame, summary: pd.DataFrame, candidates: pd.DataFrame, fail_below: float):
+    """Left: the K-head models' curves; right: success rate per kind, and (title) how the rejection sampling went
+    and whether the one-good models' good head is the head that learned to copy (its label transferred)."""
     colors = {"all_bad": RED, "one_good": BLUE, "random": GREEN}
     names = {"all_bad": "all heads bad", "one_good": "one good head", "random": "random heads"}
     fig, (ax, bar) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     for combo, color in colors.items():
         c = combo_curves[combo_curves.combo == combo]
         _curves(ax, c, color, names[combo], fail_below)
-    _axes(ax, f"Fig. 6: {int(combo_curves.groupby('member').ngroups)} multi-head models")
+    one_good = summary[summary.combo == "one_good"].good_head_is_best.dropna() if "good_head_is_best" in summary \
+        else pd.Series(dtype=float)
+    transfer = f"; good head aligns best in {int(one_good.sum())}/{len(one_good)} one-good models" if len(one_good) else ""
+    _axes(ax, f"Fig. 6: {int(combo_curves.groupby(['combo', 'member']).ngroups)} multi-head models{transfer}")
+    ax.title.set_fontsize(9)
     rates = summary.groupby("combo").success.agg(["mean", "count"]).reindex(list(colors))
     bar.bar([names[k] for k in rates.index], rates["mean"], color=list(colors.values()))
     for i, (m, n) in enumerate(zip(rates["mean"], rates["count"])):

@@ -1,12 +1,17 @@
-"""The binary classifier of Snell et al. 2021, §2.4 (after Wiegreffe & Pinter 2019), seeds stacked.
+"""The binary classifier of Snell et al. 2021, §2.4 (after Wiegreffe & Pinter 2019), members stacked.
 
 Eq. 7:  a_l = vᵀ ReLU(Q h_l),  α = softmax_l(a)
 Eq. 8:  p_pos = σ(Wᵀ Σ_l α_l h_l) = σ(Σ_l α_l γ_l),  γ_l = Wᵀ h_l  (Eq. 22)
-Eq. 9:  β_l = σ((2y − 1) γ_l) — :func:`attnrepro.analysis.lexical_probe.classifier_probe`.
+Eq. 9:  β_l = σ((2y − 1) γ_l)  — :meth:`Classifier.lexical_probe`.
 
-h_l = [→h_l; ←h_l] from a 1-layer BiLSTM over word embeddings (the authors' code: hidden 256 per direction, an
-attention MLP of width 256). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model:
-``learned``, ``uniform`` (α = 1/L, §3.2) and ``frozen_beta`` (only Q and v train, App. A.6).
+As §2.4 says, binary classification is "machine translation" with T = 1 and |O| = 2: the model reads a batch of
+:mod:`attnrepro.data` (the label is the one target token) and returns the logits [0, Σ_l α_l γ_l] over the two
+classes, whose cross-entropy is the binary cross-entropy of Eq. 8.
+
+h_l = [→h_l; ←h_l] from a 1-layer BiLSTM (:class:`attnrepro.cells.LSTMCell` both ways, PyTorch's bias law as the
+authors' ``nn.LSTM``) over word embeddings (the authors' code: hidden 256 per direction, an attention MLP of width
+256). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model: ``learned``, ``uniform`` (α = 1/L,
+§3.2) and ``frozen_beta`` (only Q and v train, App. A.6).
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from ..stacked import StackedModule, fan_in_bound, init_stacked
-from .lstm import lookup, lstm
+from ..cells import LSTMCell
+from ..stacked import StackedModule, fan_in_bound, init_stacked, lookup
 from .seq2seq import MODES
 
 
@@ -43,44 +48,38 @@ class Classifier(StackedModule):
         self.cfg, self.seeds = cfg, [int(s) for s in seeds]
         n, h = len(self.seeds), cfg.hidden
         a = cfg.attention_hidden or h
-        b = fan_in_bound(h)
         self.param("embedding", n, cfg.vocab, h, bound=1.0, normal=True)
-        for d in ("fwd", "bwd"):
-            self.param(f"{d}_wx", n, h, 4 * h, bound=b)
-            self.param(f"{d}_wh", n, h, 4 * h, bound=b)
-            self.param(f"{d}_b", n, 1, 4 * h, bound=2 * b)
         self.param("att_q", n, 2 * h, a, bound=fan_in_bound(2 * h))
         self.param("att_v", n, a, 1, bound=fan_in_bound(a))
         self.param("w", n, 2 * h, 1, bound=fan_in_bound(2 * h))
+        self.fwd = LSTMCell(n, h, h)
+        self.bwd = LSTMCell(n, h, h)
         init_stacked(self, self.seeds)
         if cfg.attention == "frozen_beta":
             for name, p in self.named_parameters():
                 p.requires_grad_(name in self.ATTENTION)
 
-    def trainable_parameters(self) -> list[torch.nn.Parameter]:
-        return [p for p in self.parameters() if p.requires_grad]
+    @property
+    def n_seeds(self) -> int:
+        return len(self.seeds)
 
-    def _gates_in(self, x: torch.Tensor, d: str) -> torch.Tensor:
-        table = torch.baddbmm(getattr(self, f"{d}_b"), self.embedding, getattr(self, f"{d}_wx"))
-        return lookup(table, x)
+    def embed(self, x: torch.Tensor) -> torch.Tensor:
+        return lookup(self.embedding, x)
 
-    def gates(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """x W_x + b of both directions, in input order."""
-        return self._gates_in(x, "fwd"), self._gates_in(x, "bwd")
-
-    def encode(self, x: torch.Tensor, mask: torch.Tensor | None = None, gates=None) -> torch.Tensor:
-        """h_l [S,B,L,2H]; ``mask`` [S,B,L] marks real positions of right-padded inputs."""
-        s, b, _ = x.shape
-        zero = self.embedding.new_zeros(s, b, self.cfg.hidden)
-        g_fwd, g_bwd = self.gates(x) if gates is None else gates
-        fwd = lstm(g_fwd, zero, zero, self.fwd_wh, mask)[0]
-        rmask = None if mask is None else mask.flip(2)
-        bwd = lstm(g_bwd.flip(2), zero, zero, self.bwd_wh, rmask)[0].flip(2)
+    def encode(self, x: torch.Tensor, length: torch.Tensor, embedded: torch.Tensor | None = None) -> torch.Tensor:
+        """h_l [S,B,L,2H] of right-padded inputs ``x`` [S,B,L] with real lengths ``length`` [S,B]; the backward
+        direction reads the reversed sequence, holding its zero state over the (now leading) padding."""
+        e = self.embed(x) if embedded is None else embedded
+        mask = torch.arange(x.shape[-1], device=x.device) < length[..., None]
+        zero = self.fwd.initial_state(x.shape[0], x.shape[1], device=x.device)
+        full = bool(mask.all())  # no padding (the keyword toy): nothing to hold
+        fwd = self.fwd.sequence(self.fwd.input_projection(e), zero, None if full else mask)[0]
+        bwd = self.bwd.sequence(self.bwd.input_projection(e.flip(2)), zero, None if full else mask.flip(2))[0].flip(2)
         return torch.cat([fwd, bwd], -1)
 
-    def run_with_cache(self, x: torch.Tensor, mask: torch.Tensor | None = None, gates=None):
-        """Logit of the positive class [S,B] and the activations (h, α, γ)."""
-        h = self.encode(x, mask, gates)
+    def run_with_cache(self, src, src_len, tgt_in=None, embedded=None):
+        """Logits [S,B,1,2] over (negative, positive) and the activations h, α [S,B,L], γ [S,B,L]."""
+        h = self.encode(src, src_len, embedded)
         s, b, length, d = h.shape
         flat = h.reshape(s, b * length, d)
         gamma = torch.bmm(flat, self.w).view(s, b, length)
@@ -88,21 +87,25 @@ class Classifier(StackedModule):
             scores = h.new_zeros(s, b, length)
         else:
             scores = torch.bmm(torch.relu(torch.bmm(flat, self.att_q)), self.att_v).view(s, b, length)
-        if mask is not None:
-            scores = scores.masked_fill(~mask.bool(), float("-inf"))
-        alpha = torch.softmax(scores, -1)
+        pad = torch.arange(length, device=src.device) >= src_len[..., None]
+        alpha = torch.softmax(scores.masked_fill(pad, float("-inf")), -1)
         logit = (alpha * gamma).sum(-1)
-        return logit, {"h": h, "alpha": alpha, "gamma": gamma, "scores": scores}
+        logits = torch.stack([torch.zeros_like(logit), logit], -1)[:, :, None]
+        return logits, {"h": h, "alpha": alpha, "gamma": gamma, "scores": scores}
 
-    def forward(self, x, mask=None) -> torch.Tensor:
-        return self.run_with_cache(x, mask)[0]
+    def forward(self, src, src_len, tgt_in=None) -> torch.Tensor:
+        return self.run_with_cache(src, src_len)[0]
 
+    @torch.no_grad()
+    def lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+        """β_l = σ((2y − 1) γ_l) (Eq. 9), [S,B,1,L]."""
+        gamma = self.run_with_cache(src, src_len)[1]["gamma"]
+        return torch.sigmoid((2 * tgt_out.to(gamma.dtype) - 1) * gamma)[:, :, None]
 
-def saliency(model: Classifier, x: torch.Tensor, y: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Δ_l = ‖∂ log p(y) / ∂ e_{x_l}‖₂ (Ebrahimi et al. 2018's first-order word influence, §5.1): [S,B,L]."""
-    gates = tuple(g.detach().requires_grad_() for g in model.gates(x))
-    logit, _ = model.run_with_cache(x, mask, gates)
-    logp = -torch.nn.functional.binary_cross_entropy_with_logits(logit, y, reduction="sum")
-    g_fwd, g_bwd = torch.autograd.grad(logp, gates)
-    grad = (torch.einsum("sblg,shg->sblh", g_fwd, model.fwd_wx) + torch.einsum("sblg,shg->sblh", g_bwd, model.bwd_wx))
-    return grad.norm(dim=-1).detach()
+    def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+        """Δ_l = ‖∂ log p(y) / ∂ e_{x_l}‖₂ (Ebrahimi et al. 2018's first-order word influence, §5.1): [S,B,1,L]."""
+        embedded = self.embed(src).detach().requires_grad_()
+        logits, _ = self.run_with_cache(src, src_len, embedded=embedded)
+        logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None]).sum()
+        (grad,) = torch.autograd.grad(logp, embedded)
+        return grad.norm(dim=-1)[:, :, None].detach()

@@ -1,40 +1,42 @@
-"""The LSTM seq2seq with attention of Snell et al. 2021, §2.1 and §5.2, seeds stacked on a leading axis.
+"""The LSTM seq2seq with attention of Snell et al. 2021, §2.1 and §5.2, members stacked on a leading axis.
 
-Eq. 1:  a_tl = s_tᵀ W h_l,  α_t = softmax_l(a_t·)         (one W per head k, Eq. 20)
+Eq. 1:  a_tl = s_tᵀ W h_l,  α_t = softmax_l(a_t·)         (one W^(k) per head k, Eq. 20)
 Eq. 2:  c_t = Σ_l α_tl h_l,  p_t = N([c_t; s_t])
-Eq. 21: with K heads the contexts are combined before N.
+Eq. 21: with K heads the contexts are summed before N.
 Eq. 4:  β_tl = N([h_l; s_t])_{y_t}  — the lexical probe (:meth:`Seq2Seq.lexical_probe`).
 
 Where the paper is silent we follow the authors' code (``../shared/reference/authors-code.md``): one shared
-word embedding (dimension = hidden, N(0, 1)) for source and target; 1-layer LSTM encoder and decoder; the decoder
-starts from the encoder's final (h, c) and is teacher forced; each head's context goes through its own linear
-``project_enc`` P_k before N; N = linear → tanh → linear. The K projected contexts are *summed* as Eq. 21 says
-(the authors' multi-head code averages them; the paper is the specification, and a mean weakens a single good
-head K-fold at the start of training). The score has no bias, as Eq. 1
-(the authors' ``attn_lin`` has one).
+word embedding (dimension = hidden, N(0, 1)) for source and target; 1-layer LSTM encoder and decoder
+(:class:`attnrepro.cells.LSTMCell`, run by ``Cell.sequence``); the decoder starts from the encoder's final (h, c)
+and is teacher forced; each head's context goes through its own linear ``project_enc`` P_k before N; N = linear →
+tanh → linear. The K projected contexts are *summed* as Eq. 21 says (the authors' multi-head code averages them;
+the paper is the specification, and a mean weakens a single good head K-fold at the start of training). The score
+has no bias, as Eq. 1 (the authors' ``attn_lin`` has one). The LSTM keeps PyTorch's two biases b_x and b_h, each
+U(−1/√H, 1/√H), as the authors' ``nn.LSTM`` does (their sum has a triangular law on ±2/√H).
 
 Attention modes (``Seq2SeqConfig.attention``):
 
 - ``learned``: as above.
 - ``uniform``: α^uf_tl = 1/L over the real source positions (``<eos>`` included, as the authors' zeroed scores), §3.2.
-- ``frozen_beta``: the model is as ``learned`` but only the attention parameters W^(k) train (App. A.6);
-  :meth:`Seq2Seq.trainable_parameters` is what the optimiser receives.
+- ``frozen_beta``: the model is as ``learned`` but only the attention parameters W^(k) train (App. A.6); the other
+  parameters do not require gradients, so the engine's optimiser never sees them.
 
-Initialisation: the backbone (embedding, LSTMs, N) of stack member s is drawn from ``backbone_seeds[s]`` and head
-k's parameters (W^(k), P_k) from ``head_seeds[s][k]``, each from its own generator — so rejection sampling can
-keep a backbone fixed while trying heads (§5.2), and a member never depends on the others in the stack.
+Initialisation: the backbone (embedding, LSTMs, N) of member s is drawn from ``backbone_seeds[s]`` and head k's
+parameters (W^(k), P_k) from ``head_seeds[s][k]``, each from its own generator — so rejection sampling can keep a
+backbone fixed while trying heads (§5.2), and a member never depends on the others in the stack.
+
+Every method reads a batch as (``src`` [S,B,L], ``src_len`` [S,B], ``tgt_in`` [S,B,T]) of :mod:`attnrepro.data`.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-import numpy as np
 import torch
-import torch.nn.functional as F
 
-from ..stacked import StackedModule, draw, fan_in_bound
-from .lstm import lookup, lstm
+from ..cells import LSTMCell
+from ..stacked import StackedModule, fan_in_bound, init_member, lookup
+from ..streams import states
 
 MODES = ("learned", "uniform", "frozen_beta")
 
@@ -54,16 +56,51 @@ class Seq2SeqConfig:
         return asdict(self)
 
 
+class NetworkN(StackedModule):
+    """N of Eq. 2: [c; s] -> linear (2H -> H) -> tanh -> linear (H -> V), split so the context half and the state
+    half of the first layer can be applied apart (the lexical probe pairs every h_l with every s_t)."""
+
+    def __init__(self, n: int, hidden: int, vocab: int) -> None:
+        super().__init__()
+        self.hidden = hidden
+        self.param("w1", n, 2 * hidden, hidden, bound=fan_in_bound(2 * hidden))
+        self.param("b1", n, 1, hidden, bound=fan_in_bound(2 * hidden))
+        self.param("w2", n, hidden, vocab, bound=fan_in_bound(hidden))
+        self.param("b2", n, 1, vocab, bound=fan_in_bound(hidden))
+
+    def context_part(self, c: torch.Tensor) -> torch.Tensor:
+        """c W1[:H] for c [S, ..., H]."""
+        out = torch.bmm(c.reshape(c.shape[0], -1, c.shape[-1]), self.w1[:, : self.hidden])
+        return out.view(*c.shape[:-1], -1)
+
+    def state_part(self, s: torch.Tensor) -> torch.Tensor:
+        """s W1[H:] + b1 for s [S, ..., H]."""
+        out = torch.baddbmm(self.b1, s.reshape(s.shape[0], -1, s.shape[-1]), self.w1[:, self.hidden:])
+        return out.view(*s.shape[:-1], -1)
+
+    def logits(self, pre: torch.Tensor) -> torch.Tensor:
+        """tanh, then the output layer: [S, ..., H] -> [S, ..., V]."""
+        out = torch.baddbmm(self.b2, torch.tanh(pre).reshape(pre.shape[0], -1, pre.shape[-1]), self.w2)
+        return out.view(*pre.shape[:-1], -1)
+
+
+class Heads(StackedModule):
+    """The K heads: W^(k) of Eq. 20 and the authors' ``project_enc`` P_k, b_k, each [S, K, ...]."""
+
+    def __init__(self, n: int, heads: int, hidden: int) -> None:
+        super().__init__()
+        b = fan_in_bound(hidden)
+        self.param("att_w", n, heads, hidden, hidden, bound=b)
+        self.param("proj_w", n, heads, hidden, hidden, bound=b)
+        self.param("proj_b", n, heads, 1, hidden, bound=b)
+
+
 def head_seeds_of(seed: int, heads: int) -> list[int]:
-    """The head seeds of an ordinary run with model seed ``seed`` (independent of its backbone stream)."""
-    return [int(x) for x in np.random.SeedSequence([int(seed), 7]).generate_state(heads)]
+    """The head seeds of an ordinary run with model seed ``seed`` (its ``heads`` stream)."""
+    return states(seed, "heads", heads)
 
 
 class Seq2Seq(StackedModule):
-    BACKBONE = ("embedding", "enc_wx", "enc_wh", "enc_b", "dec_wx", "dec_wh", "dec_b", "n_w1", "n_b1", "n_w2", "n_b2")
-    HEAD = ("att_w", "proj_w", "proj_b")       # W^(k) and the authors' project_enc P_k
-    ATTENTION = ("att_w",)                      # what frozen_beta trains
-
     def __init__(self, cfg: Seq2SeqConfig, backbone_seeds: list[int], head_seeds: list[list[int]] | None = None):
         super().__init__()
         self.cfg = cfg
@@ -72,160 +109,110 @@ class Seq2Seq(StackedModule):
                            else [[int(h) for h in hs] for hs in head_seeds])
         if len(self.head_seeds) != len(self.backbone_seeds) or any(len(h) != cfg.heads for h in self.head_seeds):
             raise ValueError("head_seeds must hold one list of `heads` seeds per backbone seed")
-        n, h, v, k = len(self.backbone_seeds), cfg.hidden, cfg.vocab, cfg.heads
-        b = fan_in_bound(h)
-        self.param("embedding", n, v, h, bound=1.0, normal=True)
-        for part in ("enc", "dec"):
-            self.param(f"{part}_wx", n, h, 4 * h, bound=b)
-            self.param(f"{part}_wh", n, h, 4 * h, bound=b)
-            self.param(f"{part}_b", n, 1, 4 * h, bound=2 * b)  # b_ih + b_hh as one: same support, not same law
-        self.param("n_w1", n, 2 * h, h, bound=fan_in_bound(2 * h))
-        self.param("n_b1", n, 1, h, bound=fan_in_bound(2 * h))
-        self.param("n_w2", n, h, v, bound=b)
-        self.param("n_b2", n, 1, v, bound=b)
-        self.param("att_w", n, k, h, h, bound=b)
-        self.param("proj_w", n, k, h, h, bound=b)
-        self.param("proj_b", n, k, 1, h, bound=b)
-        self.reset_parameters()
+        n, h = len(self.backbone_seeds), cfg.hidden
+        self.param("embedding", n, cfg.vocab, h, bound=1.0, normal=True)
+        self.encoder = LSTMCell(n, h, h)
+        self.decoder = LSTMCell(n, h, h)
+        self.readout = NetworkN(n, h, cfg.vocab)
+        self.heads = Heads(n, cfg.heads, h)
+        with torch.no_grad():
+            for s, (seed, heads) in enumerate(zip(self.backbone_seeds, self.head_seeds)):
+                init_member([self, self.encoder, self.decoder, self.readout], s, seed)
+                for k, head_seed in enumerate(heads):
+                    init_member([self.heads], s, head_seed, head=k)
         if cfg.attention == "frozen_beta":
-            for name in self.BACKBONE + self.HEAD:
-                if name not in self.ATTENTION:
-                    getattr(self, name).requires_grad_(False)
+            for name, p in self.named_parameters():
+                p.requires_grad_(name == "heads.att_w")
 
     @property
     def n_seeds(self) -> int:
         return len(self.backbone_seeds)
 
-    @torch.no_grad()
-    def reset_parameters(self) -> None:
-        for s, (seed, heads) in enumerate(zip(self.backbone_seeds, self.head_seeds)):
-            gen = torch.Generator().manual_seed(seed)
-            for name in self.BACKBONE:
-                p = getattr(self, name)
-                p[s].copy_(draw(p.shape[1:], self._bounds[name], name in self._normal, gen))
-            for k, head_seed in enumerate(heads):
-                gen = torch.Generator().manual_seed(head_seed)
-                for name in self.HEAD:
-                    p = getattr(self, name)
-                    p[s, k].copy_(draw(p.shape[2:], self._bounds[name], name in self._normal, gen))
-
-    def trainable_parameters(self) -> list[torch.nn.Parameter]:
-        return [p for p in self.parameters() if p.requires_grad]
-
     # -- pieces ----------------------------------------------------------------------------------------------
-    def _gates_in(self, tokens: torch.Tensor, part: str) -> torch.Tensor:
-        """x W_x + b for every position: the embedding is folded into a [V, 4H] table first (same numbers,
-        |V| rows of matmul instead of B·T)."""
-        table = torch.baddbmm(getattr(self, f"{part}_b"), self.embedding, getattr(self, f"{part}_wx"))
-        return lookup(table, tokens)
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return lookup(self.embedding, tokens)
 
-    def encode(self, src: torch.Tensor, src_mask: torch.Tensor | None = None, gates: torch.Tensor | None = None):
-        """Encoder states h_l [S,B,L,H] and the final (h, c); ``gates`` replaces x W_x + b (saliency)."""
-        s, b, _ = src.shape
-        zero = self.embedding.new_zeros(s, b, self.cfg.hidden)
-        return lstm(self._gates_in(src, "enc") if gates is None else gates, zero, zero, self.enc_wh, src_mask)
+    def encode(self, src: torch.Tensor, src_len: torch.Tensor, embedded: torch.Tensor | None = None):
+        """Encoder states h_l [S,B,L,H] and the final state [h; c]; ``embedded`` replaces the source's word
+        embeddings (saliency differentiates with respect to them)."""
+        e = self.embed(src) if embedded is None else embedded
+        mask = torch.arange(src.shape[-1], device=src.device) < src_len[..., None]
+        mask = None if bool(mask.all()) else mask   # no padding (the copy tasks): nothing to hold
+        state = self.encoder.initial_state(src.shape[0], src.shape[1], device=src.device)
+        return self.encoder.sequence(self.encoder.input_projection(e), state, mask)
 
-    def decode_states(self, tgt_in: torch.Tensor, h0: torch.Tensor, c0: torch.Tensor) -> torch.Tensor:
-        """Teacher-forced decoder states s_t [S,B,T,H]."""
-        return lstm(self._gates_in(tgt_in, "dec"), h0, c0, self.dec_wh)[0]
-
-    def attention(self, dec_h: torch.Tensor, enc_h: torch.Tensor, src_mask: torch.Tensor | None) -> torch.Tensor:
-        """α [S,B,K,T,L] (Eq. 1 / 20), masked beyond the source's length."""
+    def attention(self, dec_h: torch.Tensor, enc_h: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
+        """α [S,B,K,T,L] (Eq. 1 / 20), zero beyond the source's length."""
         s, b, t, _ = dec_h.shape
         length = enc_h.shape[2]
         if self.cfg.attention == "uniform":
             scores = dec_h.new_zeros(s, b, self.cfg.heads, t, length)
         else:
-            q = torch.einsum("sbth,skhg->sbktg", dec_h, self.att_w)
+            q = torch.einsum("sbth,skhg->sbktg", dec_h, self.heads.att_w)
             scores = torch.einsum("sbktg,sblg->sbktl", q, enc_h)
-        if src_mask is not None:
-            scores = scores.masked_fill(~src_mask.bool()[:, :, None, None, :], float("-inf"))
-        return torch.softmax(scores, dim=-1)
+        pad = torch.arange(length, device=dec_h.device) >= src_len[..., None]          # [S,B,L]
+        return torch.softmax(scores.masked_fill(pad[:, :, None, None, :], float("-inf")), dim=-1)
 
     def combine(self, contexts: torch.Tensor) -> torch.Tensor:
         """Eq. 21: [S,B,K,T,H] head contexts -> Σ_k (P_k c^(k) + b_k) [S,B,T,H]."""
-        projected = torch.einsum("sbkth,skhg->sbktg", contexts, self.proj_w) + self.proj_b[:, None]
-        return projected.sum(2)
+        return (torch.einsum("sbkth,skhg->sbktg", contexts, self.heads.proj_w) + self.heads.proj_b[:, None]).sum(2)
 
     # -- forward ---------------------------------------------------------------------------------------------
-    def run_with_cache(self, src, tgt_in, src_mask=None, gates=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """``src`` [S,B,L], ``tgt_in`` [S,B,T] -> logits [S,B,T,V] and named activations."""
-        enc_h, h_last, c_last = self.encode(src, src_mask, gates)
-        dec_h = self.decode_states(tgt_in, h_last, c_last)
-        alpha = self.attention(dec_h, enc_h, src_mask)
-        contexts = torch.einsum("sbktl,sblh->sbkth", alpha, enc_h)
-        context = self.combine(contexts)
-        logits = self._n(self._n_context(context) + self._n_state(dec_h))
+    def run_with_cache(self, src, src_len, tgt_in, embedded=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Teacher-forced logits [S,B,T,V] and named activations."""
+        enc_h, state = self.encode(src, src_len, embedded)
+        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
+        alpha = self.attention(dec_h, enc_h, src_len)
+        context = self.combine(torch.einsum("sbktl,sblh->sbkth", alpha, enc_h))
+        logits = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
         return logits, {"encoder.h": enc_h, "decoder.h": dec_h, "attention.alpha": alpha, "context": context}
 
-    def forward(self, src, tgt_in, src_mask=None) -> torch.Tensor:
-        return self.run_with_cache(src, tgt_in, src_mask)[0]
-
-    def _n_context(self, x: torch.Tensor) -> torch.Tensor:
-        """The context half of N's first layer: x W1[:H] for x [S, B, ..., H]."""
-        s, b = x.shape[:2]
-        out = torch.bmm(x.reshape(s, -1, x.shape[-1]), self.n_w1[:, : self.cfg.hidden])
-        return out.view(*x.shape[:-1], -1)
-
-    def _n_state(self, x: torch.Tensor) -> torch.Tensor:
-        s = x.shape[0]
-        out = torch.baddbmm(self.n_b1, x.reshape(s, -1, x.shape[-1]), self.n_w1[:, self.cfg.hidden:])
-        return out.view(*x.shape[:-1], -1)
-
-    def _n(self, pre: torch.Tensor) -> torch.Tensor:
-        """tanh, then the output layer: [S, ..., H] -> logits [S, ..., V]."""
-        s = pre.shape[0]
-        out = torch.baddbmm(self.n_b2, torch.tanh(pre).reshape(s, -1, pre.shape[-1]), self.n_w2)
-        return out.view(*pre.shape[:-1], -1)
+    def forward(self, src, src_len, tgt_in) -> torch.Tensor:
+        return self.run_with_cache(src, src_len, tgt_in)[0]
 
     @torch.no_grad()
-    def lexical_probe(self, src, tgt_in, tgt_out, src_mask=None) -> torch.Tensor:
+    def lexical_probe(self, src, src_len, tgt_in, tgt_out, max_elements: int = 25_000_000) -> torch.Tensor:
         """β_tl = N([h_l; s_t])_{y_t} (Eq. 4): the probability of the gold word if every head attended only to
-        h_l, [S,B,T,L]. With K heads, each head's context is h_l, so the combined context is Σ_k P_k h_l + b_k."""
-        enc_h, h_last, c_last = self.encode(src, src_mask)
-        dec_h = self.decode_states(tgt_in, h_last, c_last)
-        k = self.cfg.heads
-        as_context = self.combine(enc_h[:, :, None].expand(-1, -1, k, -1, -1))        # [S,B,L,H]
-        pre = self._n_state(dec_h)[:, :, :, None] + self._n_context(as_context)[:, :, None]  # [S,B,T,L,H]
-        logp = torch.log_softmax(self._n(pre), dim=-1)
+        h_l, [S,B,T,L]. With K heads, each head's context is h_l, so the combined context is Σ_k P_k h_l + b_k.
+        Computed in slices of the batch whose logits [S,b,T,L,V] hold at most ``max_elements`` numbers."""
+        per_row = src.shape[0] * tgt_in.shape[-1] * src.shape[-1] * self.cfg.vocab
+        size = max(1, max_elements // per_row)
+        parts = [self._lexical_probe(*(x[:, i : i + size] for x in (src, src_len, tgt_in, tgt_out)))
+                 for i in range(0, src.shape[1], size)]
+        return torch.cat(parts, 1)
+
+    def _lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+        enc_h, state = self.encode(src, src_len)
+        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
+        as_context = self.combine(enc_h[:, :, None].expand(-1, -1, self.cfg.heads, -1, -1))     # [S,B,L,H]
+        pre = self.readout.state_part(dec_h)[:, :, :, None] + self.readout.context_part(as_context)[:, :, None]
+        logp = torch.log_softmax(self.readout.logits(pre), dim=-1)                          # [S,B,T,L,V]
         gold = tgt_out[:, :, :, None, None].expand(-1, -1, -1, pre.shape[3], 1)
         return logp.gather(-1, gold)[..., 0].exp()
 
+    def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+        """Gradient saliency Δ_tl = ‖∂ log p_t(y_t) / ∂ e_{x_l}‖₂ (the first-order word influence of Ebrahimi et
+        al. 2018 that Snell et al. §5.1 use), [S,B,T,L]: one backward pass per output position."""
+        embedded = self.embed(src).detach().requires_grad_()
+        logits, _ = self.run_with_cache(src, src_len, tgt_in, embedded)
+        logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]          # [S,B,T]
+        out = []
+        for t in range(logp.shape[-1]):
+            (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
+            out.append(g.norm(dim=-1))
+        return torch.stack(out, 2).detach()
 
-def saliency(model: Seq2Seq, src, tgt_in, tgt_out, src_mask=None) -> torch.Tensor:
-    """Gradient saliency Δ_tl = ‖∂ log p_t(y_t) / ∂ e_{x_l}‖₂ (the first-order word influence of Ebrahimi et al.
-    2018 that Snell et al. §5.1 use), [S,B,T,L]: one backward pass per output position."""
-    gates = model._gates_in(src, "enc").detach().requires_grad_()
-    logits, _ = model.run_with_cache(src, tgt_in, src_mask, gates=gates)
-    logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]      # [S,B,T]
-    out = []
-    for t in range(logp.shape[-1]):
-        (g,) = torch.autograd.grad(logp[..., t].sum(), gates, retain_graph=t + 1 < logp.shape[-1])
-        # gates = e W_x + b, so the gradient at the embedding is g W_xᵀ
-        out.append(torch.einsum("sblg,shg->sblh", g, model.enc_wx).norm(dim=-1))
-    return torch.stack(out, 2).detach()
-
-
-@torch.no_grad()
-def greedy_decode(model: Seq2Seq, src, src_mask, sos: int, n_steps: int) -> torch.Tensor:
-    """Greedy decoding, each step fed the previous argmax: word ids [S,B,n_steps] (cut at ``<eos>`` later)."""
-    enc_h, h, c = model.encode(src, src_mask)
-    token = torch.full(src.shape[:2], sos, dtype=torch.long, device=src.device)
-    out = []
-    for _ in range(n_steps):
-        dec_h, h, c = lstm(model._gates_in(token[..., None], "dec"), h, c, model.dec_wh)
-        alpha = model.attention(dec_h, enc_h, src_mask)
-        context = model.combine(torch.einsum("sbktl,sblh->sbkth", alpha, enc_h))
-        token = model._n(model._n_context(context) + model._n_state(dec_h)).argmax(-1)[..., 0]
-        out.append(token)
-    return torch.stack(out, -1)
-
-
-def per_seed_loss(logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
-    """Mean token cross-entropy (Eq. 3 up to the constant 1/T·B) of each seed: [S]; ``mask`` [S,B,T] (1 = real
-    target token) averages over real tokens only (right-padded translation batches)."""
-    nll = F.cross_entropy(logits.flatten(0, -2), target.flatten(), reduction="none").view(target.shape)
-    if mask is None:
-        return nll.flatten(1).mean(1)
-    mask = mask.to(nll.dtype)
-    return (nll * mask).flatten(1).sum(1) / mask.flatten(1).sum(1)
+    @torch.no_grad()
+    def greedy_decode(self, src, src_len, n_steps: int, sos: int) -> torch.Tensor:
+        """Greedy decoding, each step fed the previous arg-max: word ids [S,B,n_steps] (cut at ``<eos>`` later)."""
+        enc_h, state = self.encode(src, src_len)
+        token = torch.full(src.shape[:2], sos, dtype=torch.long, device=src.device)
+        out = []
+        for _ in range(n_steps):
+            state = self.decoder.step(self.decoder.input_projection(self.embed(token[..., None]))[:, :, 0], state)
+            dec_h = self.decoder.output(state)[:, :, None]
+            context = self.combine(torch.einsum("sbktl,sblh->sbkth", self.attention(dec_h, enc_h, src_len), enc_h))
+            token = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
+            token = token.argmax(-1)[..., 0]
+            out.append(token)
+        return torch.stack(out, -1)

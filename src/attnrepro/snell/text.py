@@ -12,6 +12,9 @@ importing the packages:
 Tokenisation as the paper's App. A.8: lower-cased words (and punctuation marks), words seen fewer than
 ``min_count`` (3) times in the training split map to ``<unk>``; inputs are cut to ``max_len`` words. The split is
 a seeded shuffle: ``n_test`` examples held out (the paper: at most 4,000), the rest train.
+
+Encoded as every model's input (:class:`attnrepro.data.Encoded`): the words are the source, the label (0/1) the one
+target token (§2.4: classification is translation with T = 1 and |O| = 2).
 """
 
 from __future__ import annotations
@@ -20,7 +23,6 @@ import json
 import re
 import zipfile
 from collections import Counter
-from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution
 from pathlib import Path
 
@@ -62,7 +64,7 @@ def load(name: str) -> pd.DataFrame:
     return pd.DataFrame({"text": df.text.astype(str), "label": (df.party == "Con").astype(int)})
 
 
-def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded, list[str]]:
+def from_prepared(data_dir: str | Path, max_len: int):
     """(train, test, vocabulary) of a classification corpus prepared by ``attnrepro prepare``
     (:mod:`attnrepro.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
     vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words."""
@@ -72,7 +74,7 @@ def from_prepared(data_dir: str | Path, max_len: int) -> tuple[Encoded, Encoded,
         raise AttnReproError(f"{data_dir / 'vocab.json'}: expected '<pad>', '<unk>' first, got {vocab[:2]}")
     index = {w: i for i, w in enumerate(vocab)}
 
-    def encode(split: str) -> Encoded:
+    def encode(split: str):
         df = pd.read_parquet(data_dir / f"{split}.parquet", columns=["text", "label"])
         tokens = [list(t)[:max_len] for t in df.text]
         if not tokens or not all(tokens):
@@ -86,15 +88,7 @@ def tokenize(text: str) -> list[str]:
     return TOKEN.findall(text.lower())
 
 
-@dataclass(frozen=True)
-class Encoded:
-    x: np.ndarray        # [M, max_len] word ids, right-padded with 0
-    length: np.ndarray   # [M]
-    label: np.ndarray    # [M] float 0/1
-
-
-def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int
-            ) -> tuple[Encoded, Encoded, list[str]]:
+def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int):
     """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1."""
     tokens = [tokenize(t)[:max_len] for t in df.text]
     keep = [i for i, t in enumerate(tokens) if t]
@@ -106,15 +100,25 @@ def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed
     index = {w: i for i, w in enumerate(vocab)}
     labels = df.label.to_numpy()
 
-    def encode(idx) -> Encoded:
+    def encode(idx):
         return _encode([tokens[i] for i in idx], index, labels[idx])
 
     return encode(train_idx), encode(test_idx), vocab
 
 
-def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray) -> Encoded:
-    """Word lists as right-padded ids (unknown words -> ``<unk>``), their lengths and float labels."""
+def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray):
+    """Word lists as right-padded ids (unknown words -> ``<unk>``) with their lengths, the label as the target:
+    an :class:`attnrepro.data.Encoded` (torch is imported here, not with the module: the config check reads
+    :data:`SOURCES` before any job starts)."""
+    import torch
+
+    from ..data import Encoded
+
     x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
     for r, t in enumerate(tokens):
         x[r, : len(t)] = [index.get(w, UNK) for w in t]
-    return Encoded(x, np.array([len(t) for t in tokens]), labels.astype(np.float32))
+    m = len(tokens)
+    return Encoded(src=torch.from_numpy(x), src_len=torch.from_numpy(np.array([len(t) for t in tokens], dtype=np.int64)),
+                   tgt_in=torch.from_numpy(np.zeros((m, 1), dtype=np.int64)),
+                   tgt_out=torch.from_numpy(np.asarray(labels, dtype=np.int64))[:, None],
+                   tgt_len=torch.from_numpy(np.ones(m, dtype=np.int64)))

@@ -54,7 +54,7 @@ KINDS: dict[str, Kind | Corpus] = {
         lambda c, n, s: _one_to_one.one_to_one(c["n_words"], c["min_len"], c["max_len"], n, s, reverse=True),
         lambda c: (_one_to_one.source_words(c["n_words"]), _one_to_one.target_words(c["n_words"]))),
     "sort": Kind(
-        lambda c, n, s: _sort.sort(c["n_words"], c["min_len"], c["max_len"], n, s),
+        lambda c, n, s: _sort.sort(c["n_words"], c["min_len"], c["max_len"], n, s, c.get("distinct", True)),
         lambda c: (_sort.source_words(c["n_words"]), _sort.target_words(c["n_words"]))),
     "escan": Kind(
         lambda c, n, s: _escan.escan(c["min_len"], c["max_len"], n, s, *_escan_args(c)),

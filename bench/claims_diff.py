@@ -1,0 +1,94 @@
+"""The verdicts of two claims tables side by side: one line per (claim, experiment) whose verdict changed, appeared
+or disappeared, with the mechanical reason (the rule, the interval kind, the measure, the number) and, where given,
+the reason a person wrote down for it.
+
+    python bench/claims_diff.py OLD.md NEW.csv --notes NOTES.yaml --out bench/results/claims_diff.md
+
+``OLD.md`` is a ``claims.md`` of the format before issue 15 (rows ``| **id**: … | experiment | … | verdict | rule |``)
+or a ``claims.csv``; ``NOTES.yaml`` maps ``claim_id`` or ``claim_id/experiment`` to one sentence.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+ROW = re.compile(r"^\| \*\*(?P<claim>[\w]+)\*\*[^|]*(?:\\\|[^|]*)*\| (?P<experiment>[\w@]+) \| (?P<paper>[^|]*) \| "
+                 r"(?P<ours>[^|]*) \| (?P<n>\d+) \| (?P<verdict>[\w ]+) \| `(?P<rule>[^`]*)` \|")
+
+
+def read_old(path: Path) -> pd.DataFrame:
+    if path.suffix == ".csv":
+        df = pd.read_csv(path)
+        return df.rename(columns={"n_seeds": "n"})[["claim_id", "experiment", "verdict", "rule", "measured_mean", "n"]]
+    rows = []
+    for line in path.read_text().splitlines():
+        m = ROW.match(line)
+        if m:
+            mean = m["ours"].split(" ")[0]
+            rows.append({"claim_id": m["claim"], "experiment": m["experiment"], "verdict": m["verdict"].strip(),
+                         "rule": m["rule"], "measured_mean": float(mean) if mean not in ("–", "") else float("nan"),
+                         "n": int(m["n"])})
+    return pd.DataFrame(rows)
+
+
+def reason(old, new) -> str:
+    """What changed between two rows of one (claim, experiment), mechanically."""
+    parts = []
+    if old is None:
+        return "new row: " + (f"{new.reading}" if isinstance(new.reading, str) else "a claim added by issue 15")
+    if new is None:
+        return "row removed"
+    if old.rule.split(" with ")[0].split(" ")[-3:] != new.rule.split(" ")[-3:]:
+        parts.append(f"rule was `{old.rule}`, now `{new.rule}`")
+    if new.interval != "t":
+        parts.append({"clopper-pearson": "a 0/1 outcome per run now gets the Clopper–Pearson interval",
+                      "sign": "every replicate has the same value: the sign test replaces a zero-width t-interval"}
+                     [new.interval])
+    if old.n != new.n:
+        parts.append(f"{old.n} → {new.n} replicates")
+    if abs(old.measured_mean - new.measured_mean) > 1e-9:
+        parts.append(f"measured {old.measured_mean:.3g} → {new.measured_mean:.3g}")
+    return "; ".join(parts) or "same number, same rule"
+
+
+def diff(old: pd.DataFrame, new: pd.DataFrame, notes: dict) -> list[str]:
+    key = ["claim_id", "experiment"]
+    merged = old.merge(new, on=key, how="outer", suffixes=("_old", ""), indicator=True)
+    lines = []
+    for r in merged.itertuples():
+        o = None if r._merge == "right_only" else pd.Series(
+            {"rule": r.rule_old, "measured_mean": r.measured_mean_old, "n": r.n_old})
+        n = None if r._merge == "left_only" else r
+        before = r.verdict_old if o is not None else "(no row)"
+        after = r.verdict if n is not None else "(no row)"
+        if before == after:
+            continue
+        note = notes.get(f"{r.claim_id}/{r.experiment}") or notes.get(r.claim_id) or ""
+        mech = reason(o.rename({"measured_mean": "measured_mean"}) if o is not None else None, n)
+        lines.append(f"- **{r.claim_id}** ({r.experiment}): {before} → {after}. {mech}." + (f" Why: {note}" if note else ""))
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("old", type=Path)
+    ap.add_argument("new", type=Path)
+    ap.add_argument("--notes", type=Path)
+    ap.add_argument("--out", type=Path, required=True)
+    args = ap.parse_args()
+    notes = yaml.safe_load(args.notes.read_text()) if args.notes else {}
+    old, new = read_old(args.old), pd.read_csv(args.new)
+    lines = diff(old, new, notes or {})
+    header = [f"# Verdicts: {args.old.name} → {args.new.name}", "",
+              f"{len(lines)} (claim, experiment) rows changed verdict, appeared or disappeared.", ""]
+    args.out.write_text("\n".join(header + lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

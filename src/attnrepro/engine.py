@@ -1,0 +1,254 @@
+"""The training engine: every trained model of the three papers trains through :func:`fit`.
+
+A run trains S *members* stacked in one model: member s has its own initialisation (``Member.seed``, plus
+``head_seeds`` for the heads of Snell et al.'s §5.2) and its own batch stream (``Member.data_seed``,
+:func:`attnrepro.streams.generator`). Its loss is its own mean token cross-entropy (:func:`token_loss`; a binary
+classifier's label is a one-token target over two classes, Snell et al. §2.4), the stack's loss their sum, gradient
+clipping is per member, and Adam is element-wise, so member s trains exactly as a separate run would.
+
+Checkpoints every ``checkpoint_every`` steps hold the weights, the optimizer state, the batch generators' states
+and the metrics so far; what ``record`` returns at each evaluation (probes: large at the papers' scale) is written
+beside them, one file per evaluation, so neither memory nor a checkpoint grows with it. A rerun resumes from the
+newest checkpoint whose fingerprint (spec, members, training settings, data) matches, drops the records of later
+evaluations, and ends bitwise equal to an uninterrupted run on the CPU.
+
+Divergence (a non-finite loss or gradient norm of a member) either stops the run (``divergence="stop"``: an error
+that names the run, the member's seed and the step, so that nothing is written a rerun would take as done) or, for
+experiments whose result is a rate over runs (Snell et al.'s Fig. 3 and 6), freezes that member
+(``divergence="freeze"``): its weights stay where they were, its rows are marked ``diverged`` with NaN metrics,
+and the other members go on unchanged.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+import pandas as pd
+import torch
+import torch.nn.functional as F
+
+from .config import TrainConfig, fingerprint
+from .data import Encoded, Source, draw, expand, stack
+from .errors import AttnReproError
+from .io import atomic_path, move_aside
+from .progress import progress
+from .stacked import clip_grad_norm_per_seed, per_seed_grad_norm
+from .streams import generator, states
+
+METRIC_COLUMNS = ["step", "member", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc", "diverged"]
+
+
+@dataclass(frozen=True)
+class Member:
+    """One run of a stack: its initialisation seed, its batch stream, and (Snell et al. §5.2) its heads' seeds."""
+
+    seed: int
+    data_seed: int
+    head_seeds: tuple[int, ...] = field(default=())
+
+    @classmethod
+    def plain(cls, seed: int, heads: int = 0) -> "Member":
+        """An ordinary run: data seed = seed, head seeds from the seed's ``heads`` stream."""
+        return cls(int(seed), int(seed), tuple(states(seed, "heads", heads)) if heads else ())
+
+
+@dataclass
+class Result:
+    model: torch.nn.Module
+    metrics: pd.DataFrame                           # one row per member per evaluation, METRIC_COLUMNS
+    records: dict[str, list[Path]]                  # per key, what ``record`` returned at each evaluation (pickled
+                                                    # DataFrames with ``step`` and ``seed``), in step order
+
+    def record_frame(self, key: str) -> pd.DataFrame | None:
+        """All evaluations' rows of record ``key`` in one DataFrame (None if there are none)."""
+        parts = self.records.get(key)
+        return pd.concat([pd.read_pickle(p) for p in parts], ignore_index=True) if parts else None
+
+
+def token_loss(logits: torch.Tensor, batch: Encoded) -> torch.Tensor:
+    """Mean cross-entropy over each member's real target tokens (Snell et al. Eq. 3 up to 1/(T·B); a binary
+    classifier's logits are [0, γ] over a one-token target, so this is its binary cross-entropy): [S]."""
+    target = batch.tgt_out
+    nll = F.cross_entropy(logits.flatten(0, -2), target.flatten(), reduction="none").view(target.shape)
+    mask = batch.tgt_mask().to(nll.dtype)
+    return (nll * mask).flatten(1).sum(1) / mask.flatten(1).sum(1)
+
+
+def teacher_forced(model, batch: Encoded) -> dict[str, torch.Tensor]:
+    """Held-out loss, and token / sequence accuracy of the teacher-forced arg-max over the real target tokens
+    (``<eos>`` included; Snell et al.'s measure): each [S]."""
+    logits = model(batch.src, batch.src_len, batch.tgt_in)
+    mask = batch.tgt_mask()
+    hit = (logits.argmax(-1) == batch.tgt_out) & mask
+    return {"valid_loss": token_loss(logits, batch),
+            "token_acc": hit.flatten(1).sum(1).float() / mask.flatten(1).sum(1),
+            "seq_acc": (hit | ~mask).all(-1).float().mean(-1)}
+
+
+def data_fingerprint(data: Encoded) -> str:
+    h = hashlib.sha256()
+    for t in (data.src, data.src_len, data.tgt_in, data.tgt_out, data.tgt_len):
+        h.update(t.numpy().tobytes())
+    return h.hexdigest()[:16]
+
+
+def eval_steps(cfg: TrainConfig) -> set[int]:
+    """Every ``eval_every``-th step, the last step, and the steps of ``eval_at`` (0 = before training)."""
+    return set(range(cfg.eval_every, cfg.steps + 1, cfg.eval_every)) | {cfg.steps} | {s for s in cfg.eval_at
+                                                                                        if s <= cfg.steps}
+
+
+def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: Encoded, cfg: TrainConfig,
+        ckpt_dir: str | Path, *, name: str, spec: dict, divergence: str = "stop",
+        evaluate: Callable = teacher_forced, record: Callable | None = None, device="cpu",
+        log: TextIO = sys.stderr, on_step: Callable[[int], None] | None = None) -> Result:
+    """Train ``model`` (its members built from ``members``) on batches from ``source``, evaluating on ``valid``
+    at :func:`eval_steps`; ``evaluate(model, batch)`` returns per-member metrics, ``record(model, batch)`` named
+    DataFrames with a ``member`` column (the probes of Snell et al.'s Table 2) that are kept for every evaluation.
+    ``spec`` is everything else the run depends on (its model and task), for the checkpoints' fingerprint;
+    ``on_step(step)`` is called after every completed step (tests use it to interrupt a run)."""
+    if divergence not in ("stop", "freeze"):
+        raise ValueError(f"divergence must be 'stop' or 'freeze', not {divergence!r}")
+    ckpt_dir = Path(ckpt_dir)
+    ckpt_dir.mkdir(parents=True, exist_ok=True)
+    device = torch.device(device)
+    valid_batch = expand(valid, len(members)).to(device)
+    # what the results depend on; checkpoint_every is left out so changing it keeps the checkpoints
+    fp = fingerprint({"spec": spec, "members": [[m.seed, m.data_seed, list(m.head_seeds)] for m in members],
+                      "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
+                      "data": data_fingerprint(source) if isinstance(source, Encoded) else None,
+                      "valid": data_fingerprint(valid)})
+    model = model.to(device)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
+    gens = [generator(m.data_seed, "batches") for m in members]
+    state = {"step": 0, "metrics": [], "diverged": {}, "seconds": 0.0}
+    record_dir = ckpt_dir / "records"
+    loaded = _load_checkpoint(ckpt_dir, fp, log)
+    if loaded is not None:
+        model.load_state_dict(loaded["model"])
+        opt.load_state_dict(loaded["optimizer"])
+        for g, gs in zip(gens, loaded["generators"]):
+            g.set_state(gs)
+        state = {k: loaded[k] for k in state}
+        print(f"{name}: resuming from step {state['step']} ({ckpt_dir})", file=log, flush=True)
+    for part in record_dir.glob("*.pkl"):  # evaluations after the checkpoint (or of a fresh start) are redone
+        if int(part.stem.rsplit(".", 1)[1]) > state["step"] or loaded is None:
+            part.unlink()
+    frozen = {s: [p.detach()[s].clone() for p in params] for s in state["diverged"]}
+    schedule = eval_steps(cfg)
+    started = time.perf_counter() - state["seconds"]
+    losses = torch.full((len(members),), float("nan"), device="cpu")
+
+    def evaluation(step: int) -> None:
+        model.eval()
+        with torch.no_grad():
+            scores = {k: v.float().cpu() for k, v in evaluate(model, valid_batch).items()}
+            records = record(model, valid_batch) if record is not None else {}
+        model.train()
+        for s, m in enumerate(members):
+            gone = s in state["diverged"]
+            state["metrics"].append({"step": step, "member": s, "seed": m.seed,
+                                     "train_loss": float("nan") if gone else float(losses[s]),
+                                     **{k: float("nan") if gone else float(v[s]) for k, v in scores.items()},
+                                     "diverged": gone})
+        for key, df in records.items():
+            df = df[~df.member.isin(list(state["diverged"]))]
+            with atomic_path(record_dir / f"{key}.{step:08d}.pkl") as tmp:
+                df.assign(step=step, seed=[members[s].seed for s in df.member]).to_pickle(tmp, compression=None)
+        active = [s for s in range(len(members)) if s not in state["diverged"]]
+        mean = lambda v: float(v[active].mean()) if active else float("nan")  # noqa: E731
+        extra = {"diverged": len(state["diverged"])} if state["diverged"] else {}
+        progress(name, step, cfg.steps, time.perf_counter() - started, log, loss=mean(losses),
+                 acc=mean(scores["token_acc"]), **extra)
+
+    if state["step"] == 0 and 0 in schedule:
+        evaluation(0)
+    for step in range(state["step"], cfg.steps):
+        batch = stack([draw(source, g, cfg.batch_size) for g in gens]).to(device)
+        losses = token_loss(model(batch.src, batch.src_len, batch.tgt_in), batch)
+        objective = losses
+        if cfg.l2:  # per member, so the sum keeps members independent
+            objective = losses + cfg.l2 * sum(p.pow(2).flatten(1).sum(1) for p in params)
+        active = torch.ones(len(members), dtype=torch.bool, device=device)
+        active[list(state["diverged"])] = False
+        opt.zero_grad(set_to_none=True)
+        torch.where(active, objective, torch.zeros_like(objective)).sum().backward()
+        losses, norms = losses.detach(), per_seed_grad_norm(params)
+        bad = active & ~(torch.isfinite(losses) & torch.isfinite(norms))
+        for s in bad.nonzero().flatten().tolist():
+            what = f"loss {float(losses[s])}" if not torch.isfinite(losses[s]) else f"gradient norm {float(norms[s])}"
+            if divergence == "stop":
+                raise AttnReproError(
+                    f"{name}: seed {members[s].seed} diverged at step {step + 1} ({what}); nothing was written. "
+                    f"Lower the learning rate (train.lr = {cfg.lr:g}) or clip gradients (train.grad_clip)")
+            print(f"{name}: seed {members[s].seed} diverged at step {step + 1} ({what}); frozen, counted as diverged",
+                  file=log, flush=True)
+            state["diverged"][s] = step + 1
+            frozen[s] = [p.detach()[s].clone() for p in params]
+        if frozen:
+            with torch.no_grad():
+                for p in params:
+                    if p.grad is not None:
+                        p.grad[list(frozen)] = 0.0
+        if cfg.grad_clip is not None:
+            clip_grad_norm_per_seed(params, cfg.grad_clip)
+        for group in opt.param_groups:
+            group["lr"] = cfg.lr * cfg.lr_decay ** step
+        opt.step()
+        with torch.no_grad():
+            for s, values in frozen.items():
+                for p, v in zip(params, values):
+                    p[s] = v
+        done = step + 1
+        losses = losses.cpu()
+        if done in schedule:
+            evaluation(done)
+        state["step"], state["seconds"] = done, time.perf_counter() - started
+        if done % cfg.checkpoint_every == 0 and done < cfg.steps:
+            _save_checkpoint(ckpt_dir, {**state, "fingerprint": fp, "model": model.state_dict(),
+                                        "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens]})
+        if on_step is not None:
+            on_step(done)
+    metrics = pd.DataFrame(state["metrics"]).reindex(columns=METRIC_COLUMNS)
+    records: dict[str, list[Path]] = {}
+    for part in sorted(record_dir.glob("*.pkl"), key=lambda p: int(p.stem.rsplit(".", 1)[1])):
+        records.setdefault(part.stem.rsplit(".", 1)[0], []).append(part)
+    return Result(model, metrics, records)
+
+
+def _checkpoints(ckpt_dir: Path) -> list[Path]:
+    return sorted(ckpt_dir.glob("ckpt_*.pt"))
+
+
+def _save_checkpoint(ckpt_dir: Path, state: dict) -> None:
+    path = ckpt_dir / f"ckpt_{state['step']:08d}.pt"
+    with atomic_path(path) as tmp:
+        torch.save(state, tmp)
+    for old in _checkpoints(ckpt_dir):
+        if old != path:
+            old.unlink(missing_ok=True)
+
+
+def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
+    """The newest readable checkpoint with fingerprint ``fp``; unreadable or stale ones are reported and moved
+    aside (``.corrupt`` / ``.stale``), never deleted."""
+    for path in reversed(_checkpoints(ckpt_dir)):
+        try:
+            state = torch.load(path, map_location="cpu", weights_only=False)
+        except Exception as err:  # a truncated file raises anything from EOFError to RuntimeError
+            aside = move_aside(path, ".corrupt")
+            print(f"checkpoint {path} is unreadable ({type(err).__name__}: {err}); moved aside to {aside.name}",
+                  file=log)
+            continue
+        if state.get("fingerprint") != fp:
+            aside = move_aside(path, ".stale")
+            print(f"checkpoint {path} belongs to another configuration; moved aside to {aside.name}", file=log)
+            continue
+        return state
+    return None

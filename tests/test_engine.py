@@ -1,0 +1,55 @@
+"""The engine's pieces every model shares: the evaluation schedule, the per-seed streams, the one log line, the
+one batch generator."""
+
+import io
+
+import torch
+
+from attnrepro.config import TrainConfig
+from attnrepro.data import Encoded, draw, stack
+from attnrepro.engine import Member, eval_steps
+from attnrepro.progress import progress
+from attnrepro.streams import generator, states
+
+TRAIN = dict(steps=600, batch_size=32, lr=1e-3, lr_decay=1.0, betas=[0.9, 0.999], eps=1e-8, grad_clip=None, l2=0.0,
+             checkpoint_every=200, eval_every=250, n_eval=10)
+
+
+def test_eval_steps_follow_the_config_and_snell_app_a8():
+    classification = TrainConfig.from_dict({**TRAIN, "eval_at": [0, 10, 50, 100, 150, 200]})
+    assert sorted(eval_steps(classification)) == [0, 10, 50, 100, 150, 200, 250, 500, 600]   # App. A.8
+    aitken = TrainConfig.from_dict({**TRAIN, "steps": 1000, "eval_every": 100})               # no eval_at: none at 0
+    assert sorted(eval_steps(aitken)) == list(range(100, 1001, 100))
+    assert aitken.eval_at == () and aitken.to_dict()["eval_at"] == [] and aitken.grad_clip is None
+
+
+def test_streams_of_one_seed_and_of_two_seeds_differ():
+    assert states(0, "batches") != states(0, "heads") != states(1, "heads")
+    a, b = generator(3, "batches"), generator(3, "batches")
+    assert torch.equal(torch.rand(4, generator=a), torch.rand(4, generator=b))
+    assert Member.plain(5, heads=2) == Member(5, 5, tuple(states(5, "heads", 2)))
+    assert Member.plain(5).head_seeds == ()
+
+
+def test_one_progress_line_per_evaluation():
+    log = io.StringIO()
+    line = progress("copy_same", 40, 200, 12.345, log, loss=0.5, acc=0.25, diverged=1)
+    assert line == "copy_same  step 40/200  12.3 s  loss 0.5000  acc 0.2500  diverged 1"
+    assert log.getvalue() == line + "\n" and "\r" not in log.getvalue()
+
+
+def test_one_batch_generator_for_stored_sets_and_distributions():
+    data = Encoded(src=torch.tensor([[1, 2, 0], [3, 4, 5]]), src_len=torch.tensor([2, 3]),
+                   tgt_in=torch.tensor([[1, 6, 0, 0], [1, 7, 7, 0]]), tgt_out=torch.tensor([[6, 2, 0, 0], [7, 7, 2, 0]]),
+                   tgt_len=torch.tensor([2, 3]))
+    g = torch.Generator().manual_seed(0)
+    rows = draw(data, g, 5)
+    assert len(rows) == 5 and set(rows.src_len.tolist()) <= {2, 3}
+    only_short = data.subset(torch.tensor([0, 0]))
+    batch = stack([only_short, data.subset(torch.tensor([1, 0]))])
+    assert batch.src.shape == (2, 2, 3) and batch.tgt_out.shape == (2, 2, 3)   # trimmed to the stack's longest
+    short = stack([only_short, only_short])
+    assert short.src.shape == (2, 2, 2) and short.tgt_in.shape == (2, 2, 2)
+    assert batch.tgt_mask()[0].sum() == 4 and batch.src_mask()[1].sum() == 5
+    sampled = draw(lambda gen, n: data.subset(torch.randint(0, 2, (n,), generator=gen)), generator(0, "batches"), 3)
+    assert len(sampled) == 3
