@@ -104,7 +104,7 @@ def measure(cfg, n_seeds: int, data, args, device, kernel: str) -> dict:
     row.update({"stacked_s_per_step": statistics.median(stacked_t), "one_seed_s_per_step": statistics.median(single_t)})
     row["sequential_s_per_step"] = row["one_seed_s_per_step"] * n_seeds
     row["speedup"] = row["sequential_s_per_step"] / row["stacked_s_per_step"]
-    if args.profile and kernel == kernels.mode_for(device):
+    if args.profile and kernel == kernels.POINTWISE.get(device.type, "eager"):
         rate = matmul_gflops()
         row["profile_stacked"] = explain(stacked.step, rate=rate)
         row["profile_one_seed"] = explain(single.step, rate=rate)
@@ -145,7 +145,7 @@ def main() -> None:
         cfg = ModelConfig(arch="aed", cell=cell, hidden=128, src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt))
         for kernel in args.kernels:
             row = {"cell": cell, "seeds": args.seeds, **measure(cfg, args.seeds, data, args, device, kernel)}
-            row["chosen"] = kernel == kernels.mode_for(device)
+            row["chosen"] = kernel == kernels.POINTWISE.get(device.type, "eager")
             rows.append(row)
             print(json.dumps({k: v for k, v in row.items() if not k.startswith("profile")}), flush=True)
     out = {**head, "measured": True, "chosen_kernel": kernels.POINTWISE.get(device.type),

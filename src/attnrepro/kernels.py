@@ -19,8 +19,12 @@ import warnings
 import torch
 import torch.nn.functional as F
 
-# Chosen by bench/recurrent_kernel.py (bench/results/recurrent_kernel.json); see there for the numbers.
-POINTWISE = {"cpu": "compiled", "cuda": "compiled"}
+# Eager on the CPU (bench/results/stacked_training.json, 2 threads, AED H = 128, 8 seeds): compiling costs 5-15 s
+# per job and cell (cold cache; ~4 s warm) and gains little or loses (stacked s/step compiled vs eager: GRU 0.39 vs
+# 0.32, LSTM 0.40 vs 0.51, UGRNN 0.18 vs 0.21), so ~30 short default-workflow jobs would pay minutes for seconds.
+# CUDA: not measured (no GPU lent to issue 16's sessions), so eager too until bench/stacked_training.py --device
+# cuda says otherwise. ATTNREPRO_KERNEL=compiled opts in.
+POINTWISE = {"cpu": "eager", "cuda": "eager"}
 MODES = ("compiled", "eager")
 ENV = "ATTNREPRO_KERNEL"  # overrides the choice for every device: "compiled" or "eager"
 
