@@ -33,12 +33,14 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from attnrepro.config import TrainConfig  # noqa: E402
 from attnrepro.engine import Member, fit  # noqa: E402
 from attnrepro.snell import tasks  # noqa: E402
 from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
 from attnrepro.seeding import generator  # noqa: E402
+from profiling import matmul_gflops  # noqa: E402
 
 PEER_SECONDS_PER_SEED = 64.0
 TARGET_SECONDS = 600.0
@@ -139,18 +141,6 @@ def step_flops(n_seeds: int) -> int:
         loss = torch.nn.functional.cross_entropy(model(src, src_len, tgt_in).flatten(0, 2), tgt_out.flatten())
         loss.backward()
     return counter.get_total_flops()
-
-
-def matmul_gflops(n: int = 2048, repeats: int = 3) -> float:
-    """The rate of a large single-precision matrix product on this machine: the best any dense work here can do."""
-    a, b = torch.randn(n, n), torch.randn(n, n)
-    a @ b
-    times = []
-    for _ in range(repeats):
-        t = time.perf_counter()
-        a @ b
-        times.append(time.perf_counter() - t)
-    return 2 * n ** 3 / statistics.median(times) / 1e9
 
 
 def arithmetic_floor(n_seeds: int) -> dict:

@@ -1,26 +1,41 @@
-"""Recurrent cells over a leading seed axis.
+"""Recurrent cells over a leading seed axis, and the one recurrent sequence op that runs them.
 
-A cell splits its update into an input projection, computed for all time steps at once, and a recurrent step.
-That keeps the per-step Python work to one batched matmul per seed stack (``torch.baddbmm``).
+A cell splits its update into an input projection gx = W_x x + b_x, computed for all time steps at once, a
+recurrent term gh = W_h h (+ b_h), one batched matmul per step for the whole seed stack (``torch.baddbmm``), and
+a point-wise update ``gates(gx, gh, state)`` — each cell's equations, written once. Next to them,
+``gates_backward`` holds their derivatives.
 
 Shapes: inputs ``x`` [S, B, T, D]; states [S, B, state_size]. A state is one tensor for every cell (the LSTM
 keeps [h; c] side by side) so the encoder-decoder code never needs to know which cell it runs; ``output(state)``
 is the hidden state h that attention and the readout see.
+
+:meth:`Cell.sequence` runs a cell over a whole sequence with a hand-written backward pass. Why by hand: autograd
+through a step loop slices ∂gx one step at a time (each ``gx[:, :, t]`` backward writes a full-size zero tensor,
+O(T²) memory traffic), issues a small weight-gradient matmul per step and a dozen element-wise passes per gate.
+Here the backward loop only propagates ∂state (one matmul ∂gh W_hᵀ and one point-wise function per step), and
+∂W_h = Σ_t h_{t−1}ᵀ ∂gh_t is one matmul over all B·T rows. The point-wise functions are compiled
+(:mod:`attnrepro.kernels`, where the choice per device and its measurements live) or run eagerly.
 """
 
 from __future__ import annotations
 
 import torch
 
-from .stacked import StackedModule, fan_in_bound
+from . import kernels
+from .stacked import StackedModule, fan_in_bound, lookup
+
+# ∂/∂x of σ(x) and tanh(x) from their outputs y: ∂y · y(1 − y) and ∂y · (1 − y²), in one pass each
+sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.aten.tanh_backward
 
 
 class Cell(StackedModule):
     """Shared plumbing: ``w_x`` [S, D, G] and ``b_x`` [S, 1, G] project the input to the G gate pre-activations."""
 
     state_factor = 1  # state_size = state_factor * hidden
+    gh_is_gx = True   # ∂gh = ∂gx: gx and gh enter the gates only as their sum (not so in the GRU)
 
-    def __init__(self, n_seeds: int, input_dim: int, hidden: int, gates: int, recurrent: bool = True) -> None:
+    def __init__(self, n_seeds: int, input_dim: int, hidden: int, gates: int, recurrent: bool = True,
+                 recurrent_bias: bool = True) -> None:
         super().__init__()
         self.hidden = hidden
         k = fan_in_bound(hidden if recurrent else input_dim)
@@ -28,6 +43,7 @@ class Cell(StackedModule):
         if recurrent:
             self.w_h = self.param("w_h", n_seeds, hidden, gates * hidden, bound=k)
         self.b_x = self.param("b_x", n_seeds, 1, gates * hidden, bound=k)
+        self.b_h = self.param("b_h", n_seeds, 1, gates * hidden, bound=k) if recurrent and recurrent_bias else None
 
     def input_projection(self, x: torch.Tensor) -> torch.Tensor:
         """W_x x + b_x for every time step: [S, B, T, D] -> [S, B, T, G]."""
@@ -36,10 +52,10 @@ class Cell(StackedModule):
 
     def token_projection(self, tokens: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """:meth:`input_projection` of one-hot ``tokens`` [S, B, T] (plus ``extra`` [S, T, D], the same for every
-        example): a row lookup instead of a product with a mostly-zero matrix, equal to it bit for bit in the
-        forward pass, and what keeps a 5,000-word vocabulary affordable."""
-        seeds = torch.arange(tokens.shape[0], device=tokens.device)[:, None, None]
-        gx = self.w_x[seeds, tokens] + self.b_x[:, None]
+        example): rows of the table W_x + b_x instead of a product with a mostly-zero matrix, equal to it bit for
+        bit in the forward pass, and what keeps a 5,000-word vocabulary affordable; the bias is folded into the
+        |V|-row table so that its gradient is a sum over |V| rows, not over B·T."""
+        gx = lookup(self.w_x + self.b_x, tokens)
         if extra is not None:
             gx = gx + torch.bmm(extra, self.w_x)[:, None]
         return gx
@@ -50,20 +66,31 @@ class Cell(StackedModule):
     def output(self, state: torch.Tensor) -> torch.Tensor:
         return state[..., : self.hidden]
 
-    def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:  # pragma: no cover - abstract
-        raise NotImplementedError
+    def recurrent(self, h: torch.Tensor) -> torch.Tensor:
+        """gh = h W_h + b_h: [S, B, H] -> [S, B, G]."""
+        return torch.bmm(h, self.w_h) if self.b_h is None else torch.baddbmm(self.b_h, h, self.w_h)
+
+    def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
+        """One time step: gx [S, B, G] (input projection), state [S, B, state_size] -> the next state."""
+        return self.gates(gx, self.recurrent(self.output(state)), state)[0]
+
+    @staticmethod
+    def gates(gx: torch.Tensor, gh: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, tuple]:
+        """The cell's equations: (next state, what ``gates_backward`` needs)."""
+        raise NotImplementedError  # pragma: no cover - abstract
+
+    @staticmethod
+    def gates_backward(saved: tuple, state: torch.Tensor, d_new: torch.Tensor):
+        """∂ of :meth:`gates`: from ∂(next state) to ∂gx and ∂gh (each as its gates' blocks; ∂gh None where it
+        equals ∂gx) and the direct part of ∂state."""
+        raise NotImplementedError  # pragma: no cover - abstract
 
     def sequence(self, gx: torch.Tensor, state: torch.Tensor, mask: torch.Tensor | None = None
                  ) -> tuple[torch.Tensor, torch.Tensor]:
         """Run the cell over every time step of ``gx`` [S, B, T, G] (input projections) from ``state``
         [S, B, state_size]; where ``mask`` [S, B, T] (bool) is False the state is held (after ``<eos>``).
         Returns the outputs h [S, B, T, H] and the final state."""
-        hs = []
-        for t in range(gx.shape[2]):
-            new = self.step(gx[:, :, t], state)
-            state = new if mask is None else torch.where(mask[:, :, t, None], new, state)
-            hs.append(self.output(state))
-        return torch.stack(hs, 2), state
+        return kernels.recurrence(type(self), self.hidden, gx, state, self.w_h, self.b_h, mask)
 
 
 class GRUCell(Cell):
@@ -73,18 +100,26 @@ class GRUCell(Cell):
     n = tanh(W_nx x + b_nx + r ⊙ (W_nh h + b_nh)),  h' = (1 − z) ⊙ n + z ⊙ h.
     """
 
+    gh_is_gx = False  # r multiplies W_nh h + b_nh alone
+
     def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
         super().__init__(n_seeds, input_dim, hidden, gates=3)
-        self.b_h = self.param("b_h", n_seeds, 1, 3 * hidden, bound=fan_in_bound(hidden))
 
-    def step(self, gx: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        gh = torch.baddbmm(self.b_h, h, self.w_h)
-        xr, xz, xn = gx.chunk(3, dim=-1)
-        hr, hz, hn = gh.chunk(3, dim=-1)
-        r = torch.sigmoid(xr + hr)
-        z = torch.sigmoid(xz + hz)
-        n = torch.tanh(xn + r * hn)
-        return (1 - z) * n + z * h
+    @staticmethod
+    def gates(gx, gh, h):
+        rz = torch.sigmoid(gx[..., : 2 * h.shape[-1]] + gh[..., : 2 * h.shape[-1]])
+        r, z = rz.chunk(2, dim=-1)
+        hn = gh[..., 2 * h.shape[-1]:]
+        n = torch.tanh(torch.addcmul(gx[..., 2 * h.shape[-1]:], r, hn))
+        return torch.lerp(n, h, z), (r, z, n, hn)
+
+    @staticmethod
+    def gates_backward(saved, h, d_new):
+        r, z, n, hn = saved
+        d_an = tanh_backward(torch.addcmul(d_new, d_new, z, value=-1), n)
+        d_ar = sigmoid_backward(d_an * hn, r)
+        d_az = sigmoid_backward(d_new * (h - n), z)
+        return (d_ar, d_az, d_an), (d_ar, d_az, d_an * r), d_new * z
 
 
 class LSTMCell(Cell):
@@ -98,14 +133,27 @@ class LSTMCell(Cell):
 
     def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
         super().__init__(n_seeds, input_dim, hidden, gates=4)
-        self.b_h = self.param("b_h", n_seeds, 1, 4 * hidden, bound=fan_in_bound(hidden))
 
-    def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
-        h, c = state.split(self.hidden, dim=-1)
-        i, f, g, o = (gx + torch.baddbmm(self.b_h, h, self.w_h)).chunk(4, dim=-1)
-        c = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
-        h = torch.sigmoid(o) * torch.tanh(c)
-        return torch.cat([h, c], dim=-1)
+    @staticmethod
+    def gates(gx, gh, state):
+        h, c = state.chunk(2, dim=-1)
+        a = gx + gh
+        i, f = torch.sigmoid(a[..., : 2 * h.shape[-1]]).chunk(2, dim=-1)
+        g = torch.tanh(a[..., 2 * h.shape[-1]: 3 * h.shape[-1]])
+        o = torch.sigmoid(a[..., 3 * h.shape[-1]:])
+        c = torch.addcmul(f * c, i, g)
+        tc = torch.tanh(c)
+        return torch.cat([o * tc, c], dim=-1), (i, f, g, o, tc)
+
+    @staticmethod
+    def gates_backward(saved, state, d_new):
+        i, f, g, o, tc = saved
+        c = state.chunk(2, dim=-1)[1]
+        dh, dc = d_new.chunk(2, dim=-1)
+        dc = dc + tanh_backward(dh * o, tc)
+        d_a = (sigmoid_backward(dc * g, i), sigmoid_backward(dc * c, f), tanh_backward(dc * i, g),
+               sigmoid_backward(dh * tc, o))
+        return d_a, None, torch.cat([torch.zeros_like(dh), dc * f], -1)
 
 
 class UGRNNCell(Cell):
@@ -115,12 +163,19 @@ class UGRNNCell(Cell):
     """
 
     def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
-        super().__init__(n_seeds, input_dim, hidden, gates=2)
+        super().__init__(n_seeds, input_dim, hidden, gates=2, recurrent_bias=False)
 
-    def step(self, gx: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
-        g, c = (gx + torch.bmm(h, self.w_h)).chunk(2, dim=-1)
-        g, c = torch.sigmoid(g), torch.tanh(c)
-        return g * h + (1 - g) * c
+    @staticmethod
+    def gates(gx, gh, h):
+        a = gx + gh
+        g = torch.sigmoid(a[..., : h.shape[-1]])
+        c = torch.tanh(a[..., h.shape[-1]:])
+        return torch.lerp(c, h, g), (g, c)
+
+    @staticmethod
+    def gates_backward(saved, h, d_new):
+        g, c = saved
+        return (sigmoid_backward(d_new * (h - c), g), tanh_backward(d_new - d_new * g, c)), None, d_new * g
 
 
 class FeedForwardCell(Cell):

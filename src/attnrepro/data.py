@@ -77,7 +77,7 @@ Source = Union[Encoded, Callable[[torch.Generator, int], Encoded]]
 def draw(source: Source, gen: torch.Generator, n: int) -> Encoded:
     """``n`` training examples of one member from its batch generator ``gen``."""
     if isinstance(source, Encoded):
-        return source.subset(torch.randint(0, len(source), (n,), generator=gen))
+        return source.subset(torch.randint(0, len(source), (n,), generator=gen, device=gen.device))
     return source(gen, n)
 
 

@@ -143,7 +143,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     frozen = {s: [p.detach()[s].clone() for p in params] for s in state["diverged"]}
     schedule = eval_steps(cfg)
     started = time.perf_counter() - state["seconds"]
-    losses = torch.full((len(members),), float("nan"))
+    losses = torch.full((len(members),), float("nan"), device="cpu")
 
     def evaluation(step: int) -> None:
         model.eval()

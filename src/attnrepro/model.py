@@ -59,10 +59,11 @@ class ModelConfig:
 
 
 def sinusoidal_encoding(n_positions: int, dim: int) -> torch.Tensor:
-    """Fixed positional encoding of Vaswani et al. 2017, §3.5: [n_positions, dim]."""
-    pos = torch.arange(n_positions, dtype=torch.float64)[:, None]
-    freq = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, dtype=torch.float64) / dim)
-    pe = torch.zeros(n_positions, dim, dtype=torch.float64)
+    """Fixed positional encoding of Vaswani et al. 2017, §3.5: [n_positions, dim], made on the CPU (a buffer
+    that moves with its model)."""
+    pos = torch.arange(n_positions, dtype=torch.float64, device="cpu")[:, None]
+    freq = torch.exp(-math.log(10000.0) * torch.arange(0, dim, 2, dtype=torch.float64, device="cpu") / dim)
+    pe = torch.zeros(n_positions, dim, dtype=torch.float64, device="cpu")
     pe[:, 0::2] = torch.sin(pos * freq)
     pe[:, 1::2] = torch.cos(pos * freq)[:, : dim // 2]
     return pe.float()
@@ -112,7 +113,7 @@ class EncoderDecoder(nn.Module):
         out = []
         for seed in self.seeds:
             gen = seeding.generator(seed, stream)  # not seed*1000+salt: seeds 0 and 2**29 shared one
-            q, r = torch.linalg.qr(torch.randn(dim, width, generator=gen, dtype=torch.float64))
+            q, r = torch.linalg.qr(torch.randn(dim, width, generator=gen, dtype=torch.float64, device=gen.device))
             q = q * torch.sign(torch.diagonal(r))  # unique Haar-distributed orthonormal columns
             out.append(pe @ q.T.float())
         return torch.stack(out)  # [S, P, D]

@@ -26,7 +26,8 @@ class StackedModule(nn.Module):
     def param(self, name: str, n_seeds: int, *shape: int, bound: float, normal: bool = False) -> nn.Parameter:
         """Register ``[n_seeds, *shape]`` drawn from U(-bound, bound) (PyTorch's default for RNNs and linears),
         or from N(0, bound²) with ``normal=True`` (PyTorch's default for embeddings, bound 1)."""
-        p = nn.Parameter(torch.empty(n_seeds, *shape))
+        # made on the CPU, where each seed's generator draws it (the same weights on any device); .to(device) moves it
+        p = nn.Parameter(torch.empty(n_seeds, *shape, device="cpu"))
         self.register_parameter(name, p)
         self._bounds[name] = bound
         if normal:
@@ -73,8 +74,8 @@ def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
 def draw(shape, bound: float, normal: bool, gen: torch.Generator) -> torch.Tensor:
     """One parameter's initial value: N(0, bound²) if ``normal`` else U(-bound, bound)."""
     if normal:
-        return torch.empty(shape).normal_(0.0, bound, generator=gen)
-    return torch.empty(shape).uniform_(-bound, bound, generator=gen)
+        return torch.empty(shape, device=gen.device).normal_(0.0, bound, generator=gen)
+    return torch.empty(shape, device=gen.device).uniform_(-bound, bound, generator=gen)
 
 
 def per_seed_grad_norm(params: list[torch.Tensor]) -> torch.Tensor:

@@ -42,27 +42,27 @@ def copy_batch(kind: str, n: int, length: int, n_words: int, gen: torch.Generato
                perm: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(src, tgt_in, tgt_out), each [n, length+1]."""
     if kind == "mixture":
-        x = torch.rand(n, length, generator=gen).argsort(-1)
-        x = x + length * (torch.rand(n, 1, generator=gen) < 0.5).long()
+        x = torch.rand(n, length, generator=gen, device=gen.device).argsort(-1)
+        x = x + length * (torch.rand(n, 1, generator=gen, device=gen.device) < 0.5).long()
         vocab = 2 * length
     else:
         if n_words < length:
             raise ValueError(f"n_words ({n_words}) must be at least the length ({length})")
-        x = torch.rand(n, n_words, generator=gen).argsort(-1)[:, :length]
+        x = torch.rand(n, n_words, generator=gen, device=gen.device).argsort(-1)[:, :length]
         vocab = n_words
     y = x[:, perm] if kind == "permutation_function" else x
-    eos = torch.full((n, 1), vocab, dtype=torch.long)
-    sos = torch.full((n, 1), vocab + 1, dtype=torch.long)
+    eos = torch.full((n, 1), vocab, dtype=torch.long, device=x.device)
+    sos = torch.full((n, 1), vocab + 1, dtype=torch.long, device=x.device)
     return torch.cat([x, eos], 1), torch.cat([sos, y], 1), torch.cat([y, eos], 1)
 
 
 def keyword_batch(n: int, length: int, n_words: int, gen: torch.Generator
                   ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(x [n, L], label [n] float, keyword position [n], −1 for negatives)."""
-    label = (torch.rand(n, generator=gen) < 0.5)
-    x = 1 + torch.randint(0, n_words - 1, (n, length), generator=gen)
-    pos = torch.randint(0, length, (n,), generator=gen)
-    rows = torch.arange(n)
+    label = (torch.rand(n, generator=gen, device=gen.device) < 0.5)
+    x = 1 + torch.randint(0, n_words - 1, (n, length), generator=gen, device=gen.device)
+    pos = torch.randint(0, length, (n,), generator=gen, device=gen.device)
+    rows = torch.arange(n, device=x.device)
     x[rows[label], pos[label]] = 0
     return x, label.float(), torch.where(label, pos, torch.full_like(pos, -1))
 
@@ -70,11 +70,11 @@ def keyword_batch(n: int, length: int, n_words: int, gen: torch.Generator
 def keyword_position(src: torch.Tensor) -> torch.Tensor:
     """l* of each keyword-toy input [..., L], −1 for negatives (the keyword is id 0)."""
     hit = src == 0
-    return torch.where(hit.any(-1), hit.int().argmax(-1), torch.full(src.shape[:-1], -1))
+    return torch.where(hit.any(-1), hit.int().argmax(-1), -1)
 
 
-def _full(n: int, width: int) -> torch.Tensor:
-    return torch.full((n,), width, dtype=torch.long)
+def _full(n: int, width: int, device) -> torch.Tensor:
+    return torch.full((n,), width, dtype=torch.long, device=device)
 
 
 @dataclass(frozen=True)
@@ -89,7 +89,7 @@ class CopyTask:
     def __call__(self, gen: torch.Generator, n: int) -> Encoded:
         perm = fixed_permutation(self.length, self.task_seed) if self.kind == "permutation_function" else None
         src, tgt_in, tgt_out = copy_batch(self.kind, n, self.length, self.n_words, gen, perm)
-        return Encoded(src, _full(n, src.shape[1]), tgt_in, tgt_out, _full(n, tgt_out.shape[1]))
+        return Encoded(src, _full(n, src.shape[1], src.device), tgt_in, tgt_out, _full(n, tgt_out.shape[1], src.device))
 
     @property
     def vocab(self) -> int:
@@ -105,5 +105,5 @@ class KeywordTask:
 
     def __call__(self, gen: torch.Generator, n: int) -> Encoded:
         x, label, _ = keyword_batch(n, self.length, self.n_words, gen)
-        zeros = torch.zeros(n, 1, dtype=torch.long)
-        return Encoded(x, _full(n, self.length), zeros, label.long()[:, None], _full(n, 1))
+        zeros = torch.zeros(n, 1, dtype=torch.long, device=x.device)
+        return Encoded(x, _full(n, self.length, x.device), zeros, label.long()[:, None], _full(n, 1, x.device))

@@ -111,7 +111,7 @@ def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray):
     for r, t in enumerate(tokens):
         x[r, : len(t)] = [index.get(w, UNK) for w in t]
     m = len(tokens)
-    return Encoded(src=torch.from_numpy(x), src_len=torch.tensor([len(t) for t in tokens]),
-                   tgt_in=torch.zeros(m, 1, dtype=torch.long),
-                   tgt_out=torch.tensor(np.asarray(labels, dtype=np.int64))[:, None],
-                   tgt_len=torch.ones(m, dtype=torch.long))
+    return Encoded(src=torch.from_numpy(x), src_len=torch.from_numpy(np.array([len(t) for t in tokens], dtype=np.int64)),
+                   tgt_in=torch.from_numpy(np.zeros((m, 1), dtype=np.int64)),
+                   tgt_out=torch.from_numpy(np.array(labels, dtype=np.int64))[:, None],
+                   tgt_len=torch.from_numpy(np.ones(m, dtype=np.int64)))

@@ -1,0 +1,158 @@
+"""The recurrent sequence op: one cell over a whole sequence, seeds stacked, with a hand-written backward pass.
+
+Forward, for t = 1..T:  gh_t = h_{t−1} W_h + b_h,  s_t = gates(gx_t, gh_t, s_{t−1}),  and where the mask is off
+s_t = s_{t−1} (the state is held). Backward, for t = T..1, from ∂s_t (the later steps' direct terms) and ∂h_t
+(the outputs' gradient plus ∂gh_{t+1} W_hᵀ): ``gates_backward`` gives ∂gx_t, ∂gh_t and the direct part of
+∂s_{t−1}; then ∂W_h = Σ_t h_{t−1}ᵀ ∂gh_t and ∂b_h = Σ_t ∂gh_t over all steps at once. Each cell's equations and
+their derivatives live in :mod:`attnrepro.cells`; this module only loops.
+
+Per step the forward is one matmul and one point-wise function, the backward one point-wise function and one
+matmul. The point-wise functions run compiled (torch.compile: all of a step's gate arithmetic in one pass over
+memory) or eagerly; :data:`POINTWISE` holds the choice per device, with the measurements behind it.
+"""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import torch
+import torch.nn.functional as F
+
+# Eager on the CPU (bench/results/stacked_training.json, 2 threads, AED H = 128, 8 seeds): compiling costs 5-15 s
+# per job and cell (cold cache; ~4 s warm) and gains little or loses (stacked s/step compiled vs eager: GRU 0.39 vs
+# 0.32, LSTM 0.40 vs 0.51, UGRNN 0.18 vs 0.21), so ~30 short default-workflow jobs would pay minutes for seconds.
+# CUDA: not measured (no GPU lent to issue 16's sessions), so eager too until bench/stacked_training.py --device
+# cuda says otherwise. ATTNREPRO_KERNEL=compiled opts in.
+POINTWISE = {"cpu": "eager", "cuda": "eager"}
+MODES = ("compiled", "eager")
+ENV = "ATTNREPRO_KERNEL"  # overrides the choice for every device: "compiled" or "eager"
+
+
+def pad_state(d_h: torch.Tensor, state_size: int) -> torch.Tensor:
+    """∂h [S,B,H] as a gradient of the whole state [S,B,state_size] (zero for the LSTM's c)."""
+    return F.pad(d_h, (0, state_size - d_h.shape[-1]))
+
+
+def forward_step(cell, gx, gh, state, keep):
+    """One step of ``cell``, the state held where ``keep`` is False: (next state, what the backward needs)."""
+    new, saved = cell.gates(gx, gh, state)
+    return (new if keep is None else torch.where(keep, new, state)), saved
+
+
+def backward_step(cell, saved, state, d_state, d_rec, d_out, keep):
+    """One step back from ∂(state after it): (∂gx blocks, ∂gh blocks or None, ∂(state before) less the
+    recurrent term ∂gh W_hᵀ, which the caller adds)."""
+    d = d_state + pad_state(d_rec + d_out, state.shape[-1])
+    d_new = d if keep is None else torch.where(keep, d, 0.0)
+    d_gx, d_gh, d_prev = cell.gates_backward(saved, state, d_new)
+    if keep is not None:
+        d_prev = d_prev + torch.where(keep, 0.0, d)
+    return d_gx, d_gh, d_prev
+
+
+_STEPS = {"eager": (forward_step, backward_step)}
+
+
+def mode_for(device: torch.device) -> str:
+    mode = os.environ.get(ENV) or POINTWISE.get(device.type, "eager")
+    if mode not in MODES:
+        raise ValueError(f"{ENV}={mode!r}; choose one of {MODES}")
+    return mode
+
+
+def steps(device: torch.device):
+    """(forward_step, backward_step) for ``device``."""
+    mode = mode_for(device)
+    if mode not in _STEPS:
+        # one graph per cell, mask presence and (after the first) shape, instead of Dynamo's default of 8 in all
+        torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
+        _STEPS[mode] = tuple(_guarded(torch.compile(f, dynamic=False, fullgraph=True), f)
+                             for f in (forward_step, backward_step))
+    return _STEPS[mode]
+
+
+def _guarded(compiled, eager):
+    """``compiled`` on contiguous arguments (so that a step's slice of a [S, B, T, ·] tensor has the same strides
+    for every T and one compiled graph serves every sequence length), falling back to ``eager`` for good, with a
+    warning, if compiling fails (e.g. for want of a C++ compiler)."""
+    state = {"ok": True}
+
+    def run(cell, *args):
+        if state["ok"]:
+            try:
+                return compiled(cell, *(a.contiguous() if isinstance(a, torch.Tensor) else a for a in args))
+            except Exception as err:  # noqa: BLE001 - any compiler failure; the eager call below re-raises real errors
+                state["ok"] = False
+                warnings.warn(f"torch.compile of the recurrent kernel failed ({type(err).__name__}: {err}); "
+                              f"running it eagerly", stacklevel=2)
+        return eager(cell, *args)
+    return run
+
+
+def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
+    """The forward loop: h_0..h_T as ``hs`` [S, T+1, B, H] (time-major within a seed, so that h_0..h_{T−1} are
+    the B·T rows of the weight gradient without a copy), the final state, the states before each step and what
+    each step saved."""
+    fwd = steps(gx.device)[0]
+    s, b, t_max, _ = gx.shape
+    hs = gx.new_empty(s, t_max + 1, b, hidden)
+    hs[:, 0] = state[..., :hidden]
+    states, saved = [state], []
+    for t in range(t_max):
+        gh = torch.bmm(hs[:, t], w_h) if b_h is None else torch.baddbmm(b_h, hs[:, t], w_h)
+        state, sv = fwd(cell, gx[:, :, t], gh, state, None if mask is None else mask[:, :, t, None])
+        hs[:, t + 1] = state[..., :hidden]
+        if keep_saved:
+            states.append(state)
+            saved.append(sv)
+    return hs, state, states[:-1], saved
+
+
+class _Recurrence(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, cell, hidden, gx, state, w_h, b_h, mask):
+        hs, final, ctx.states, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=True)
+        ctx.cell, ctx.hidden, ctx.mask = cell, hidden, mask
+        ctx.save_for_backward(w_h, hs)
+        return hs[:, 1:].transpose(1, 2), final
+
+    @staticmethod
+    def backward(ctx, d_out, d_final):
+        w_h, hs = ctx.saved_tensors
+        cell, hidden, mask, states, saved = ctx.cell, ctx.hidden, ctx.mask, ctx.states, ctx.saved
+        bwd = steps(d_out.device)[1]
+        s, b, t_max, _ = d_out.shape
+        g = w_h.shape[-1]
+        d_gx = d_out.new_empty(s, t_max, b, g)
+        d_gh = d_gx if cell.gh_is_gx else d_out.new_empty(s, t_max, b, g)
+        w_t = w_h.transpose(1, 2)
+        d_state, d_rec = d_final, d_out.new_zeros(s, b, hidden)
+        for t in reversed(range(t_max)):
+            dx, dh, d_state = bwd(cell, saved[t], states[t], d_state, d_rec, d_out[:, :, t],
+                                  None if mask is None else mask[:, :, t, None])
+            torch.cat(dx, -1, out=d_gx[:, t])
+            if dh is not None:
+                torch.cat(dh, -1, out=d_gh[:, t])
+            d_rec = torch.bmm(d_gh[:, t], w_t)
+        d_gh = d_gh.view(s, t_max * b, g)
+        d_w = torch.bmm(hs[:, :t_max].reshape(s, t_max * b, hidden).transpose(1, 2), d_gh) \
+            if ctx.needs_input_grad[4] else None
+        d_b = d_gh.sum(1, keepdim=True) if ctx.needs_input_grad[5] else None
+        return None, None, d_gx.transpose(1, 2), d_state + pad_state(d_rec, d_state.shape[-1]), d_w, d_b, None
+
+
+def recurrence(cell, hidden: int, gx: torch.Tensor, state: torch.Tensor, w_h: torch.Tensor,
+               b_h: torch.Tensor | None, mask: torch.Tensor | None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Run ``cell`` (a :class:`attnrepro.cells.Cell` class) over ``gx`` [S,B,T,G] from ``state`` [S,B,state_size]
+    with recurrent weights ``w_h`` [S,H,G] and bias ``b_h`` [S,1,G] (or None); ``mask`` [S,B,T] bool holds the
+    state where False. Returns (outputs h [S,B,T,H], final state)."""
+    if mask is not None:
+        mask = mask.bool()
+    if gx.shape[2] == 0:
+        return gx.new_zeros(*gx.shape[:2], 0, hidden), state
+    tensors = (gx, state, w_h, b_h)
+    if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors):
+        return _Recurrence.apply(cell, hidden, gx, state, w_h, b_h, mask)
+    hs, final, _, _ = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=False)
+    return hs[:, 1:].transpose(1, 2), final

@@ -1,0 +1,106 @@
+"""Every model trains without creating a tensor on a device it did not take from its inputs (issue 14).
+
+On a CPU-only machine a ``torch.zeros(n)`` inside a forward pass works by accident; on a GPU node it is a CPU
+tensor meeting CUDA ones. :class:`NoImplicitDevice` catches it on any machine: while a training step runs, a
+factory call (``torch.zeros``, ``arange``, ``full``, ``tensor``, ...) made from ``attnrepro`` code without a
+``device=`` argument is recorded with its file and line. The tests run on the CPU always and on CUDA where there
+is one, with the model and data on that device.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import sys
+
+import pytest
+import torch
+import yaml
+from torch.overrides import TorchFunctionMode
+
+from attnrepro import tasks
+from attnrepro.config import TrainConfig
+from attnrepro.data import Vocab, encode
+from attnrepro.model import ModelConfig
+from attnrepro.snell import config as snellcfg
+from attnrepro.snell import runs
+from attnrepro.train import train
+from conftest import ROOT
+
+DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+FACTORIES = {torch.zeros, torch.ones, torch.empty, torch.full, torch.arange, torch.rand, torch.randn, torch.randint,
+             torch.randperm, torch.tensor, torch.as_tensor, torch.eye, torch.linspace, torch.logspace,
+             torch.empty_strided, torch.scalar_tensor}
+
+
+class NoImplicitDevice(TorchFunctionMode):
+    """Records factory calls without ``device=`` made directly from ``attnrepro`` code."""
+
+    def __init__(self):
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        if func in FACTORIES and kwargs.get("device") is None:
+            caller = sys._getframe(1)
+            if caller.f_globals.get("__name__", "").startswith("attnrepro"):
+                self.calls.append(f"{caller.f_code.co_filename}:{caller.f_lineno} {func.__name__}")
+        return func(*args, **kwargs)
+
+
+def test_the_check_catches_a_factory_call_without_device():
+    mode = NoImplicitDevice()
+    code = compile("torch.zeros(3); torch.zeros(3, device=x.device); x.new_zeros(2)", "attnrepro_fake.py", "exec")
+    with mode:
+        exec(code, {"__name__": "attnrepro.fake", "torch": torch, "x": torch.ones(1)})
+    assert len(mode.calls) == 1 and "zeros" in mode.calls[0]
+
+
+@pytest.fixture(scope="module")
+def data():
+    task = dict(kind="one_to_one", n_words=3, min_len=3, max_len=5, n_train=16, n_valid=4, n_test=4, seed=0)
+    vocab = Vocab.from_words(*tasks.words(task))
+    splits = tasks.generate(task)
+    return vocab, encode(splits["train"], vocab), encode(splits["valid"], vocab)
+
+
+AITKEN = ([("ved", c, "dot") for c in ("gru", "lstm", "ugrnn")]
+          + [("aed", c, a) for c in ("gru", "lstm", "ugrnn") for a in ("dot", "qkv")]
+          + [("ao", c, a) for c in ("gru", "lstm", "ugrnn", "ff") for a in ("dot", "qkv")]
+          + [("transformer", "gru", "dot")])
+STEP = dict(steps=2, batch_size=4, lr=0.01, lr_decay=1.0, betas=[0.9, 0.99], eps=1e-8, grad_clip=1.0, l2=1e-5,
+            checkpoint_every=1, eval_every=1, n_eval=4)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("arch, cell, attention", AITKEN)
+def test_aitken_and_transformer_training_take_the_device_from_their_inputs(data, tmp_path, device, arch, cell,
+                                                                           attention):
+    vocab, tr, va = data
+    cfg = ModelConfig(arch, cell, 8, len(vocab.src), len(vocab.tgt), input_dim=16 if arch == "ao" else 0,
+                      attention=attention, layers=1, heads=2)
+    mode = NoImplicitDevice()
+    with mode:  # two steps: the second resumes nothing but runs Adam on existing state, and a checkpoint
+        model, metrics = train(cfg, TrainConfig.from_dict(STEP), [0, 1], tr, va, tmp_path, sos=vocab.tgt.index("<sos>"),
+                               device=device, log=io.StringIO())
+    assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
+    assert all(p.device.type == device for p in model.parameters()) and len(metrics) == 4
+
+
+SNELL = ["copy_same", "copy_same_uniform", "copy_subset_proxy", "keyword", "cls_rotten_tomatoes_learned",
+         "cls_rotten_tomatoes_frozen_beta"]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("run", SNELL)
+def test_snell_training_takes_the_device_from_its_inputs(tmp_path, device, run):
+    """Seq2seq (learned, uniform), proxy, keyword toy and classifier (learned, frozen β) runs of the smoke config,
+    two steps through the engine with an evaluation (and the probes it records) after each."""
+    spec = copy.deepcopy(snellcfg.runs(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["snell2021"])[run])
+    spec["train"].update(steps=2, eval_every=1, checkpoint_every=1)
+    mode = NoImplicitDevice()
+    with mode:
+        result, _ = runs.train(spec, tmp_path, name=run, log=io.StringIO(), device=device)
+    assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
+    assert all(p.device.type == device for p in result.model.parameters()) and result.metrics.step.max() == 2
