@@ -80,7 +80,7 @@ def test_claims_markdown_summarises(smoke_run):
     md = (work / "results" / "claims.md").read_text()
     assert "The papers' claims:" in md and "one_to_one_temporal_alignment" in md
     assert "[fig2a.png](figures/aitken2021/fig2a.png)" in md
-    assert "Σ\\|nine terms\\|" in md  # pipes inside a cell are escaped
+    assert "Σ\\|nine terms of Eq. 3\\|" in md  # pipes inside a cell are escaped
 
 
 def _changed_config(work, change):
