@@ -58,12 +58,12 @@ def reason(old, new) -> str:
 
 def diff(old: pd.DataFrame, new: pd.DataFrame, notes: dict) -> list[str]:
     key = ["claim_id", "experiment"]
-    merged = old.merge(new, on=key, how="outer", suffixes=("_old", ""), indicator=True)
+    merged = old.merge(new, on=key, how="outer", suffixes=("_old", ""), indicator="side")
     lines = []
     for r in merged.itertuples():
-        o = None if r._merge == "right_only" else pd.Series(
+        o = None if r.side == "right_only" else pd.Series(
             {"rule": r.rule_old, "measured_mean": r.measured_mean_old, "n": r.n_old})
-        n = None if r._merge == "left_only" else r
+        n = None if r.side == "left_only" else r
         before = r.verdict_old if o is not None else "(no row)"
         after = r.verdict if n is not None else "(no row)"
         if before == after:
