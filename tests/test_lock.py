@@ -3,6 +3,7 @@ dependencies of dependencies too, at one version; requirements.in's direct pins 
 environment the tests run in (what `make install` built) holds those packages at those versions and no others."""
 
 import re
+import sysconfig
 from importlib.metadata import distributions
 
 from conftest import ROOT
@@ -37,7 +38,9 @@ def test_lock_pins_every_package_and_agrees_with_the_direct_pins():
 
 
 def test_environment_holds_exactly_the_lock():
-    installed = {name(d.metadata["Name"]): d.version for d in distributions()}
+    # the environment's own site-packages: another test may have put a fake wheel on sys.path for a while
+    site = sorted({sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]})
+    installed = {name(d.metadata["Name"]): d.version for d in distributions(path=site)}
     expected = {**LOCK, **DATA, "torch": DIRECT["torch"]}
     wrong = {n: (installed.get(n), v) for n, v in expected.items()
              if (installed.get(n) or "").split("+")[0] != v}  # torch 2.13.0+cpu is torch 2.13.0's CPU build
