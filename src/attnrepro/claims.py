@@ -165,9 +165,10 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
                claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
     """The claims with no row in ``table`` and why: no experiment of theirs in this config, the measure not in
     their experiments' tables, no value (NaN at this scale), or no experiment to compare with."""
+    measured = set(zip(table.paper, table.claim_id))
     rows = []
     for claim in claims:
-        if claim.claim_id in set(table.claim_id[table.paper == claim.paper]):
+        if (claim.paper, claim.claim_id) in measured:
             continue
         names = [n for n, (kind, arch, *_) in sorted(experiments.items()) if claim.applies_to(kind, arch)]
         if not names:

@@ -1,7 +1,6 @@
 rule claims:
     input:
-        list(claim_summaries().values()),
-        [f"results/analysis/{name}/aer_summary.csv" for name in aer_experiments()],
+        [path for paths in claim_summaries().values() for path in paths],
     output:
         csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md=report("results/claims.md", caption="../report/claims.rst", category="Claims"),

@@ -129,36 +129,38 @@ def aitken_figure_meta(wc):
 
 
 def claim_summaries():
-    out = {name: f"results/analysis/{name}/summary.csv" for name in config["experiments"]
-           if name not in transformer_experiments()}
-    # a transformer's per-seed table: its AER where its task has gold alignments, else its test evaluation
+    """Experiment -> its per-seed tables for the claims step, which joins an experiment's tables on seed."""
     aer = set(aer_experiments())
-    out.update({name: f"results/analysis/{name}/aer_summary.csv" if name in aer
-                else f"results/analysis/{name}/evaluation.csv" for name in transformer_experiments()})
-    out.update({label: f"{out_dir}/aer_summary.csv" for label, (_, _, out_dir) in aer_gold_sets().items()})
-    out.update(kobayashi2020_summaries())
-    out.update({name: path for name, (_, _, path) in snell2021_claim_experiments().items()})
+    out = {name: [f"results/analysis/{name}/summary.csv"] for name in config["experiments"]
+           if name not in transformer_experiments()}
+    # a recurrent model scored for AER (kobayashi2020_aer.experiments) has that table too
+    for name in aer & set(out):
+        out[name].append(f"results/analysis/{name}/aer_summary.csv")
+    # a transformer's per-seed table: its AER where its task has gold alignments, else its test evaluation
+    out.update({name: [f"results/analysis/{name}/aer_summary.csv" if name in aer
+                       else f"results/analysis/{name}/evaluation.csv"] for name in transformer_experiments()})
+    out.update({label: [f"{out_dir}/aer_summary.csv"] for label, (_, _, out_dir) in aer_gold_sets().items()})
+    out.update({name: [path] for name, path in kobayashi2020_summaries().items()})
+    out.update({name: [path] for name, (_, _, path) in snell2021_claim_experiments().items()})
     return out
 
 
 def claim_summary_args():
-    """EXPERIMENT:TASK_KIND:ARCH:CELL:PATH for every experiment: what the claims step needs to match claims (the
-    cell pairs a comparison with the experiment of the same cell)."""
+    """EXPERIMENT:TASK_KIND:ARCH:CELL:PATH for every table of every experiment: what the claims step needs to match
+    claims (the cell pairs a comparison with the experiment of the same cell)."""
     paths = claim_summaries()
 
-    def item(name, exp, path):
+    def items(name, exp):
         model = exp["model"]
-        return f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
+        return [f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
+                for path in paths[name]]
 
-    items = [item(name, exp, paths[name]) for name, exp in config["experiments"].items()]
-    # a recurrent model scored for AER (kobayashi2020_aer.experiments) has that table too, joined on seed
-    items += [item(name, config["experiments"][name], f"results/analysis/{name}/aer_summary.csv")
-              for name in aer_experiments() if name not in transformer_experiments()]
-    items += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
+    out = [i for name, exp in config["experiments"].items() for i in items(name, exp)]
+    out += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
     for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
-        items.append(item(label, config["experiments"][exp_name], paths[label]))
+        out += items(label, config["experiments"][exp_name])
     # sorted: the order of a config's keys must not count as a change of the claims step
-    return " ".join(shlex.quote(item) for item in sorted(items)) + kobayashi2020_summary_args()
+    return " ".join(shlex.quote(item) for item in sorted(out)) + kobayashi2020_summary_args()
 
 
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
