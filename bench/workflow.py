@@ -2,14 +2,17 @@
 benchmark 4: default config ≤ 30 min with --cores 2, smoke ≤ 5 min, largest job ≤ 4 GB).
 
 Usage: python bench/workflow.py --config config/smoke.yaml [--cores 2] [--out bench/results/workflow_smoke.json]
-Runs Snakemake in a temporary copy-free work directory (``--directory``) and reads every job's
-``results/benchmarks/**.tsv`` (Snakemake's own per-job wall time and max RSS); the run's ``results/claims.md`` is
-kept as ``bench/results/claims_<config>.{md,csv}``.
+                                 [--keep DIR]
+Runs Snakemake in a copy-free work directory (``--directory``; temporary unless ``--keep`` names one, which then
+holds the run's ``results/`` for later reading) and reads every job's ``results/benchmarks/**.tsv`` (Snakemake's
+own per-job wall time and max RSS): all of them are in the JSON (``jobs``), the cost table's source
+(bench/paper_cost.py). The run's ``results/claims.md`` is kept as ``bench/results/claims_<config>.{md,csv}``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -30,9 +33,13 @@ def main() -> None:
     p.add_argument("--config", required=True)
     p.add_argument("--cores", type=int, default=2)
     p.add_argument("--out")
+    p.add_argument("--keep", help="work directory to run in and keep (default: a temporary one)")
     args = p.parse_args()
     config = Path(args.config).resolve()
-    with tempfile.TemporaryDirectory() as work:
+    load_before = os.getloadavg()
+    if args.keep:
+        Path(args.keep).mkdir(parents=True, exist_ok=True)
+    with (contextlib.nullcontext(str(Path(args.keep).resolve())) if args.keep else tempfile.TemporaryDirectory()) as work:
         env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
         t0 = time.perf_counter()
         subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", work,
@@ -54,7 +61,8 @@ def main() -> None:
            "wall_s": round(wall, 1), "n_jobs": len(jobs), "peak_job_rss_mb": float(jobs.max_rss_mb.max()),
            "peak_job": jobs.loc[jobs.max_rss_mb.idxmax(), "job"], "seconds_by_rule": by_rule.round(1).to_dict(),
            "slowest_jobs": jobs.head(10).to_dict("records"), "machine": platform.machine(),
-           "cpu_count": os.cpu_count()}
+           "cpu_count": os.cpu_count(), "load_average_before": load_before, "load_average_after": os.getloadavg(),
+           "jobs": jobs.round(2).to_dict("records")}
     print(json.dumps(out, indent=2))
     name = args.out or f"bench/results/workflow_{config.stem}.json"
     Path(name).write_text(json.dumps(out, indent=2) + "\n")
