@@ -178,3 +178,24 @@ def test_tables_of_one_experiment_join_on_seed_and_refuse_a_measure_twice():
     assert merged.aer_best_gain.tolist() == [0.4, 0.3] and merged.m.tolist() == [0.1, 0.2]
     with pytest.raises(AttnReproError, match="both hold"):
         merge_replicates("x", [("a.csv", a), ("c.csv", a)])
+
+
+def test_committed_tables_are_shown_beside_this_run_per_claim():
+    from attnrepro.claims_markdown import beside
+
+    experiments = {"a": ("one_to_one", "aed"), "b": ("one_to_one", "aed")}
+    ours = summarize({"a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.8, 0.82, 0.81]})}, {"a": experiments["a"]},
+                     (CLAIM,))
+    # the larger run measured the same claim on "a" (the other side of the threshold) and on "b" as well
+    slice_ = summarize({"a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.1, 0.12, 0.11]}),
+                        "b": pd.DataFrame({"seed": [0, 1, 2], "m": [0.7, 0.72, 0.71]})}, experiments, (CLAIM,))
+    rows = beside(ours, {"paper slice": slice_})
+    assert rows.experiment.tolist() == ["a", "b"]
+    assert rows["this run: verdict"].tolist() == [REPRODUCED, "–"]
+    assert rows["paper slice: verdict"].tolist() == [NOT_REPRODUCED, REPRODUCED]
+    assert rows["paper slice: ours"][0].startswith("0.11 (")
+    md = to_markdown(ours, references={"paper slice": slice_})
+    assert "## Beside the committed runs" in md
+    assert "| paper slice | 1 of 2 reproduced (1 not reproduced," in md
+    assert f"| c | a | 0.9 | 0.81 (" in md and f"| {REPRODUCED} | 0.11 (" in md and f"| {NOT_REPRODUCED} |" in md
+    assert "## Beside" not in to_markdown(ours)  # no references, no section

@@ -41,7 +41,7 @@ def test_pe_norm_is_for_ao_and_sort_needs_enough_letters(smoke):
 def test_every_config_is_valid(root):
     from snakemake.utils import validate
 
-    for name in ("smoke", "config", "paper"):
+    for name in ("smoke", "config", "paper", "paper_slice"):
         cfg = yaml.safe_load((root / "config" / f"{name}.yaml").read_text())
         validate(cfg, str(root / "workflow" / "schemas" / "config.schema.yaml"))
         check(cfg)

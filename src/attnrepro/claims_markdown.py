@@ -44,7 +44,42 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")  # a bare | would end the table cell
 
 
-def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing: pd.DataFrame | None = None) -> str:
+KEY = ["paper", "claim_id", "experiment"]
+
+
+def beside(table: pd.DataFrame, references: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """One row per claim row of this run or of any committed reference table (another config's claims.csv, e.g.
+    the paper slice's), keyed by paper, claim and experiment: the paper's number, then per table (this run first)
+    its number with interval and its verdict; "–" where a table has no such row."""
+    tables = {"this run": table, **references}
+    keys = pd.concat([t[KEY + ["origin", "reference_value"]] for t in tables.values()]).drop_duplicates(KEY)
+    out = keys.reset_index(drop=True)
+    for label, t in tables.items():
+        cells = t.assign(**{f"{label}: ours": [_ours(r) for r in t.itertuples()],
+                            f"{label}: verdict": t.verdict})[KEY + [f"{label}: ours", f"{label}: verdict"]]
+        out = out.merge(cells.drop_duplicates(KEY), on=KEY, how="left")
+    return out.fillna({c: "–" for c in out.columns if ": " in c})
+
+
+def _beside_lines(table: pd.DataFrame, references: dict[str, pd.DataFrame]) -> list[str]:
+    rows = beside(table, references)
+    labels = ["this run", *references]
+    lines = ["## Beside the committed runs", "",
+             "The same claims in committed claims tables of other configurations (bench/results/): a verdict that "
+             "changes with the scale says the scale, not the method, decides it at the smaller one.", "",
+             "| table | the papers' claims | the project's own checks |", "|---|---|---|"]
+    for label, t in {"this run": table, **references}.items():
+        lines.append(f"| {label} | {_counts(t[t.origin == 'paper'])} | {_counts(t[t.origin == 'extension'])} |")
+    lines += ["", "| claim | experiment | paper | " + " | ".join(f"{label} (95% interval) | verdict" for label in labels)
+              + " |", "|---|---|---|" + "---|---|" * len(labels)]
+    for r in rows.to_dict("records"):
+        cells = " | ".join(f"{r[f'{label}: ours']} | {r[f'{label}: verdict']}" for label in labels)
+        lines.append(f"| {r['claim_id']} | {r['experiment']} | {_fmt(r['reference_value'])} | {cells} |")
+    return lines + [""]
+
+
+def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing: pd.DataFrame | None = None,
+                references: dict[str, pd.DataFrame] | None = None) -> str:
     papers = table[table.origin == "paper"]
     extensions = table[table.origin == "extension"]
     lines = ["# Claims", "", f"**The papers' claims: {_counts(papers)}.**"]
@@ -83,4 +118,6 @@ def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing
         lines += [f"| {PAPERS.get(r.paper, r.paper)} | {r.claim_id}{' (extension)' if r.origin == 'extension' else ''} "
                   f"| {_cell(r.why)} |" for r in missing.itertuples()]
         lines.append("")
+    if references:
+        lines += _beside_lines(table, references)
     return "\n".join(lines)

@@ -295,8 +295,16 @@ def cmd_claims(args) -> None:
     write_csv(table, args.out)
     if args.markdown:
         missing = unmeasured(table, summaries, experiments)
+        references = {}
+        for item in args.reference:
+            label, sep, path = item.partition("=")
+            if not sep or not label or not path:
+                raise AttnReproError(f"--reference {item!r}: expected LABEL=claims.csv")
+            references[label] = read_csv_checked(path, require=["paper", "claim_id", "experiment", "origin",
+                                                                "reference_value", "measured_mean", "ci_low",
+                                                                "ci_high", "n", "unit", "interval", "verdict"])
         with atomic_path(args.markdown) as tmp:
-            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing) + "\n")
+            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing, references) + "\n")
     print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
           .to_string(), file=sys.stderr)
 
@@ -675,6 +683,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
+    c.add_argument("--reference", action="append", default=[], metavar="LABEL=CSV",
+                   help="a committed claims table (another config's claims.csv) shown beside this run's in the "
+                        "Markdown, per claim (repeatable)")
 
     ar = _sub(sub, "archive", "write the paper artifact (code, config, environment, results, manifest)",
               cmd_archive)

@@ -163,6 +163,22 @@ def claim_summary_args():
     return " ".join(shlex.quote(item) for item in sorted(out)) + kobayashi2020_summary_args()
 
 
+def claim_references():
+    """Label -> path of each committed claims table shown beside this run's (claims.references, relative to the
+    repository, so a run in another working directory finds them)."""
+    out = {}
+    for label, path in (config["claims"].get("references") or {}).items():
+        full = Path(workflow.basedir) / path
+        if not full.is_file():
+            raise WorkflowError(f"config: claims.references.{label}: no file {full}")
+        out[label] = str(full)
+    return out
+
+
+def claim_reference_args():
+    return "".join(f" --reference {shlex.quote(f'{label}={path}')}" for label, path in claim_references().items())
+
+
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
 CORPORA = config.get("corpora") or {}
 
