@@ -23,6 +23,7 @@ include: "workflow/rules/figures.smk"
 include: "workflow/rules/kobayashi2020.smk"
 include: "workflow/rules/snell2021.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/ladder.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/archive.smk"
 
@@ -41,6 +42,8 @@ localrules:
     snell2021_fig2,
     claims,
     claims_html,
+    ladder_claims,
+    ladder,
     archive,
     verify,
 

@@ -309,6 +309,25 @@ def cmd_claims(args) -> None:
           .to_string(), file=sys.stderr)
 
 
+def cmd_ladder(args) -> None:
+    from .figures import save
+    from .figures.ladder import ladder_figure
+    from .io import read_csv_checked, write_csv
+    from .ladder import ladder_table
+
+    spec = json.loads(args.spec_json)
+    claims = {}
+    for item in args.claims:
+        point, sep, path = item.partition("=")
+        if not sep or point not in spec["points"]:
+            raise AttnReproError(f"--claims {item!r}: expected POINT=claims.csv with POINT one of {sorted(spec['points'])}")
+        claims[point] = read_csv_checked(path)
+    table = ladder_table(claims, spec["points"], spec["bases"], spec.get("claims"))
+    write_csv(table, args.csv)
+    fig, _ = ladder_figure(table)
+    save(fig, args.png, args.pdf, dpi=args.dpi)
+
+
 # -- archive / verify ---------------------------------------------------------------------------------------
 def cmd_archive(args) -> None:
     from .artifact import build
@@ -686,6 +705,15 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--reference", action="append", default=[], metavar="LABEL=CSV",
                    help="a committed claims table (another config's claims.csv) shown beside this run's in the "
                         "Markdown, per claim (repeatable)")
+
+    la = _sub(sub, "ladder", "the scale ladder: each claim's measure against width and training steps", cmd_ladder)
+    la.add_argument("--claims", nargs="+", required=True, metavar="POINT=CSV", help="each ladder point's claims table")
+    la.add_argument("--spec-json", required=True, help="points, base experiments' width and steps, claims shown "
+                    + SPEC_HELP)
+    la.add_argument("--csv", required=True)
+    la.add_argument("--png", required=True)
+    la.add_argument("--pdf")
+    la.add_argument("--dpi", type=int, default=150)
 
     ar = _sub(sub, "archive", "write the paper artifact (code, config, environment, results, manifest)",
               cmd_archive)

@@ -8,6 +8,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
 from attnrepro import config as cfglib  # noqa: E402
+from attnrepro import ladder as ladderlib  # noqa: E402
 from attnrepro import validation  # noqa: E402
 from attnrepro.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
@@ -17,6 +18,10 @@ try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the 
     validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
                         files=workflow.configfiles)
     cfglib.check(config)
+    # the scale ladder's experiments train, export and are analysed by the ordinary rules; only `snakemake ladder`
+    # asks for them (workflow/rules/ladder.smk)
+    LADDER_EXPERIMENTS = ladderlib.experiments(config)
+    config["experiments"].update(LADDER_EXPERIMENTS)
 except AttnReproError as err:
     raise WorkflowError(f"config: {err}") from None
 
@@ -132,7 +137,7 @@ def claim_summaries():
     """Experiment -> its per-seed tables for the claims step, which joins an experiment's tables on seed."""
     aer = set(aer_experiments())
     out = {name: [f"results/analysis/{name}/summary.csv"] for name in config["experiments"]
-           if name not in transformer_experiments()}
+           if name not in transformer_experiments() and name not in LADDER_EXPERIMENTS}
     # a recurrent model scored for AER (kobayashi2020_aer.experiments) has that table too
     for name in aer & set(out):
         out[name].append(f"results/analysis/{name}/aer_summary.csv")
@@ -145,17 +150,18 @@ def claim_summaries():
     return out
 
 
+def experiment_claim_items(name, exp, paths):
+    model = exp["model"]
+    return [f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
+            for path in paths]
+
+
 def claim_summary_args():
     """EXPERIMENT:TASK_KIND:ARCH:CELL:PATH for every table of every experiment: what the claims step needs to match
     claims (the cell pairs a comparison with the experiment of the same cell)."""
     paths = claim_summaries()
-
-    def items(name, exp):
-        model = exp["model"]
-        return [f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
-                for path in paths[name]]
-
-    out = [i for name, exp in config["experiments"].items() for i in items(name, exp)]
+    items = lambda name, exp: experiment_claim_items(name, exp, paths[name])  # noqa: E731
+    out = [i for name, exp in config["experiments"].items() if name in paths for i in items(name, exp)]
     out += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
     for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
         out += items(label, config["experiments"][exp_name])

@@ -1,0 +1,56 @@
+# The scale ladder (attnrepro.ladder): `snakemake ladder` trains the config's `ladder` points and draws each claim's
+# measure against width and steps. Not part of `all`.
+LADDER_POINTS = ladderlib.points(config)
+
+
+def ladder_point_args(wc):
+    names = ladderlib.point_experiments(config, wc.point)
+    items = [i for n in names
+             for i in experiment_claim_items(n, config["experiments"][n], [f"results/analysis/{n}/summary.csv"])]
+    return " ".join(shlex.quote(i) for i in items)
+
+
+def ladder_spec():
+    """Points, each base experiment's own width and steps, and the claims shown: what the ladder table needs."""
+    bases = {b: {"hidden": config["experiments"][b]["model"]["hidden"],
+                 "steps": {**config["train"], **config["experiments"][b].get("train", {})}["steps"]}
+             for b in config.get("ladder", {}).get("experiments", [])}
+    return json_arg({"points": LADDER_POINTS, "bases": bases, "claims": config.get("ladder", {}).get("claims")})
+
+
+rule ladder_claims:
+    input:
+        lambda wc: [f"results/analysis/{n}/summary.csv" for n in ladderlib.point_experiments(config, wc.point)],
+    output:
+        "results/ladder/{point}/claims.csv",
+    params:
+        summaries=ladder_point_args,
+        confidence=config["claims"]["confidence"],
+    wildcard_constraints:
+        point="|".join(LADDER_POINTS) or "(?!)",
+    log:
+        "results/logs/ladder/{point}.log",
+    benchmark:
+        "results/benchmarks/ladder/{point}.tsv"
+    shell:
+        "attnrepro claims --summary {params.summaries} --confidence {params.confidence} --out {output} > {log} 2>&1"
+
+
+rule ladder:
+    input:
+        expand("results/ladder/{point}/claims.csv", point=LADDER_POINTS),
+    output:
+        csv="results/ladder/ladder.csv",
+        png=report("results/figures/ladder/ladder.png", caption="../report/ladder.rst", category="Scale ladder"),
+        pdf="results/figures/ladder/ladder.pdf",
+    params:
+        claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
+        spec=ladder_spec(),
+        dpi=config["figures"]["dpi"],
+    log:
+        "results/logs/ladder/ladder.log",
+    benchmark:
+        "results/benchmarks/ladder/ladder.tsv"
+    shell:
+        "attnrepro ladder --claims {params.claims} --spec-json {params.spec} --csv {output.csv} --png {output.png}"
+        " --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
