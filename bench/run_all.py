@@ -43,6 +43,13 @@ def verdict(measured: float, target: float, higher_is_better: bool = False) -> s
     return "met" if ok else f"**missed** by {abs(measured - target) / target:.0%}"
 
 
+# whole-workflow targets: issue 7 (default, smoke), issue 17 (the paper slice finishes on this CPU in 2 h)
+WORKFLOW_TARGETS = {"workflow_smoke": (5 * 60, "≤ 5 min"), "workflow_config": (30 * 60, "≤ 30 min"),
+                    "workflow_paper_slice": (2 * 3600, "≤ 2 h")}
+ISSUE16_WORKFLOW_S = 21.8 * 60  # the default run's time when issue 16 was filed
+NOTES = RESULTS / "summary_notes.md"  # hand-written notes that no JSON holds, appended as they are
+
+
 def summary_rows() -> list[str]:
     rows = ["| benchmark | result | target | verdict |", "|---|---|---|---|"]
     for path in sorted(RESULTS.glob("*.json")):
@@ -79,12 +86,16 @@ def summary_rows() -> list[str]:
                         f"{r['read_and_analyze_mb_per_s']:.1f} MB/s read) | < {r['target_seconds']:.0f} s | "
                         f"{verdict(r['median_total_s'], r['target_seconds'])} |")
         elif name.startswith("workflow_"):
-            smoke = "smoke" in name
-            target = 5 * 60 if smoke else 30 * 60
-            mem = "" if smoke else f"; largest job {verdict(r['peak_job_rss_mb'], 4096)} (≤ 4 GB)"
-            rows.append(f"| whole workflow, {r['config']}, --cores {r['cores']} | {r['wall_s'] / 60:.1f} min, "
-                        f"largest job {r['peak_job_rss_mb'] / 1024:.2f} GB ({r['peak_job']}) | "
-                        f"{'≤ 5 min' if smoke else '≤ 30 min, ≤ 4 GB'} | {verdict(r['wall_s'], target)}{mem} |")
+            target, text = WORKFLOW_TARGETS.get(name, (30 * 60, "≤ 30 min"))
+            mem = "" if name == "workflow_smoke" else f"; largest job {verdict(r['peak_job_rss_mb'], 4096)} (≤ 4 GB)"
+            extra, extra_verdict = "", ""
+            if name == "workflow_config":  # issue 16, target 3: no slower than before Snell joined the DAG
+                extra = f"; issue 16: ≤ {ISSUE16_WORKFLOW_S / 60:.1f} min"
+                extra_verdict = f"; issue 16 target {verdict(r['wall_s'], ISSUE16_WORKFLOW_S)}"
+            rows.append(f"| whole workflow, {r['config']}, --cores {r['cores']} ({r['n_jobs']} jobs) | "
+                        f"{r['wall_s'] / 60:.1f} min, largest job {r['peak_job_rss_mb'] / 1024:.2f} GB "
+                        f"({r['peak_job']}) | {text}{'' if name == 'workflow_smoke' else ', ≤ 4 GB'}{extra} | "
+                        f"{verdict(r['wall_s'], target)}{mem}{extra_verdict} |")
         elif name == "export_layout":
             best = min(r["layouts"], key=lambda x: x["read_one_seed_s"])
             rows.append(f"| export layout (design choice) | fastest one-seed read: {best['layout']}, "
@@ -132,7 +143,8 @@ def why_missed() -> list[str]:
         elif name == "export_analysis" and not r["meets_target"]:
             lines.append(f"- Export + analysis: export {r['median_export_s']:.1f} s (two encoder passes and a "
                          f"greedy decode, step by step), analysis {r['median_analyze_s']:.1f} s.")
-        elif name.startswith("workflow_") and r["wall_s"] > (300 if "smoke" in name else 1800):
+        elif name.startswith("workflow_") and (r["wall_s"] > WORKFLOW_TARGETS.get(name, (1800,))[0]
+                                               or (name == "workflow_config" and r["wall_s"] > ISSUE16_WORKFLOW_S)):
             top = ", ".join(f"{rule} {sec / 60:.1f} min" for rule, sec in list(r["seconds_by_rule"].items())[:5])
             lines.append(f"- Whole workflow ({r['config']}): job time by rule (summed, {r['cores']} cores): {top}.")
     return (["", "## Where a target is missed", ""] + lines) if lines else []
@@ -152,7 +164,8 @@ def main() -> None:
         subprocess.run(cmd, cwd=ROOT, check=True)
     head = [f"# Benchmarks", "", f"Machine: {platform.machine()}, {torch.get_num_threads()} threads, torch "
             f"{torch.__version__}. Each JSON beside this file holds the details (median of ≥ 3 runs).", ""]
-    (RESULTS / "summary.md").write_text("\n".join(head + summary_rows() + why_missed()) + "\n")
+    notes = NOTES.read_text().rstrip("\n").splitlines() if NOTES.exists() else []
+    (RESULTS / "summary.md").write_text("\n".join(head + summary_rows() + why_missed() + notes) + "\n")
     print((RESULTS / "summary.md").read_text())
 
 
