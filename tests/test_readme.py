@@ -118,6 +118,9 @@ RUN = {
     "snakemake -n": Run("fresh", "", contains("This was a dry-run")),
     "snakemake --cores 1 results/figures/kobayashi2020/fig6.png": Run("fresh", " -n", contains("kobayashi2020_figure")),
     "snakemake --cores 2": Run("fresh", " -n", default_job_count),
+    "snakemake --cores 2 --configfile config/paper_slice.yaml": Run("fresh", " -n", contains("kobayashi2020_cache",
+                                                                                              "This was a dry-run")),
+    "snakemake ladder": Run("fresh", " -n", contains("ladder_claims", "This was a dry-run")),
     "snakemake --cores 2 results/figures/snell2021/fig3.png":
         Run("demo", "", only("snell2021_figure"), ["results/figures/snell2021/fig3.png"]),
     "python bench/run_all.py": Run("fresh", " --dry-run", contains("bench/snell_copy.py", "bench/workflow.py")),
