@@ -65,11 +65,13 @@ def _beside_lines(table: pd.DataFrame, references: dict[str, pd.DataFrame]) -> l
     rows = beside(table, references)
     labels = ["this run", *references]
     lines = ["## Beside the committed runs", "",
-             "The same claims in committed claims tables of other configurations (bench/results/): a verdict that "
-             "changes with the scale says the scale, not the method, decides it at the smaller one.", "",
+             "The same claims in committed claims tables of other configurations (bench/results/; each config's "
+             "comment says its scale and recipe). Where two verdicts differ, scale or recipe decides the claim at "
+             "one of them, not the method alone.", "",
              "| table | the papers' claims | the project's own checks |", "|---|---|---|"]
     for label, t in {"this run": table, **references}.items():
-        lines.append(f"| {label} | {_counts(t[t.origin == 'paper'])} | {_counts(t[t.origin == 'extension'])} |")
+        counts = [_counts(t[t.origin == o]) if (t.origin == o).any() else "none" for o in ("paper", "extension")]
+        lines.append(f"| {label} | {counts[0]} | {counts[1]} |")
     lines += ["", "| claim | experiment | paper | " + " | ".join(f"{label} (95% interval) | verdict" for label in labels)
               + " |", "|---|---|---|" + "---|---|" * len(labels)]
     for r in rows.to_dict("records"):

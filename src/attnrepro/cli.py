@@ -710,10 +710,10 @@ def build_parser() -> argparse.ArgumentParser:
     la.add_argument("--claims", nargs="+", required=True, metavar="POINT=CSV", help="each ladder point's claims table")
     la.add_argument("--spec-json", required=True, help="points, base experiments' width and steps, claims shown "
                     + SPEC_HELP)
-    la.add_argument("--csv", required=True)
-    la.add_argument("--png", required=True)
-    la.add_argument("--pdf")
-    la.add_argument("--dpi", type=int, default=150)
+    la.add_argument("--csv", required=True, help="the stacked table (results/ladder/ladder.csv)")
+    la.add_argument("--png", required=True, help="the figure (results/figures/ladder/ladder.png)")
+    la.add_argument("--pdf", help="the figure as PDF too")
+    la.add_argument("--dpi", type=int, default=150, help="resolution of the PNG (default 150)")
 
     ar = _sub(sub, "archive", "write the paper artifact (code, config, environment, results, manifest)",
               cmd_archive)
