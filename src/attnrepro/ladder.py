@@ -75,6 +75,16 @@ def point_experiments(config: dict[str, Any], point: str) -> list[str]:
             for b in config["ladder"]["experiments"]]
 
 
+def spec(config: dict[str, Any]) -> dict[str, Any]:
+    """Points, each base experiment's own width and steps, and the claims shown: what :func:`ladder_table` needs
+    beside the points' claims tables."""
+    block = config.get("ladder") or {}
+    bases = {b: {"hidden": config["experiments"][b]["model"]["hidden"],
+                 "steps": {**config["train"], **config["experiments"][b].get("train", {})}["steps"]}
+             for b in block.get("experiments", [])}
+    return {"points": points(config), "bases": bases, "claims": block.get("claims")}
+
+
 def ladder_table(claims: dict[str, pd.DataFrame], config_points: dict[str, dict[str, Any]],
                  bases: dict[str, dict[str, int]], only: list[str] | None = None) -> pd.DataFrame:
     """One row per claim row of every point: ``claims`` maps a point to its claims table; ``bases`` gives each

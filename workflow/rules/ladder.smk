@@ -3,28 +3,15 @@
 LADDER_POINTS = ladderlib.points(config)
 
 
-def ladder_point_args(wc):
-    names = ladderlib.point_experiments(config, wc.point)
-    items = [i for n in names
-             for i in experiment_claim_items(n, config["experiments"][n], [f"results/analysis/{n}/summary.csv"])]
-    return " ".join(shlex.quote(i) for i in items)
-
-
-def ladder_spec():
-    """Points, each base experiment's own width and steps, and the claims shown: what the ladder table needs."""
-    bases = {b: {"hidden": config["experiments"][b]["model"]["hidden"],
-                 "steps": {**config["train"], **config["experiments"][b].get("train", {})}["steps"]}
-             for b in config.get("ladder", {}).get("experiments", [])}
-    return json_arg({"points": LADDER_POINTS, "bases": bases, "claims": config.get("ladder", {}).get("claims")})
-
-
 rule ladder_claims:
     input:
         lambda wc: [f"results/analysis/{n}/summary.csv" for n in ladderlib.point_experiments(config, wc.point)],
     output:
         "results/ladder/{point}/claims.csv",
     params:
-        summaries=ladder_point_args,
+        summaries=lambda wc: " ".join(shlex.quote(i) for n in ladderlib.point_experiments(config, wc.point)
+                                      for i in experiment_claim_items(n, config["experiments"][n],
+                                                                      [f"results/analysis/{n}/summary.csv"])),
         confidence=config["claims"]["confidence"],
     wildcard_constraints:
         point="|".join(LADDER_POINTS) or "(?!)",
@@ -45,7 +32,7 @@ rule ladder:
         pdf="results/figures/ladder/ladder.pdf",
     params:
         claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
-        spec=ladder_spec(),
+        spec=json_arg(ladderlib.spec(config)),
         dpi=config["figures"]["dpi"],
     log:
         "results/logs/ladder/ladder.log",
