@@ -3,7 +3,7 @@ MB/s written and read).
 
 The default config's AED-GRU (hidden 64) on one-to-one, 3 stacked seeds trained briefly (timing does not depend on
 how well it learnt), then the workflow's own commands run in this process — ``attnrepro export`` (greedy decode of
-the 500 test examples, activations written to Parquet) and ``attnrepro analyze`` (read back, decompose, every
+the 500 test examples, activations written to Parquet) and ``attnrepro aitken2021 analyze`` (read back, decompose, every
 table of the analysis) — so Python start-up and imports are not counted; a Snakemake job adds them (the workflow
 benchmark reports the jobs' full times).
 
@@ -66,7 +66,7 @@ def main() -> None:
             export_dir, analysis_dir = w / f"export{r}", w / f"analysis{r}"
             export_s = run("export", "--model", w / "model.pt", "--data-dir", w / "data", "--n-examples", n_examples,
                            "--out-dir", export_dir, "--device", "cpu", "--threads", args.threads)
-            analyze_s = run("analyze", "--export-dirs", export_dir, "--data-dir", w / "data", "--arch",
+            analyze_s = run("aitken2021", "analyze", "--export-dirs", export_dir, "--data-dir", w / "data", "--arch",
                             exp["model"]["arch"], "--task-json", json.dumps(task), "--out-dir", analysis_dir)
             mb = megabytes(export_dir)  # written by export, then read back by analyze
             runs.append({"export_s": export_s, "analyze_s": analyze_s, "total_s": export_s + analyze_s,

@@ -13,7 +13,7 @@ core-hours. Training: steps × measured seconds per step × the evaluation overh
 (bench/results/workflow_paper_slice.json, the papers' data sizes), scaled by seeds where a job handles every seed;
 a rule the slice did not run says so. Writes ``bench/results/paper_cost.{json,md}``.
 
-    python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]
+    python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]  (--only: merged)
     python bench/paper_cost.py table
 """
 
@@ -89,7 +89,12 @@ def measure(args) -> None:
                 out["shapes"][key] = {"experiment": name, "error": str(err)[:300]}
             print(key, out["shapes"][key], flush=True)
     out["load_average_after"] = os.getloadavg()
-    (RESULTS / "paper_step_times.json").write_text(json.dumps(out, indent=1) + "\n")
+    path = RESULTS / "paper_step_times.json"
+    if args.only and path.exists():  # re-measure some shapes: keep the others' numbers
+        old = json.loads(path.read_text())
+        out = {**old, "shapes": {**old["shapes"], **out["shapes"]},
+               "remeasured": sorted(set(old.get("remeasured", [])) | set(out["shapes"]))}
+    path.write_text(json.dumps(out, indent=1) + "\n")
 
 
 def _rule_jobs(slice_jobs: list[dict]) -> dict[str, list[dict]]:

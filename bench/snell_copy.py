@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from attnrepro.config import TrainConfig  # noqa: E402
 from attnrepro.engine import Member, fit  # noqa: E402
-from attnrepro.snell import tasks  # noqa: E402
-from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
+from attnrepro.snell2021 import tasks  # noqa: E402
+from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
 from attnrepro.seeding import generator  # noqa: E402
 from profiling import matmul_gflops  # noqa: E402
 

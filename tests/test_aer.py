@@ -4,9 +4,13 @@ import numpy as np
 import pytest
 import torch
 
-from attnrepro.analysis.aer import (
-    aer, extract, format_pharaoh, hard_alignment, parse_pharaoh_line, read_pharaoh, soft_alignments,
-)
+from attnrepro.kobayashi2020.aer import (aer,
+    extract,
+    format_pharaoh,
+    hard_alignment,
+    parse_pharaoh_line,
+    read_pharaoh,
+    soft_alignments)
 from attnrepro.errors import AttnReproError
 
 
@@ -82,7 +86,7 @@ def test_norm_alignment_can_differ_from_weight_alignment():
 def test_best_and_mean_gains_by_hand():
     import pandas as pd
 
-    from attnrepro.analysis.aer import best_and_mean
+    from attnrepro.kobayashi2020.aer import best_and_mean
 
     per_layer = pd.DataFrame({"layer": [1, 1, 2, 2, 3, 3], "method": ["weight", "norm"] * 3,
                               "aer": [0.8, 0.3, 0.5, 0.4, 0.6, 0.5]})

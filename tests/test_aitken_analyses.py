@@ -5,12 +5,16 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.analysis.accuracy import accuracy_by_length, corpus_bleu, sentences, short_long_gap
-from attnrepro.analysis.alignment import (attention_maps, offset_alignment, predicted_offset, softmax_over_t,
-                                          temporal_argmax_correlation, temporal_offset)
-from attnrepro.analysis.decomposition import decompose
-from attnrepro.analysis.readout import readout_alignment, readout_match
-from attnrepro.analysis.variance import variance_drop, word_variance
+from attnrepro.aitken2021.accuracy import accuracy_by_length, corpus_bleu, sentences, short_long_gap
+from attnrepro.aitken2021.alignment import (attention_maps,
+    offset_alignment,
+    predicted_offset,
+    softmax_over_t,
+    temporal_argmax_correlation,
+    temporal_offset)
+from attnrepro.aitken2021.decomposition import decompose
+from attnrepro.aitken2021.readout import readout_alignment, readout_match
+from attnrepro.aitken2021.variance import variance_drop, word_variance
 
 
 def _states(rng, n_examples=40, length=6, n_words=3, hidden=8, temporal=1.0, noise=0.0):
@@ -172,7 +176,7 @@ def test_token_projection_equals_the_one_hot_product():
 
 
 def test_projected_relative_delta_is_small_only_when_states_sit_on_their_input_components():
-    from attnrepro.analysis.decomposition import projected_relative_delta
+    from attnrepro.aitken2021.decomposition import projected_relative_delta
 
     rng = np.random.default_rng(2)
     h, _, pos, tok = _states(rng, n_examples=200, n_words=4, hidden=16, noise=0.02)
@@ -183,7 +187,7 @@ def test_projected_relative_delta_is_small_only_when_states_sit_on_their_input_c
 
 
 def test_temporal_input_delta_cosine_tells_orthogonal_from_aligned():
-    from attnrepro.analysis.decomposition import temporal_input_delta_cosine
+    from attnrepro.aitken2021.decomposition import temporal_input_delta_cosine
 
     rng = np.random.default_rng(3)
     length, hidden = 6, 12
@@ -203,7 +207,7 @@ def test_temporal_input_delta_cosine_tells_orthogonal_from_aligned():
 
 
 def test_temporal_peaks_follow_a_planted_offset():
-    from attnrepro.analysis.alignment import peak_measures, temporal_peaks
+    from attnrepro.aitken2021.alignment import peak_measures, temporal_peaks
 
     n = 12
     dec_mu = np.eye(n)
@@ -218,7 +222,7 @@ def test_temporal_peaks_follow_a_planted_offset():
 
 
 def test_word_offset_measures_read_fig6_c_and_d():
-    from attnrepro.analysis.alignment import word_offset_measures
+    from attnrepro.aitken2021.alignment import word_offset_measures
 
     offs = np.arange(-5, 6)
     table = pd.concat([
@@ -231,7 +235,7 @@ def test_word_offset_measures_read_fig6_c_and_d():
 
 
 def test_word_accuracy_counts_an_insertion_once():
-    from attnrepro.analysis.accuracy import edit_distance, word_accuracy
+    from attnrepro.aitken2021.accuracy import edit_distance, word_accuracy
 
     assert edit_distance("a b c".split(), "a c".split()) == 1
     assert edit_distance([], "a b".split()) == 2

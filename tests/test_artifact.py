@@ -9,7 +9,7 @@ import yaml
 from attnrepro.artifact import format_manifest, manifest, parse_manifest, verify
 from attnrepro.cli import main
 
-from attnrepro.figures.panels import PANELS
+from attnrepro.aitken2021.panels import PANELS
 from conftest import job_counts, snakemake
 
 pytestmark = pytest.mark.slow

@@ -2,7 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.claims import CLAIMS, COLUMNS, Claim, model_quality, summarize
+from attnrepro.claims import COLUMNS, Claim, model_quality, summarize
+from attnrepro.papers import CLAIMS
 from attnrepro.claims_markdown import to_markdown
 from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED, UNDECIDABLE
 
@@ -143,7 +144,7 @@ def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
     assert bible.bleu == pytest.approx(20.0) and bible.bleu_low < 20.0 < bible.bleu_high
     assert bible.n_seeds == 3
     assert np.isnan(table.set_index("experiment").loc["aed_gru_sort"].bleu)
-    md = to_markdown(summarize(summaries, {}), table)
+    md = to_markdown(summarize(summaries, {}, CLAIMS), table)
     assert "| aed_gru_bible | 3 | 0.6 (" in md and "| 20 (" in md
     sort_row = next(line for line in md.splitlines() if line.startswith("| aed_gru_sort |"))
     assert sort_row.startswith("| aed_gru_sort | 2 | 0.95 (") and sort_row.endswith("| – |")  # no BLEU measured

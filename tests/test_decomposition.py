@@ -2,10 +2,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.analysis.decomposition import (
-    TERMS, alignment_terms, decompose, delta_component, input_component, temporal_component,
-    temporal_alignment, top_alignment_shares,
-)
+from attnrepro.aitken2021.decomposition import (TERMS,
+    alignment_terms,
+    decompose,
+    delta_component,
+    input_component,
+    temporal_component,
+    temporal_alignment,
+    top_alignment_shares)
 
 
 def ragged(rng, m=40, t_range=(5, 9), n_tokens=4):

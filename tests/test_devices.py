@@ -22,8 +22,8 @@ from attnrepro import tasks
 from attnrepro.config import TrainConfig
 from attnrepro.data import Vocab, encode
 from attnrepro.model import ModelConfig
-from attnrepro.snell import config as snellcfg
-from attnrepro.snell import runs
+from attnrepro.snell2021 import config as snellcfg
+from attnrepro.snell2021 import runs
 from attnrepro.train import train
 from conftest import ROOT
 

@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from attnrepro import tasks
-from attnrepro.analysis.aitken import analyze_seed
+from attnrepro.aitken2021.analysis import analyze_seed
 from attnrepro.data import Vocab, encode
 from attnrepro.export import export_activations, states, vectors
 from attnrepro.io import write_parquet

@@ -227,7 +227,8 @@ def test_snakemake_stops_with_one_short_message(tmp_path, smoke, case, monkeypat
 
 # -- seeds: one function of the seed --------------------------------------------------------------------------
 def test_ao_seeds_0_and_2_to_the_29_get_different_rotations():
-    from attnrepro.model import ModelConfig, build_model
+    from attnrepro.model import ModelConfig
+    from attnrepro.train import build_model
 
     cfg = ModelConfig(arch="ao", cell="gru", hidden=4, src_vocab=5, tgt_vocab=5, input_dim=8, max_positions=6)
     model = build_model(cfg, [0, 2**29])  # seed*1000+salt made these equal modulo 2**32
@@ -436,7 +437,7 @@ def _fake_wheel(tmp_path, monkeypatch, relative, data):
 
 @case("issue7: truncated wordfreq data file")
 def _wordfreq(tmp_path, capsys, monkeypatch):
-    from attnrepro import encoder_text
+    from attnrepro.kobayashi2020 import news as encoder_text
 
     good = encoder_text.package_file(*encoder_text.WORDFREQ).read_bytes()
     path = _fake_wheel(tmp_path, monkeypatch, "fakedata/large_en.msgpack.gz", good)
@@ -452,7 +453,7 @@ def _wordfreq(tmp_path, capsys, monkeypatch):
 
 @case("issue msg: truncated MiniLM weights")
 def _minilm(tmp_path, capsys, monkeypatch):
-    from attnrepro import pretrained
+    from attnrepro.kobayashi2020 import pretrained
 
     real = pretrained.model_dir()
     copy_dir = tmp_path / "model"
@@ -505,7 +506,7 @@ def _analysis_columns(tmp_path, capsys):
                  "--out-dir", str(act), "--device", "cpu"]) == 0
     good = (act / "encoder.parquet").read_bytes()
     pd.read_parquet(act / "encoder.parquet").drop(columns=["h"]).to_parquet(act / "encoder.parquet")
-    analyze = ["analyze", "--export-dirs", str(act), "--data-dir", str(data), "--arch", "aed",
+    analyze = ["aitken2021", "analyze", "--export-dirs", str(act), "--data-dir", str(data), "--arch", "aed",
                "--task-json", json.dumps(TASK), "--out-dir", str(tmp_path / "an")]
     assert main(analyze) == 2
     assert "encoder.parquet: missing columns ['h']" in capsys.readouterr().err
@@ -529,7 +530,7 @@ def _nmt_columns(tmp_path, capsys):
 
 @case("new: prepared classification set without its labels")
 def _snell_prepared(tmp_path, capsys):
-    from attnrepro.snell.text import from_prepared
+    from attnrepro.snell2021.classification_sets import from_prepared
 
     d = tmp_path / "cls"
     d.mkdir()

@@ -8,16 +8,16 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.alignment_readout import source_target_alignments
-from attnrepro.analysis.aer import extract, format_pharaoh
+from attnrepro.kobayashi2020.alignment_readout import source_target_alignments
+from attnrepro.kobayashi2020.aer import extract, format_pharaoh
 from attnrepro.cli import main
 from attnrepro.config import check
 from attnrepro.data import Vocab, encode
 from attnrepro.errors import AttnReproError
 from attnrepro.bleu import sentences
 from attnrepro.evaluation import scores
-from attnrepro.model import ModelConfig, build_model
-from attnrepro.train import save_model
+from attnrepro.model import ModelConfig
+from attnrepro.train import build_model, save_model
 
 SRC_WORDS = ["in", "the", "beginning", "god", "created", "heaven", "and", "earth", "<unk>"]
 TGT_WORDS = ["au", "commencement", "dieu", "créa", "les", "cieux", "et", "la", "terre", "<unk>"]

@@ -6,9 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.analysis import kobayashi as kb
-from attnrepro.claims import CLAIMS, summarize
-from attnrepro.figures import kobayashi2020 as kf
+from attnrepro.kobayashi2020 import analysis as kb
+from attnrepro.claims import summarize
+from attnrepro.papers import CLAIMS
+from attnrepro.kobayashi2020 import figures as kf
 from attnrepro.figures import save
 
 N_LAYERS, N_HEADS = 2, 3
@@ -100,7 +101,7 @@ def test_fold_summary_uses_disjoint_folds(cache):
 
 def test_claims_read_the_fold_summary(cache):
     s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 3, N_LAYERS, N_HEADS)
-    table = summarize({"minilm": s}, {"minilm": ("news", "minilm")})
+    table = summarize({"minilm": s}, {"minilm": ("news", "minilm")}, CLAIMS)
     mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "minilm")]
     assert len(table) == len(mine) >= 10
     assert (table.n == 3).all() and (table.unit == "fold").all()

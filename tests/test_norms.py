@@ -5,10 +5,15 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.analysis.norms import (
-    affine_singular_values, category_sums, category_table, decomposed_output, output_map_per_head, split_heads,
-    transformed, value_map_per_head, vector_norms,
-)
+from attnrepro.kobayashi2020.norms import (affine_singular_values,
+    category_sums,
+    category_table,
+    decomposed_output,
+    output_map_per_head,
+    split_heads,
+    transformed,
+    value_map_per_head,
+    vector_norms)
 from attnrepro.model import EncoderDecoder, ModelConfig
 
 

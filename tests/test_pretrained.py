@@ -5,10 +5,14 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro import encoder_text
-from attnrepro.analysis.norms import decomposed_output, output_map_per_head, split_heads, transformed
+from attnrepro.kobayashi2020 import news as encoder_text
+from attnrepro.kobayashi2020.norms import decomposed_output, output_map_per_head, split_heads, transformed
 from attnrepro.errors import AttnReproError
-from attnrepro.pretrained import layer_weights, load_encoder, norm_cache, run_with_cache, singular_value_table
+from attnrepro.kobayashi2020.pretrained import (layer_weights,
+    load_encoder,
+    norm_cache,
+    run_with_cache,
+    singular_value_table)
 
 
 @pytest.fixture(scope="module")

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from attnrepro.analysis import count_table as ct
-from attnrepro.analysis import ibm1
-from attnrepro.analysis.agreement import agreement, agreement_rows, shuffle_rows, shuffled_baseline
-from attnrepro.analysis.contextual_agreement import xi, xi_star, xi_table
-from attnrepro.analysis.kendall import kendall_agreement, kendall_tau_rows
+from attnrepro.snell2021 import count_table as ct
+from attnrepro.snell2021 import ibm1
+from attnrepro.snell2021.agreement import agreement, agreement_rows, shuffle_rows, shuffled_baseline
+from attnrepro.snell2021.contextual_agreement import xi, xi_star, xi_table
+from attnrepro.snell2021.kendall import kendall_agreement, kendall_tau_rows
 
 
 def test_agreement_hand_cases():
@@ -107,7 +107,7 @@ def test_ibm1_cannot_learn_from_permutations_of_one_set():
 
 
 def test_table2_row_on_identical_probes():
-    from attnrepro.analysis.agreement_table import table2_row
+    from attnrepro.snell2021.agreement_table import table2_row
 
     rng = np.random.default_rng(0)
     a = rng.random((200, 40))
@@ -127,7 +127,7 @@ def test_table2_row_on_identical_probes():
 
 
 def test_table2_row_peak_inside_and_xi_progress():
-    from attnrepro.analysis.agreement_table import table2_row, xi_progress
+    from attnrepro.snell2021.agreement_table import table2_row, xi_progress
 
     rng = np.random.default_rng(1)
     a = rng.random((200, 40))
@@ -145,7 +145,7 @@ def test_table2_row_peak_inside_and_xi_progress():
 
 
 def test_rotten_tomatoes_loads_and_encodes():
-    from attnrepro.snell import text
+    from attnrepro.snell2021 import classification_sets as text
 
     df = text.load("rotten_tomatoes")
     assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
@@ -158,7 +158,7 @@ def test_rotten_tomatoes_loads_and_encodes():
 
 
 def test_first_step_above_is_tau0_of_fig2():
-    from attnrepro.analysis.contextual_agreement import first_step_above
+    from attnrepro.snell2021.contextual_agreement import first_step_above
 
     curve = pd.DataFrame({"step": [20, 0, 10], "agreement": [0.6, 0.05, 0.3], "performance": [0.8, 0.1, 0.4]})
     assert first_step_above(0.25, curve) == 10 and first_step_above(0.3, curve) == 20   # strictly more
@@ -166,7 +166,7 @@ def test_first_step_above_is_tau0_of_fig2():
 
 
 def test_second_run_curve_and_target_token_rows():
-    from attnrepro.analysis.agreement_table import reference_alpha, second_run_curve, target_token_rows
+    from attnrepro.snell2021.agreement_table import reference_alpha, second_run_curve, target_token_rows
 
     # 2 pairs, T = 3, L = 2: pair 0 has 2 target tokens and source length 2, pair 1 one token and length 1
     probe = np.arange(2 * 3 * 2).reshape(2, 3, 2).astype(float)
@@ -194,7 +194,7 @@ def test_bleu_sentences_cut_at_eos_and_drop_padding():
 
 
 def test_joint_vocab_shares_words_spelt_alike():
-    from attnrepro.snell.parallel import joint_vocab, remap
+    from attnrepro.snell2021.parallel import joint_vocab, remap
     from attnrepro.data import Encoded
     import torch
 
@@ -212,7 +212,7 @@ def test_joint_vocab_shares_words_spelt_alike():
 
 
 def test_table2_frame_translation_columns_and_paper_reference():
-    from attnrepro.figures.snell2021 import fig2_frame, table2_frame
+    from attnrepro.snell2021.figures import fig2_frame, table2_frame
 
     cols = ["A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "A_hat", "xi_alpha_beta_uf",
             "xi_alpha_beta", "xi_star", "tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat"]
@@ -236,7 +236,7 @@ def test_table2_frame_translation_columns_and_paper_reference():
 
 
 def test_curve_summary_hand_case_with_a_censored_and_a_diverged_run():
-    from attnrepro.analysis.snell_runs import curve_summary
+    from attnrepro.snell2021.run_tables import curve_summary
 
     steps = [0, 20, 40]
     metrics = pd.DataFrame({"step": steps * 3, "member": [0] * 3 + [1] * 3 + [2] * 3, "seed": [7] * 3 + [8] * 3 + [9] * 3,
@@ -251,7 +251,7 @@ def test_curve_summary_hand_case_with_a_censored_and_a_diverged_run():
 
 
 def test_keyword_orders_need_the_approximate_equalities_of_eq24_and_eq25():
-    from attnrepro.analysis.snell_runs import keyword_summary
+    from attnrepro.snell2021.run_tables import keyword_summary
 
     def curve(early, late):
         rows = [{"step": s, "seed": 0, "acc": 0.5, **dict(zip(("gamma_key", "gamma_next", "gamma_mean", "gamma_last"), g))}

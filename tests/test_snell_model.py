@@ -11,10 +11,10 @@ import torch
 from attnrepro.config import TrainConfig
 from attnrepro.data import expand, stack
 from attnrepro.engine import Member, fit, token_loss
-from attnrepro.snell import tasks
-from attnrepro.snell.classifier import Classifier, ClassifierConfig
-from attnrepro.snell.proxy import Proxy, ProxyConfig
-from attnrepro.snell.seq2seq import Seq2Seq, Seq2SeqConfig
+from attnrepro.snell2021 import tasks
+from attnrepro.snell2021.classifier import Classifier, ClassifierConfig
+from attnrepro.snell2021.proxy import Proxy, ProxyConfig
+from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig
 from attnrepro.seeding import generator
 
 TRAIN = dict(steps=6, batch_size=4, lr=1e-2, lr_decay=1.0, betas=[0.9, 0.999], eps=1e-8, grad_clip=None, l2=0.0,
@@ -126,7 +126,7 @@ def test_stacked_members_equal_separate_runs(tmp_path):
 
 
 def test_stacked_classifier_on_a_stored_set_equals_separate_runs_and_saliency(tmp_path):
-    from attnrepro.snell.text import _encode
+    from attnrepro.snell2021.classification_sets import _encode
 
     rng = np.random.default_rng(0)
     words = [[f"w{i}" for i in rng.integers(2, 12, n)] for n in rng.integers(2, 9, 60)]

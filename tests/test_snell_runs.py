@@ -13,11 +13,11 @@ import pytest
 import torch
 import yaml
 
-from attnrepro.analysis.snell_runs import curve_summary
+from attnrepro.snell2021.run_tables import curve_summary
 from attnrepro.engine import fit
 from attnrepro.errors import AttnReproError
-from attnrepro.snell import config as snellcfg
-from attnrepro.snell import multihead, runs
+from attnrepro.snell2021 import config as snellcfg
+from attnrepro.snell2021 import multihead, runs
 from conftest import ROOT, job_counts, kill_after_a_checkpoint, snakemake, tool_env
 
 
@@ -86,8 +86,9 @@ def test_infinite_learning_rate_counts_runs_as_diverged_not_failed(tmp_path):
     s = curve_summary(result.metrics, 0.6, 0.95)
     assert (s.diverged == 1).all() and s.failed.isna().all()
     from attnrepro.claims import summarize
+    from attnrepro.papers import CLAIMS
 
-    table = summarize({"snell2021_copy_same": s}, {"snell2021_copy_same": ("copy_same", "lstm_attention", "")})
+    table = summarize({"snell2021_copy_same": s}, {"snell2021_copy_same": ("copy_same", "lstm_attention", "")}, CLAIMS)
     assert "copy_same_some_seeds_fail" not in set(table.claim_id)     # no run trained: no failure rate at all
 
 

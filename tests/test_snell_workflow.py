@@ -9,7 +9,7 @@ import yaml
 
 from attnrepro import config as cfglib
 from attnrepro.errors import AttnReproError
-from attnrepro.snell import config as snellcfg
+from attnrepro.snell2021 import config as snellcfg
 from conftest import ROOT, job_counts, snakemake
 
 FIGURES = ["fig2", "fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]

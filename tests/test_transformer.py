@@ -9,14 +9,14 @@ import pytest
 import torch
 
 from attnrepro import tasks
-from attnrepro.analysis.norms import decomposed_output
+from attnrepro.kobayashi2020.norms import decomposed_output
 from attnrepro.config import TrainConfig, check
 from attnrepro.data import Vocab, encode
 from attnrepro.errors import AttnReproError
-from attnrepro.model import ModelConfig, build_model
-from attnrepro.tasks.alignments import gold
-from attnrepro.train import load_model, save_model, train
-from attnrepro.alignment_readout import source_target_alignments
+from attnrepro.model import ModelConfig
+from attnrepro.kobayashi2020.task_gold import gold
+from attnrepro.train import build_model, load_model, save_model, train
+from attnrepro.kobayashi2020.alignment_readout import source_target_alignments
 from attnrepro.transformer import Transformer
 
 
@@ -145,7 +145,7 @@ def test_config_errors(model, message):
 def test_trained_transformer_aligns_one_to_one(tmp_path):
     """A few hundred steps on one-to-one: the model learns the task and some layer's alignments are nearly exact;
     AER per layer comes out for both methods and the CLI writes the tables."""
-    from attnrepro.analysis.aer import aer_by_layer, best_and_mean
+    from attnrepro.kobayashi2020.aer import aer_by_layer, best_and_mean
     from attnrepro.cli import main
 
     torch.set_num_threads(1)

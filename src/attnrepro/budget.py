@@ -69,11 +69,10 @@ def data_bytes(n_examples: int, longest: int) -> float:
 
 
 # -- the checks -----------------------------------------------------------------------------------------------
-def check(config: dict[str, Any]) -> None:
+def check(config: dict[str, Any], task_specs: dict[str, dict[str, Any]]) -> None:
     """Every size of ``config`` that sets a job's memory, against :func:`limit_bytes` (blocks a partial config
-    lacks, as in unit tests of other checks, are skipped)."""
-    from .config import task_spec
-
+    lacks, as in unit tests of other checks, are skipped). ``task_specs``: each experiment's task, resolved
+    (:func:`attnrepro.config.task_spec`)."""
     for key, dpi in _dpis(config):
         side = 16 * dpi
         if side > MAX_PIXELS_PER_SIDE:
@@ -89,7 +88,7 @@ def check(config: dict[str, Any]) -> None:
                   f"{n:,} examples of up to {task['max_len']} words", "lower n_train or max_len")
     seeds_per_job = min(config.get("seeds_per_job", 1), len(config.get("seeds", [0])))
     for name, exp in config.get("experiments", {}).items():
-        task = task_spec(config, exp["task"])
+        task = task_specs[exp["task"]]
         train = {**config.get("train", {}), **exp.get("train", {})}
         if "max_len" not in task or not {"batch_size", "n_eval"} <= set(train):
             continue  # a sentencepiece corpus: its lengths are checked by the job on the prepared data
@@ -138,7 +137,7 @@ def _check_experiment(key, exp, train, task, vocab, seeds, n_examples) -> None:
 
 
 def _check_snell(block) -> None:
-    from .snell.config import train_of
+    from .snell2021.config import train_of
 
     c, train = block["copy"], block["train"]
     t = c["length"] + 1

@@ -5,8 +5,8 @@ A :class:`Claim` quotes the sentence of the paper it tests (``section``, ``quote
 of that measure (:mod:`attnrepro.intervals`: a 0/1 ``proportion`` or a ``continuous`` value per replicate) and
 the experiments it applies to (task kind and architecture). ``origin`` tells the papers' own claims from the
 project's extensions (the same analysis on a task the paper did not use); the summary line counts the papers'
-claims only. :func:`summarize` gives one row per (claim, experiment); each paper's claims live in its own module
-of :mod:`attnrepro.claimsets`, gathered in :data:`CLAIMS`.
+claims only. :func:`summarize` gives one row per (claim, experiment); each paper's claims live in its wing
+(``attnrepro.<paper>.claims``), gathered in :data:`attnrepro.papers.CLAIMS`.
 """
 
 from __future__ import annotations
@@ -75,23 +75,13 @@ class Claim:
         return task_kind in self.task_kinds and arch in self.archs
 
 
-def _registered() -> tuple[Claim, ...]:
-    # one module per paper, so that each paper's claims live beside nothing else
-    from .claimsets import aitken2021, blog003, kobayashi2020, snell2021
-
-    return aitken2021.CLAIMS + blog003.CLAIMS + snell2021.CLAIMS + kobayashi2020.CLAIMS
-
-
-CLAIMS: tuple[Claim, ...] = _registered()
-
-
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
     """Mean and Student-t interval over seeds (error bars of figures); NaN bounds with fewer than two values."""
     return student_t(values, confidence)
 
 
 def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
-              claims: tuple[Claim, ...] = CLAIMS, confidence: float = 0.95) -> pd.DataFrame:
+              claims: tuple[Claim, ...], confidence: float = 0.95) -> pd.DataFrame:
     """One row per (claim, experiment it applies to).
 
     ``summaries``: experiment -> per-replicate DataFrame (column ``seed`` or ``fold``, and the measures);
@@ -162,7 +152,7 @@ def merge_replicates(name: str, tables: list[tuple[str, pd.DataFrame]]) -> pd.Da
 
 
 def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
-               claims: tuple[Claim, ...] = CLAIMS) -> pd.DataFrame:
+               claims: tuple[Claim, ...]) -> pd.DataFrame:
     """The claims with no row in ``table`` and why: no experiment of theirs in this config, the measure not in
     their experiments' tables, no value (NaN at this scale), or no experiment to compare with."""
     measured = set(zip(table.paper, table.claim_id))

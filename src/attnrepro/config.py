@@ -14,6 +14,7 @@ import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from .budget import check as check_memory
 from .errors import AttnReproError
 
 
@@ -120,11 +121,10 @@ def check(config: dict[str, Any]) -> None:
     _check_gold_sets(config)
     _check_figures(config)
     check_corpora(config)
-    from .budget import check as check_memory
-
-    check_memory(config)  # sizes that cannot fit, with the estimate
+    # sizes that cannot fit, with the estimate
+    check_memory(config, {e["task"]: task_spec(config, e["task"]) for e in config.get("experiments", {}).values()})
     if "snell2021" in config:  # Snell et al. 2021's own block
-        from .snell.config import check as check_snell2021
+        from .snell2021.config import check as check_snell2021
 
         check_snell2021(config["snell2021"])
         known = set(config["tasks"]) | set(config.get("corpora") or {})
@@ -132,7 +132,7 @@ def check(config: dict[str, Any]) -> None:
             if name not in known:
                 raise AttnReproError(f"snell2021.translation.sets: {name!r} is neither a task nor a corpus of this "
                                      f"config (results/data/{name}/ would not be built); known: {sorted(known)}")
-        from .snell.text import SOURCES
+        from .snell2021.classification_sets import SOURCES
 
         corpora = config.get("corpora") or {}
         for name in config["snell2021"].get("classification", {}).get("sets", {}):
@@ -149,7 +149,7 @@ def check(config: dict[str, Any]) -> None:
                 f"({sorted(n for n, c in corpora.items() if corpus_family(c) == 'classification')})")
 
 
-# task kinds whose exact gold alignments the workflow knows (attnrepro.tasks.alignments)
+# task kinds whose exact gold alignments the workflow knows (attnrepro.kobayashi2020.task_gold)
 GOLD_TASK_KINDS = ("one_to_one", "reversed", "sort", "escan")
 
 

@@ -40,7 +40,7 @@ def experiments(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     its base (the base's own width or steps) is the base experiment, not a copy of it."""
     block = config.get("ladder") or {}
     if block.get("claims"):
-        from .claims import CLAIMS
+        from .papers import CLAIMS
 
         unknown = sorted(set(block["claims"]) - {c.claim_id for c in CLAIMS})
         if unknown:

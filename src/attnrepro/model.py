@@ -37,7 +37,7 @@ from .stacked import StackedModule, fan_in_bound, init_stacked
 
 RECURRENT_ARCHS = ("ved", "aed", "ao")
 PE_WIDTH = 512  # widest positional code AO spreads over its input
-ARCHS = (*RECURRENT_ARCHS, "transformer")  # the last one: attnrepro.transformer, via build_model
+ARCHS = (*RECURRENT_ARCHS, "transformer")  # the last one: attnrepro.transformer, via train.build_model
 
 
 @dataclass(frozen=True)
@@ -202,13 +202,3 @@ class EncoderDecoder(nn.Module):
             if self.cfg.arch != "ao":
                 state = new
         return torch.stack(out, 2)
-
-
-def build_model(cfg: ModelConfig, seeds: list[int]) -> nn.Module:
-    """The model of ``cfg.arch``: a recurrent encoder-decoder above, or the Transformer of
-    :mod:`attnrepro.transformer` (arch ``transformer``, Kobayashi et al. 2020 §5)."""
-    if cfg.arch == "transformer":
-        from .transformer import Transformer
-
-        return Transformer(cfg, seeds)
-    return EncoderDecoder(cfg, seeds)

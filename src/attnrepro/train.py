@@ -20,9 +20,16 @@ from .engine import Member, fit, token_loss
 from .errors import AttnReproError
 from .evaluation import accuracies
 from .io import atomic_path, quarantine
-from .model import EncoderDecoder, ModelConfig, build_model
+from .model import EncoderDecoder, ModelConfig
+from .transformer import Transformer
 
 METRIC_COLUMNS = ["step", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc"]
+
+
+def build_model(cfg: ModelConfig, seeds: list[int]) -> torch.nn.Module:
+    """The model of ``cfg.arch``: the recurrent encoder-decoder of :mod:`attnrepro.model`, or the Transformer of
+    :mod:`attnrepro.transformer` (arch ``transformer``, Kobayashi et al. 2020 §5)."""
+    return Transformer(cfg, seeds) if cfg.arch == "transformer" else EncoderDecoder(cfg, seeds)
 
 
 def greedy_evaluation(sos: int) -> Callable:

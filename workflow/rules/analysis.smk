@@ -26,7 +26,7 @@ rule analyze:
     benchmark:
         "results/benchmarks/analysis/{experiment}.tsv"
     shell:
-        "attnrepro analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
+        "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
         " --out-dir results/analysis/{wildcards.experiment} > {log} 2>&1"
 
 

@@ -12,7 +12,7 @@ from attnrepro import ladder as ladderlib  # noqa: E402
 from attnrepro import validation  # noqa: E402
 from attnrepro.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
-from attnrepro.figures import panels as aitken_panels  # noqa: E402
+from attnrepro.aitken2021 import panels as aitken_panels  # noqa: E402
 
 try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the schema), never a traceback
     validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
@@ -226,7 +226,10 @@ def download_options(wildcards):
 
 
 # -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
-from attnrepro.cli import KOBAYASHI_CACHE, KOBAYASHI_FIGURES  # noqa: E402
+from attnrepro.kobayashi2020.panels import CACHE_TABLES as KOBAYASHI_CACHE  # noqa: E402
+from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
+
+KOBAYASHI_FIGURES = list(FIGURES)
 
 KOBAYASHI_SUMMARY = "results/analysis/kobayashi2020_minilm/summary.csv"
 
@@ -295,10 +298,11 @@ def kobayashi2020_summary_args():
 
 
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
-from attnrepro.snell import config as snellcfg  # noqa: E402
+from attnrepro.snell2021 import config as snellcfg  # noqa: E402
+from attnrepro.snell2021 import panels as snell_panels  # noqa: E402
 
 SNELL2021 = config.get("snell2021")
-SNELL2021_FIGURES = ["fig3", "sec6_2", "fig4", "fig6", "fig7"]  # Table 2, 10 and Fig. 2 have their own rules (+ CSV)
+SNELL2021_FIGURES = [n for n, f in snell_panels.FIGURES.items() if not f.table]  # Table 2, 10, Fig. 2: own rules
 SNELL2021_RUNS = snellcfg.runs(SNELL2021) if SNELL2021 else {}
 
 
@@ -325,11 +329,8 @@ def snell2021_tables():
 def snell2021_figures():
     if not SNELL2021:
         return []
-    # figures with the CSV of their numbers: Table 2, Fig. 2 (ξ of Table 2's rows), Table 10
-    tables = ["fig2"] + snell2021_tables()
-    return expand("results/figures/snell2021/{name}.{ext}", name=SNELL2021_FIGURES, ext=["png", "pdf"]) + expand(
-        "results/figures/snell2021/{name}.{ext}", name=tables, ext=["png", "pdf", "csv"]
-    )
+    names = SNELL2021_FIGURES + ["fig2"] + snell2021_tables()  # Fig. 2: ξ of Table 2's rows
+    return expand("results/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
 
 
 def snell2021_claim_experiments():
@@ -343,14 +344,7 @@ def snell2021_table_inputs(wildcards):
 
 
 def snell2021_figure_inputs(wildcards):
-    names = {
-        "fig3": ["copy_same", "copy_subset", "copy_mixture"]
-        + [f"{r}_uniform" for r in ("copy_same", "copy_subset", "copy_mixture") if r in SNELL2021["copy"]["uniform"]],
-        "sec6_2": ["copy_subset", "copy_permute"],
-        "fig6": ["multihead"],
-        "fig7": ["keyword"],
-        "fig4": ["counts"],
-    }[wildcards.name]
+    names = snell_panels.FIGURES[wildcards.name].analyses(snellcfg.figure_spec(SNELL2021))
     return [f"results/analysis/snell2021/{n}/{f}" for n in names
             for f in snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
 

@@ -3,7 +3,7 @@
 # model, its metrics, the probes recorded at every evaluation, its held-out set); the learned run behind each Table 2
 # row is exported (gradient saliency, greedy decodes); analyses are pure functions of those tables, and every figure
 # and table reads analyses only, so a change to a threshold or a plot reruns no training. Active when the config
-# has a `snell2021:` block; the jobs and their specs come from attnrepro.snell.config.
+# has a `snell2021:` block; the jobs and their specs come from attnrepro.snell2021.config.
 
 
 if SNELL2021:
@@ -139,6 +139,7 @@ if SNELL2021:
                 labels={"figure": "{name}"},
             ),
             pdf="results/figures/snell2021/{name}.pdf",
+            csv="results/figures/snell2021/{name}.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
@@ -148,7 +149,7 @@ if SNELL2021:
             "results/benchmarks/figures/snell2021_{name}.tsv"
         shell:
             "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec}"
-            " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
+            " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
     # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 analyses' ξ curves
     rule snell2021_fig2:
@@ -172,7 +173,7 @@ if SNELL2021:
             "results/benchmarks/figures/snell2021_fig2.tsv"
         shell:
             "attnrepro snell2021 figure fig2 --spec-json {params.spec}"
-            " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
+            " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
     rule snell2021_table_figure:
         input:
@@ -195,4 +196,4 @@ if SNELL2021:
             "results/benchmarks/figures/snell2021_{table}.tsv"
         shell:
             "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec}"
-            " --png {output.png} --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
+            " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

@@ -1,0 +1,39 @@
+"""Claims of the background post (paper 003): the fixed-size context of an encoder-decoder without attention is a
+bottleneck for long inputs; reading the source reversed (Sutskever et al. 2014) eases it; attention removes it.
+
+The post argues from principle and measures nothing, so these rows are the project's own checks of its argument
+(``origin="extension"``), measured by ``short_long_gap``: token accuracy on the shortest third of input lengths
+minus on the longest third (:func:`attnrepro.aitken2021.accuracy.short_long_gap`), on the ``bottleneck`` tasks.
+"""
+
+from ..claims import Claim
+
+_FIG = "figures/aitken2021/bottleneck.png"
+_SECTION = "'The context vector bottleneck'"
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        paper="blog003", claim_id="ved_bottleneck", section=_SECTION, origin="extension",
+        quote="Through this example one can see how performance may degrade in sequence-to-sequence models for "
+              "longer input sequences",
+        reading="a VED's token accuracy on the longest third of input lengths is more than 10 points below that "
+                "on the shortest third",
+        measure="short_long_gap", kind="continuous", direction=">", threshold=0.1,
+        task_kinds=("bottleneck",), archs=("ved",), figure=_FIG),
+    Claim(
+        paper="blog003", claim_id="reversal_eases_bottleneck", section="'Benefits of attention: shorter path lengths'",
+        origin="extension",
+        quote="If we instead reverse the order of the input sequence, the information from the first time-step in "
+              "the input has a shorter path length",
+        reading="per seed, the VED's short-long gap with the source reversed minus with it forwards, below 0",
+        measure="short_long_gap", kind="continuous", direction="<", threshold=0.0,
+        task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"), figure=_FIG),
+    Claim(
+        paper="blog003", claim_id="attention_removes_bottleneck", section="'Benefits of attention: shorter path lengths'",
+        origin="extension",
+        quote="The attention mechanism helps alleviate this bottleneck by allowing the decoder to search across the "
+              "entire input sequence",
+        reading="an AED's short-long gap below 5 points",
+        measure="short_long_gap", kind="continuous", direction="<", threshold=0.05,
+        task_kinds=("bottleneck",), archs=("aed",), figure=_FIG),
+)

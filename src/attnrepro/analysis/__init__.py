@@ -1,1 +1,0 @@
-"""Analyses: pure functions of arrays and DataFrames, no I/O."""

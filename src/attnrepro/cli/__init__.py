@@ -1,0 +1,64 @@
+"""The ``attnrepro`` command line that the workflow's rules call: one subcommand per stage of the core
+(data, train, export, evaluate, claims, ladder, archive, verify, download, prepare) and one group per paper
+(``aitken2021``, ``kobayashi2020``, ``snell2021``), each defined beside the code it calls.
+
+A subcommand parses its arguments, reads its inputs, calls library functions and writes its outputs atomically;
+it holds no domain logic. A user-facing problem (bad config, missing or corrupt file) ends with one line naming
+the culprit and exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from ..errors import AttnReproError
+
+WHAT_TO_RUN = """\
+what to run:
+  snakemake --cores 2                        every figure and claim of the default config (the rules call the
+                                             subcommands below with the right arguments)
+  snakemake -n -p results/claims.csv         print the commands the rules would run, without running them
+  attnrepro verify results/artifact.tar.gz   check an archived reproduction against its manifest
+  attnrepro COMMAND --help                   what a subcommand reads and writes
+
+Each subcommand writes its outputs atomically; a user-facing problem (bad config, missing or corrupt file) ends
+with one line naming the culprit and exit status 2."""
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("attnrepro")
+    except PackageNotFoundError:  # run from a checkout's src/ without installing
+        from .. import __version__
+
+        return __version__
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from ..aitken2021.cli import add_parser as aitken2021
+    from ..kobayashi2020.cli import add_parser as kobayashi2020
+    from ..snell2021.cli import add_parser as snell2021
+    from . import core, corpora, results
+
+    p = argparse.ArgumentParser(
+        prog="attnrepro", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=WHAT_TO_RUN,
+        description="Reproduce Aitken et al. 2021, Snell et al. 2021 and Kobayashi et al. 2020: the stages\n"
+                    "the Snakemake workflow's rules run, one subcommand each.")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for add in (core.add_parsers, results.add_parsers, corpora.add_parsers, aitken2021, kobayashi2020, snell2021):
+        add(sub)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        args.func(args)
+    except AttnReproError as err:
+        print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    return 0

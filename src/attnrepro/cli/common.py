@@ -1,0 +1,93 @@
+"""What every subcommand shares: the device and thread options, reading a task's split, the help texts."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..errors import AttnReproError
+
+SPEC_HELP = ("as JSON; the workflow writes it from the config. `snakemake -n -p TARGET` prints the exact command a "
+             "rule runs")
+
+
+def pick_device(name: str):
+    """The device of config key ``device``; one that this machine lacks is named with the ones it has."""
+    import torch
+
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(name)
+    except RuntimeError as err:
+        raise AttnReproError(f"device: {name!r} is not a device name ({err})") from None
+    have = ["cpu"]
+    if torch.cuda.is_available():
+        have += [f"cuda:{i}" for i in range(torch.cuda.device_count())]
+    if torch.backends.mps.is_available():
+        have.append("mps")
+    if dev.type == "cuda" and (not torch.cuda.is_available() or (dev.index or 0) >= torch.cuda.device_count()):
+        why = "torch was built without CUDA" if not torch.backends.cuda.is_built() else "no CUDA device is visible"
+        raise AttnReproError(f"device: {name!r} was asked for (config key 'device'), but {why} on this machine; "
+                             f"it has {', '.join(have)} — set device: auto or cpu, or run the job on a GPU node")
+    if dev.type == "mps" and not torch.backends.mps.is_available():
+        raise AttnReproError(f"device: 'mps' was asked for, but this machine has {', '.join(have)}")
+    return dev
+
+
+def threads(n: int | None) -> None:
+    if n:
+        import torch
+
+        torch.set_num_threads(n)
+
+
+def load_split(data_dir: Path, split: str):
+    """A task's vocabulary and one split, encoded; an empty or unencodable split is named."""
+    from ..data import Vocab, encode
+    from ..io import read_json, read_parquet
+
+    vocab = Vocab.from_dict(read_json(data_dir / "vocab.json"))
+    df = read_parquet(data_dir / f"{split}.parquet", columns=["src", "tgt"])
+    if len(df) == 0:
+        raise AttnReproError(f"{data_dir / f'{split}.parquet'}: the split is empty")
+    try:
+        return vocab, encode(df, vocab)
+    except ValueError as err:
+        raise AttnReproError(f"{data_dir / f'{split}.parquet'}: {err}") from err
+
+
+def same_vocabulary(vocab, vocab_dict: dict, model_path, vocab_path) -> None:
+    from ..data import Vocab
+
+    if vocab != Vocab.from_dict(vocab_dict):
+        raise AttnReproError(f"{model_path}: trained on another vocabulary than {vocab_path}; retrain")
+
+
+def sub(subparsers, name: str, help: str, func, **kwargs) -> argparse.ArgumentParser:
+    """A subcommand whose --help starts with its one-line summary."""
+    p = subparsers.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".", **kwargs)
+    p.set_defaults(func=func)
+    return p
+
+
+def device_threads(p) -> None:
+    p.add_argument("--device", default="auto", help="cpu, cuda, or auto: cuda when the job sees a GPU (default)")
+    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+
+
+def figure_files(p, csv: bool = True) -> None:
+    p.add_argument("--png", required=True, help="the figure as PNG")
+    p.add_argument("--pdf", required=True, help="the figure as PDF")
+    if csv:
+        p.add_argument("--csv", required=True, help="the numbers behind the figure")
+    p.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
+
+
+def write_figure(fig, data, args) -> None:
+    """A figure and the numbers behind it: every figure of every paper has its CSV."""
+    from ..figures import save
+    from ..io import write_csv
+
+    write_csv(data, args.csv)
+    save(fig, args.png, args.pdf, dpi=args.dpi)

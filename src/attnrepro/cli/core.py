@@ -1,0 +1,132 @@
+"""The core's stages, the same for every paper: a synthetic task's data, stacked training, activation export,
+greedy evaluation (``attnrepro data|train|export|evaluate``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..errors import AttnReproError
+from .common import SPEC_HELP, device_threads, load_split, pick_device, same_vocabulary, sub, threads
+
+
+# -- data ---------------------------------------------------------------------------------------------------
+def cmd_data(args) -> None:
+    from .. import tasks
+    from ..data import Vocab
+    from ..io import write_json, write_parquet
+
+    task = json.loads(args.task_json)
+    out = Path(args.out_dir)
+    try:
+        splits = tasks.generate(task)
+    except (ValueError, FileNotFoundError) as err:
+        raise AttnReproError(f"task {out.name}: {err}") from err
+    for split, df in splits.items():
+        write_parquet(df, out / f"{split}.parquet")
+        print(f"{split}: {len(df)} examples", file=sys.stderr)
+    write_json(Vocab.from_words(*tasks.words(task, splits)).to_dict(), out / "vocab.json")
+
+
+# -- train --------------------------------------------------------------------------------------------------
+def cmd_train(args) -> None:
+    from ..budget import check_training_memory
+    from ..config import TrainConfig
+    from ..io import write_csv
+    from ..model import ModelConfig
+    from ..train import save_model, train
+
+    threads(args.threads)
+    spec = json.loads(args.spec_json)
+    data_dir = Path(args.data_dir)
+    vocab, train_data = load_split(data_dir, "train")
+    _, valid_data = load_split(data_dir, "valid")
+    model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
+    if model_cfg.arch in ("ao", "transformer"):
+        longest = max(train_data.src.shape[1], train_data.tgt_in.shape[1], valid_data.src.shape[1],
+                      valid_data.tgt_in.shape[1])
+        if longest > model_cfg.max_positions:
+            raise AttnReproError(f"model.max_positions ({model_cfg.max_positions}) is shorter than the longest "
+                                 f"sequence of {data_dir} ({longest}, <eos>/<sos> included)")
+    train_cfg = TrainConfig.from_dict(spec["train"])
+    check_training_memory(data_dir, model_cfg, train_cfg, len(args.seeds), train_data, valid_data)
+    model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
+                           sos=vocab.tgt.index("<sos>"), name=args.name, device=pick_device(args.device))
+    # metrics first: the model file is the rule's last output, so its presence means the job finished
+    write_csv(metrics, args.metrics_out)
+    save_model(model, vocab.to_dict(), args.model_out)
+    last = metrics[metrics.step == metrics.step.max()]
+    print(f"final token accuracy per seed: {dict(zip(last.seed, last.token_acc.round(4)))}", file=sys.stderr)
+
+
+# -- export -------------------------------------------------------------------------------------------------
+def cmd_export(args) -> None:
+    from ..data import Vocab
+    from ..export import export_activations, parquet_options
+    from ..io import write_parquet
+    from ..train import load_model
+
+    threads(args.threads)
+    device = pick_device(args.device)
+    model, vocab_dict = load_model(args.model, device)
+    vocab, test = load_split(Path(args.data_dir), "test")
+    same_vocabulary(vocab, vocab_dict, args.model, Path(args.data_dir) / "vocab.json")
+    tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device)
+    for name, table in tables.items():
+        write_parquet(table, Path(args.out_dir) / f"{name}.parquet", **parquet_options(table))
+        print(f"{name}: {table.num_rows} rows", file=sys.stderr)
+
+
+# -- evaluate -----------------------------------------------------------------------------------------------
+def cmd_evaluate(args) -> None:
+    import pandas as pd
+
+    from ..data import Vocab
+    from ..evaluation import evaluate_split
+    from ..io import write_csv
+    from ..train import load_model
+
+    threads(args.threads)
+    device = pick_device(args.device)
+    data_dir = Path(args.data_dir)
+    vocab, data = load_split(data_dir, args.split)
+    frames = []
+    for path in args.models:
+        model, vocab_dict = load_model(path, device)
+        same_vocabulary(vocab, vocab_dict, path, data_dir / "vocab.json")
+        frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index("<sos>"), device))
+    table = pd.concat(frames, ignore_index=True)
+    table.insert(1, "split", args.split)
+    write_csv(table, args.out)
+    print(table.to_string(), file=sys.stderr)
+
+
+def add_parsers(subparsers) -> None:
+    d = sub(subparsers, "data", "generate a synthetic task's train/valid/test splits and vocabulary", cmd_data)
+    d.add_argument("--task-json", required=True, help="the task's config block (key tasks.NAME) " + SPEC_HELP)
+    d.add_argument("--out-dir", required=True, help="writes train/valid/test.parquet and vocab.json here")
+
+    t = sub(subparsers, "train", "train a group of seeds of one experiment, stacked, with checkpoints", cmd_train)
+    t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) " + SPEC_HELP)
+    t.add_argument("--seeds", type=int, nargs="+", required=True, help="the seeds trained together")
+    t.add_argument("--data-dir", required=True, help="the task's folder (results/data/TASK)")
+    t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
+    t.add_argument("--model-out", required=True, help="model.pt, written last")
+    t.add_argument("--metrics-out", required=True, help="metrics.csv: step, seed, loss, token/sequence accuracy")
+    t.add_argument("--name", default="train", help="the experiment's name, for the log and error messages")
+    device_threads(t)
+
+    e = sub(subparsers, "export", "export a trained seed group's activations to Parquet", cmd_export)
+    e.add_argument("--model", required=True, help="the seed group's model.pt")
+    e.add_argument("--data-dir", required=True, help="the task's folder (its test split is read)")
+    e.add_argument("--n-examples", type=int, required=True, help="test examples exported")
+    e.add_argument("--out-dir", required=True, help="writes encoder/decoder/readout.parquet (docs/activations.md)")
+    device_threads(e)
+
+    ev = sub(subparsers, "evaluate", "greedy decodes of a split: token/sequence accuracy and BLEU per seed", cmd_evaluate)
+    ev.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    ev.add_argument("--data-dir", required=True, help="the task's folder")
+    ev.add_argument("--split", default="test", choices=("train", "valid", "test"), help="default: test")
+    ev.add_argument("--out", required=True, help="CSV: seed, split, n, token_acc, seq_acc, bleu")
+    device_threads(ev)

@@ -1,0 +1,152 @@
+"""The core's last stages, the same for every paper: the claims table, the scale ladder, the artifact and its
+check, report pages (``attnrepro claims|ladder|archive|verify|report-table``)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..errors import AttnReproError
+from .common import SPEC_HELP, sub
+
+
+# -- claims -------------------------------------------------------------------------------------------------
+def cmd_claims(args) -> None:
+    from ..claims import merge_replicates, model_quality, summarize, unmeasured
+    from ..claims_markdown import to_markdown
+    from ..papers import CLAIMS
+    from ..io import atomic_path, read_csv_checked, write_csv
+
+    tables, experiments = {}, {}
+    for item in args.summary:
+        try:
+            name, kind, arch, cell, path = item.split(":", 4)
+        except ValueError:
+            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:CELL:PATH") from None
+        if experiments.setdefault(name, (kind, arch, cell)) != (kind, arch, cell):
+            raise AttnReproError(f"--summary {item!r}: experiment {name} given as {experiments[name]} before")
+        # a header-only table is a real result (no K-head model)
+        tables.setdefault(name, []).append((path, read_csv_checked(path)))
+    summaries = {name: merge_replicates(name, ts) for name, ts in tables.items()}
+    table = summarize(summaries, experiments, CLAIMS, confidence=args.confidence)
+    write_csv(table, args.out)
+    if args.markdown:
+        missing = unmeasured(table, summaries, experiments, CLAIMS)
+        references = {}
+        for item in args.reference:
+            label, sep, path = item.partition("=")
+            if not sep or not label or not path:
+                raise AttnReproError(f"--reference {item!r}: expected LABEL=claims.csv")
+            references[label] = read_csv_checked(path, require=["paper", "claim_id", "experiment", "origin",
+                                                                "reference_value", "measured_mean", "ci_low",
+                                                                "ci_high", "n", "unit", "interval", "verdict"])
+        with atomic_path(args.markdown) as tmp:
+            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing, references) + "\n")
+    print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
+          .to_string(), file=sys.stderr)
+
+
+def cmd_ladder(args) -> None:
+    from ..figures import save
+    from ..figures.ladder import ladder_figure
+    from ..io import read_csv_checked, write_csv
+    from ..ladder import ladder_table
+    from ..papers import CLAIMS
+
+    spec = json.loads(args.spec_json)
+    claims = {}
+    for item in args.claims:
+        point, sep, path = item.partition("=")
+        if not sep or point not in spec["points"]:
+            raise AttnReproError(f"--claims {item!r}: expected POINT=claims.csv with POINT one of {sorted(spec['points'])}")
+        claims[point] = read_csv_checked(path)
+    table = ladder_table(claims, spec["points"], spec["bases"], spec.get("claims"))
+    write_csv(table, args.csv)
+    fig, _ = ladder_figure(table, {c.claim_id: c.threshold for c in CLAIMS})
+    save(fig, args.png, args.pdf, dpi=args.dpi)
+
+
+# -- archive / verify ---------------------------------------------------------------------------------------
+def cmd_archive(args) -> None:
+    from ..artifact import build
+
+    import yaml
+
+    config_yaml = yaml.safe_dump(json.loads(args.config_json), sort_keys=False)
+    products = [line for line in Path(args.products).read_text().splitlines() if line]
+    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), products,
+                    activations=args.activations)
+    print(f"{args.out}: {len(entries)} files", file=sys.stderr)
+
+
+def cmd_report_table(args) -> None:
+    from ..claims import PAPERS
+    from ..io import atomic_path, read_csv_checked
+    from ..report import page, sections
+
+    frame = read_csv_checked(args.csv)
+    if args.group_by and args.group_by not in frame:
+        raise AttnReproError(f"{args.csv}: no column {args.group_by!r} to group by")
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(page(args.title, sections(frame, args.group_by, PAPERS), args.note), encoding="utf-8")
+
+
+def cmd_verify(args) -> None:
+    import tempfile
+
+    from ..artifact import unpack, verify
+
+    target = Path(args.artifact)
+    if not target.exists():
+        raise AttnReproError(f"{target}: not found")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = unpack(target, Path(tmp)) if target.is_file() else target
+        problems = verify(root)
+    if problems:
+        raise AttnReproError(f"{target} does not match its manifest:\n  " + "\n  ".join(problems))
+    print(f"{target}: every file matches its manifest")
+
+
+def add_parsers(subparsers) -> None:
+    c = sub(subparsers, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
+             cmd_claims)
+    c.add_argument("--summary", nargs="+", required=True,
+                   help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty; an experiment given "
+                        "twice has its tables joined on seed)")
+    c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
+    c.add_argument("--out", required=True, help="results/claims.csv")
+    c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
+    c.add_argument("--reference", action="append", default=[], metavar="LABEL=CSV",
+                   help="a committed claims table (another config's claims.csv) shown beside this run's in the "
+                        "Markdown, per claim (repeatable)")
+
+    la = sub(subparsers, "ladder", "the scale ladder: each claim's measure against width and training steps", cmd_ladder)
+    la.add_argument("--claims", nargs="+", required=True, metavar="POINT=CSV", help="each ladder point's claims table")
+    la.add_argument("--spec-json", required=True, help="points, base experiments' width and steps, claims shown "
+                    + SPEC_HELP)
+    la.add_argument("--csv", required=True, help="the stacked table (results/ladder/ladder.csv)")
+    la.add_argument("--png", required=True, help="the figure (results/figures/ladder/ladder.png)")
+    la.add_argument("--pdf", help="the figure as PDF too")
+    la.add_argument("--dpi", type=int, default=150, help="resolution of the PNG (default 150)")
+
+    ar = sub(subparsers, "archive", "write the paper artifact (code, config, environment, results, manifest)",
+              cmd_archive)
+    ar.add_argument("--repo", required=True, help="the git checkout of the workflow")
+    ar.add_argument("--results", required=True, help="the results folder")
+    ar.add_argument("--config-json", required=True, help="the resolved config " + SPEC_HELP)
+    ar.add_argument("--activations", action="store_true", help="include results/activations")
+    ar.add_argument("--products", required=True,
+                    help="file listing the outputs, logs and benchmarks of the config's jobs, one path a line")
+    ar.add_argument("--out", required=True, help="the .tar.gz to write")
+
+    rt = sub(subparsers, "report-table", "a CSV table as an HTML page for snakemake --report (grouped by a column)",
+              cmd_report_table)
+    rt.add_argument("--csv", required=True, help="the table, e.g. results/claims.csv")
+    rt.add_argument("--title", required=True, help="the page's heading")
+    rt.add_argument("--group-by", help="one section per value of this column (e.g. paper)")
+    rt.add_argument("--note", default="", help="a paragraph under the heading")
+    rt.add_argument("--out", required=True, help="the HTML page")
+
+    v = sub(subparsers, "verify", "check an artifact (.tar.gz or unpacked folder) against its manifest", cmd_verify)
+    v.add_argument("artifact", help="e.g. results/artifact.tar.gz")

@@ -1,0 +1,145 @@
+"""Kobayashi et al. 2020, §4 and Appendix A, on a pretrained encoder: pure functions of the activation cache
+(:func:`attnrepro.kobayashi2020.pretrained.norm_cache`) and the token table (:func:`attnrepro.kobayashi2020.news.sequence_table`).
+
+Inputs are DataFrames: ``tokens`` (seq, pos, token, category, rank), ``heads`` (seq, layer, head, pos, f_norm,
+alpha_mean), ``layers`` (seq, layer, pos, x_norm), ``pairs`` (seq, layer, head, query, pos, alpha, f_norm).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from .news import CATEGORIES
+from .norms import category_table
+
+
+def _with_category(df: pd.DataFrame, tokens: pd.DataFrame) -> pd.DataFrame:
+    return df.merge(tokens[["seq", "pos", "category"]], on=["seq", "pos"], how="left", validate="many_to_one")
+
+
+def dispersion(df: pd.DataFrame, value: str, by: list[str]) -> pd.DataFrame:
+    """Mean, SD, CV (= σ/μ), max and min of ``value`` per group (Table 1 for ‖f(x)‖, Table 4 for ‖x‖)."""
+    g = df.groupby(by)[value]
+    out = g.agg(mean="mean", sd="std", max="max", min="min").reset_index()
+    out["cv"] = out["sd"] / out["mean"]
+    return out[[*by, "mean", "sd", "cv", "max", "min"]]
+
+
+def extremes_table(disp: pd.DataFrame, unit: str) -> pd.DataFrame:
+    """The paper's three-row layout: the max-CV and min-CV ``unit`` and the average of μ, σ, CV over all."""
+    keys = [c for c in ("layer", "head") if c in disp.columns]
+
+    def name(row) -> str:
+        return "–".join(f"{k.capitalize()} {int(row[k])}" for k in keys)
+
+    hi, lo = disp.loc[disp.cv.idxmax()], disp.loc[disp.cv.idxmin()]
+    rows = [{unit: f"{name(hi)} (max CV)", **hi[["mean", "sd", "cv", "max", "min"]].to_dict()},
+            {unit: f"{name(lo)} (min CV)", **lo[["mean", "sd", "cv", "max", "min"]].to_dict()},
+            {unit: "Average", "mean": disp["mean"].mean(), "sd": disp["sd"].mean(), "cv": disp["cv"].mean(),
+             "max": np.nan, "min": np.nan}]
+    return pd.DataFrame(rows)
+
+
+def per_head_categories(heads: pd.DataFrame, tokens: pd.DataFrame) -> pd.DataFrame:
+    """Per (layer, head, category): α and ‖αf‖ summed over the category's keys and averaged over queries and
+    sequences, and the mean ‖f(x)‖ of its tokens (Fig. 3 averages these over heads; Fig. 4 shows [SEP])."""
+    return category_table(_with_category(heads, tokens), CATEGORIES)
+
+
+def per_layer_categories(per_head: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 3: the head average per layer; α sums to 1 over the categories of a layer."""
+    return per_head.groupby(["layer", "category"], observed=True)[["alpha", "weighted_norm", "f_norm"]] \
+        .mean().reset_index()
+
+
+def _spearman(x, y) -> float:
+    if len(x) < 3:
+        return np.nan
+    return float(stats.spearmanr(x, y).statistic)
+
+
+def alpha_fnorm_correlation(pairs: pd.DataFrame, tokens: pd.DataFrame, n_layers: int, n_heads: int) -> pd.DataFrame:
+    """Table 2: Spearman ρ between α_ij and ‖f(x_j)‖ over the sampled pairs whose key x_j is in each category;
+    ``n_vectors`` counts all (layer, head, query, key) pairs of the category, ``n_sampled`` those in the sample."""
+    df = _with_category(pairs, tokens)
+    length = tokens.groupby("seq").size().rename("length")
+    per_key = tokens.join(length, on="seq")
+    n_all = per_key.groupby("category")["length"].sum() * n_layers * n_heads
+    rows = []
+    for c in CATEGORIES:
+        part = df[df.category == c]
+        rows.append({"category": c, "n_vectors": int(n_all.get(c, 0)), "n_sampled": len(part),
+                     "spearman_rho": _spearman(part.alpha, part.f_norm)})
+    return pd.DataFrame(rows)
+
+
+def frequency_points(heads: pd.DataFrame, tokens: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 6's points: every ranked token occurrence x^(r,o) with α^(r,o) (the attention it receives, averaged
+    over the sequence's queries in each head, then over all heads of all layers, footnote 6) and ‖f(x^(r,o))‖
+    averaged over all heads."""
+    per_token = heads.groupby(["seq", "pos"])[["alpha_mean", "f_norm"]].mean().reset_index()
+    df = per_token.merge(tokens[["seq", "pos", "token", "category", "rank"]], on=["seq", "pos"])
+    df = df[df["rank"].notna()].rename(columns={"alpha_mean": "alpha"})
+    return df[["seq", "pos", "token", "category", "rank", "alpha", "f_norm"]].reset_index(drop=True)
+
+
+def frequency_correlation(points: pd.DataFrame) -> dict[str, float]:
+    """§4.3: Spearman ρ of the frequency rank r with α^(r,o) and with ‖f(x^(r,o))‖."""
+    return {"rho_rank_alpha": _spearman(points["rank"], points["alpha"]),
+            "rho_rank_fnorm": _spearman(points["rank"], points["f_norm"])}
+
+
+def fold_of(seq: pd.Series, n_folds: int) -> pd.Series:
+    return seq % n_folds
+
+
+SPECIAL = ("[CLS]", "[SEP]", "punct")  # the categories §4.2 finds weighted by α but not by ‖αf‖
+
+
+def special_share_drop(per_head: pd.DataFrame) -> float:
+    """Fig. 3: the share of a query's attention that [CLS], [SEP] and punctuation get by weight (Σ α over their
+    keys) minus their share by norm (Σ ‖αf‖ over their keys / Σ ‖αf‖ over all keys), averaged over heads.
+    ``per_head``: :func:`per_head_categories`. > 0: those tokens are attended to but contribute little."""
+    special = per_head.category.isin(SPECIAL)
+    by = ["layer", "head"]
+    alpha = per_head[special].groupby(by).alpha.sum()
+    norm = per_head[special].groupby(by).weighted_norm.sum() / per_head.groupby(by).weighted_norm.sum()
+    return float((alpha - norm).mean())
+
+
+def head_correlation(per_head: pd.DataFrame, category: str = "[SEP]") -> float:
+    """Fig. 4: Spearman ρ over heads between a head's α on ``category`` and the mean ‖f(x)‖ of its tokens;
+    clearly negative where heads that attend to it shrink its vectors."""
+    part = per_head[per_head.category == category].dropna(subset=["alpha", "f_norm"])
+    return _spearman(part.alpha, part.f_norm)
+
+
+def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame, layers: pd.DataFrame,
+                 n_folds: int, n_layers: int, n_heads: int) -> pd.DataFrame:
+    """The claims' replicate unit for one pretrained model: ``n_folds`` disjoint subsets of the sequences
+    (sequence id mod n_folds); one row per fold with every measure computed on that fold alone."""
+    rows = []
+    for fold in range(n_folds):
+        seqs = tokens.seq[fold_of(tokens.seq, n_folds) == fold].unique()
+        t = tokens[tokens.seq.isin(seqs)]
+        h = heads[heads.seq.isin(seqs)]
+        corr = alpha_fnorm_correlation(pairs[pairs.seq.isin(seqs)], t, n_layers, n_heads).set_index("category")
+        freq = frequency_correlation(frequency_points(h, t))
+        disp = dispersion(h, "f_norm", ["layer", "head"])
+        x_disp = dispersion(layers[layers.seq.isin(seqs)], "x_norm", ["layer"])
+        per_head = per_head_categories(h, t)
+        row = {"fold": fold, "n_sequences": len(seqs)}
+        for c, key in (("[CLS]", "cls"), ("[SEP]", "sep"), ("punct", "punct"), ("other", "other")):
+            row[f"rho_alpha_fnorm_{key}"] = corr.loc[c, "spearman_rho"]
+        row["abs_rho_alpha_fnorm_other"] = abs(row["rho_alpha_fnorm_other"])
+        row.update(freq)
+        row["abs_rho_rank_alpha"] = abs(freq["rho_rank_alpha"])
+        row["cv_fnorm_mean"] = disp["cv"].mean()
+        row["cv_x_mean"] = x_disp["cv"].mean()
+        row["cv_fnorm_minus_x"] = row["cv_fnorm_mean"] - row["cv_x_mean"]
+        row["special_share_drop"] = special_share_drop(per_head)
+        row["rho_heads_alpha_fnorm_sep"] = head_correlation(per_head, "[SEP]")
+        rows.append(row)
+    return pd.DataFrame(rows)

@@ -1,0 +1,214 @@
+"""``attnrepro kobayashi2020 …``: the pretrained encoder's token table and norm cache (§4), the per-fold summary,
+AER of trained models against gold alignments (§5), and the figures of the registry (:data:`.panels.FIGURES`).
+Each step reads and writes files only here; the work is in this wing's modules."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..cli.common import SPEC_HELP, figure_files, load_split, same_vocabulary, sub, threads, write_figure
+from ..errors import AttnReproError
+from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES
+
+
+def cmd_data(args) -> None:
+    from ..io import write_parquet
+    from . import news
+    from .pretrained import load_encoder
+
+    encoder = load_encoder()
+    packed = news.pack_pairs(news.read_news(), encoder.tokenizer.tokenize, args.n_sequences, args.max_len)
+    if len(packed) < args.n_sequences:
+        raise AttnReproError(f"kobayashi2020.n_sequences: only {len(packed)} sequences of at most {args.max_len} "
+                             f"tokens can be packed, not {args.n_sequences}")
+    tokens = news.sequence_table(packed, encoder.tokenizer, news.read_frequency_ranks())
+    write_parquet(tokens, args.out)
+    print(f"{len(packed)} sequences, {len(tokens)} tokens, mean length {len(tokens) / len(packed):.1f}", file=sys.stderr)
+
+
+def cmd_cache(args) -> None:
+    from ..io import read_parquet, write_parquet
+    from .norms import check_eq3
+    from .pretrained import load_encoder, norm_cache, singular_value_table
+
+    threads(args.threads)
+    tokens = read_parquet(args.tokens, require=COLUMNS["tokens"], nonempty=True)
+    encoder = load_encoder()
+    cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed, log=sys.stderr)
+    cache["svals"] = singular_value_table(encoder)
+    check_eq3(float(cache["error"].max_abs_error.max()))
+    out = Path(args.out_dir)
+    for name in CACHE_TABLES:
+        write_parquet(cache[name], out / f"{name}.parquet")
+    print(cache["error"].to_string(), file=sys.stderr)
+
+
+def _inputs(args, names):
+    from ..io import read_parquet
+
+    tables = {"tokens": read_parquet(args.tokens, require=COLUMNS["tokens"], nonempty=True)}
+    tables.update({n: read_parquet(Path(args.cache_dir) / f"{n}.parquet", require=COLUMNS[n], nonempty=True)
+                   for n in names})
+    return tables
+
+
+def cmd_summary(args) -> None:
+    from ..io import write_csv
+    from .analysis import fold_summary
+
+    t = _inputs(args, ("heads", "pairs", "layers"))
+    n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
+    if t["tokens"].seq.nunique() < args.folds:
+        raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
+    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads)
+    write_csv(summary, args.out)
+    print(summary.to_string(), file=sys.stderr)
+
+
+def cmd_figure(args) -> None:
+    if args.name not in FIGURES:
+        raise AttnReproError(f"unknown figure {args.name!r}; choose one of {tuple(FIGURES)}")
+    figure = FIGURES[args.name]
+    options = {"pair_fraction": args.pair_fraction, "max_points": args.max_points, "seed": args.seed}
+    write_figure(*figure.draw(_inputs(args, figure.needs), options), args)
+
+
+def _models(paths, vocab, vocab_path):
+    """(path, model) of every model file, each checked to have source-target attention and ``vocab``."""
+    from ..train import load_model
+    from .alignment_readout import has_source_target_attention
+
+    out = []
+    for path in paths:
+        model, vocab_dict = load_model(path)
+        if not has_source_target_attention(model):
+            raise AttnReproError(f"{path}: arch {model.cfg.arch!r} has no source-target attention to align with")
+        same_vocabulary(vocab, vocab_dict, path, vocab_path)
+        out.append((path, model))
+    return out
+
+
+def _write_aer(per_layer, summary, out_dir) -> None:
+    from ..io import write_csv
+
+    out = Path(out_dir)
+    write_csv(per_layer, out / "aer.csv")
+    write_csv(summary, out / "aer_summary.csv")
+    print(summary.to_string(), file=sys.stderr)
+
+
+def cmd_aer(args) -> None:
+    from ..io import read_parquet
+    from .alignment_readout import aer_tables
+    from .task_gold import gold
+
+    threads(args.threads)
+    task = json.loads(args.task_json)
+    data_dir = Path(args.data_dir)
+    vocab, test = load_split(data_dir, "test")
+    test = test.subset(slice(0, args.n_examples))
+    pairs = read_parquet(data_dir / "test.parquet", columns=["src", "tgt"]).iloc[: args.n_examples]
+    try:
+        links = [gold(task, list(s), list(t)) for s, t in zip(pairs.src, pairs.tgt)]
+    except ValueError as err:
+        raise AttnReproError(f"{data_dir / 'test.parquet'}: {err}") from err
+    models = _models(args.models, vocab, data_dir / "vocab.json")
+    _write_aer(*aer_tables(models, test, [s for s, _ in links], [p for _, p in links], log=sys.stderr), args.out_dir)
+
+
+def cmd_aer_gold(args) -> None:
+    """AER against a gold alignment file (real translation): the sentence pairs are read in the experiment's
+    vocabulary (unknown words -> <unk>) and fed with teacher forcing, exactly like the synthetic tasks' test pairs."""
+    import pandas as pd
+
+    from ..data import EOS, PAD, SOS, Vocab, encode
+    from ..io import read_json
+    from .alignment_readout import aer_tables
+    from .gold import check_lengths, in_vocabulary, read_gold_set
+
+    threads(args.threads)
+    key = args.key
+    gold = read_gold_set(args.source, args.target, args.alignment, args.index_base, key)
+    if not Path(args.vocab).is_file():
+        raise AttnReproError(f"{args.vocab}: file not found")
+    vocab = Vocab.from_dict(read_json(args.vocab))
+    special = {PAD, SOS, EOS}  # never a word of a sentence, even if a file spells one
+    src = in_vocabulary(gold.src, [w for w in vocab.src if w not in special], args.source, f"{key}.source")
+    tgt = in_vocabulary(gold.tgt, [w for w in vocab.tgt if w not in special], args.target, f"{key}.target")
+    models = _models(args.models, vocab, args.vocab)
+    for _, model in models:  # before any model runs: every sentence must fit every model's position table
+        if model.cfg.arch in ("ao", "transformer"):
+            check_lengths(gold, model.cfg.max_positions, args.source, args.target, key)
+    data = encode(pd.DataFrame({"src": src, "tgt": tgt}), vocab)
+    _write_aer(*aer_tables(models, data, gold.sure, gold.possible, log=sys.stderr), args.out_dir)
+
+
+def cmd_nmt_figure(args) -> None:
+    import pandas as pd
+
+    from ..io import read_csv_checked
+
+    frames = []
+    for item in args.aer:
+        name, _, path = item.partition(":")
+        frames.append(read_csv_checked(path, ["seed", "layer", "method", "aer"], nonempty=True).assign(experiment=name))
+    write_figure(*NMT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
+
+
+def add_parser(subparsers) -> None:
+    k = subparsers.add_parser("kobayashi2020", help="Kobayashi et al. 2020: the pretrained encoder (MiniLM) and AER",
+                       description="Kobayashi et al. 2020: attention read as ‖αf(x)‖, on the pretrained MiniLM "
+                                   "encoder (§4) and on the workflow's own models (AER, §5).")
+    ks = k.add_subparsers(dest="step", required=True, metavar="STEP")
+    kd = sub(ks, "data", "pack news paragraphs as [CLS] p1 [SEP] p2 [SEP] with frequency ranks",
+              cmd_data)
+    kd.add_argument("--n-sequences", type=int, required=True, help="sequences packed")
+    kd.add_argument("--max-len", type=int, required=True, help="tokens per sequence at most")
+    kd.add_argument("--out", required=True, help="the token table (Parquet)")
+    kc = sub(ks, "cache", "run the encoder once; cache ‖f(x)‖, α and sampled pairs to Parquet", cmd_cache)
+    kc.add_argument("--tokens", required=True, help="the token table of `kobayashi2020 data`")
+    kc.add_argument("--batch-size", type=int, required=True, help="sequences per forward pass")
+    kc.add_argument("--pair-fraction", type=float, required=True, help="share of (query, key) pairs kept")
+    kc.add_argument("--seed", type=int, required=True, help="which pairs are kept")
+    kc.add_argument("--out-dir", required=True, help="writes " + ", ".join(f"{n}.parquet" for n in CACHE_TABLES))
+    kc.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kss = sub(ks, "summary", "per-fold measures for the claims", cmd_summary)
+    kss.add_argument("--tokens", required=True, help="the token table")
+    kss.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
+    kss.add_argument("--folds", type=int, required=True, help="disjoint subsets of the sequences (replicates)")
+    kss.add_argument("--out", required=True, help="summary.csv")
+    kf = sub(ks, "figure", "draw one figure or table of the paper", cmd_figure)
+    kf.add_argument("name", choices=list(FIGURES), help=", ".join(FIGURES))
+    kf.add_argument("--tokens", required=True, help="the token table")
+    kf.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
+    figure_files(kf)
+    kf.add_argument("--pair-fraction", type=float, default=0.01, help="the cache's, for the caption of table2")
+    kf.add_argument("--max-points", type=int, default=200000, help="fig5: pairs drawn at most")
+    kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
+    ka = sub(ks, "aer", "AER per attention layer of a trained model: weights vs vector norms (§5)",
+              cmd_aer)
+    ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    ka.add_argument("--data-dir", required=True, help="the task's folder")
+    ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments) "
+                    + SPEC_HELP)
+    ka.add_argument("--n-examples", type=int, required=True, help="test examples scored")
+    ka.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
+    ka.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kg = sub(ks, "aer-gold", "AER per attention layer against a gold alignment file (Pharaoh format)",
+              cmd_aer_gold)
+    kg.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
+    kg.add_argument("--vocab", required=True, help="the experiment's vocab.json")
+    kg.add_argument("--source", required=True, help="source sentences, whitespace-tokenised, one per line")
+    kg.add_argument("--target", required=True, help="target sentences, one per line")
+    kg.add_argument("--alignment", required=True, help="Pharaoh links, one line per sentence pair")
+    kg.add_argument("--index-base", type=int, choices=(0, 1), required=True, help="0 or 1: how the links count")
+    kg.add_argument("--key", required=True, help="the config key of the gold set, for error messages")
+    kg.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
+    kg.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kn = sub(ks, "nmt-figure", "Fig. 7 or Table 3 from the aer.csv of the scored experiments",
+              cmd_nmt_figure)
+    kn.add_argument("name", choices=list(NMT_FIGURES), help=" or ".join(NMT_FIGURES))
+    kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv, each")
+    figure_files(kn)

@@ -1,1 +1,0 @@
-"""Snell et al. 2021: models, training distributions and training loops."""

@@ -1,0 +1,191 @@
+"""``attnrepro snell2021 …``: the Snell et al. 2021 stages the workflow's rules call (train → export → analyze →
+figure), each reading and writing files only here; the work is in :mod:`attnrepro.snell2021.runs`,
+:mod:`attnrepro.snell2021.multihead` and this wing's pure analyses."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from ..cli.common import SPEC_HELP, figure_files, sub, threads, write_figure
+from ..errors import AttnReproError
+
+
+def cmd_train(args) -> None:
+    import pandas as pd
+
+    from ..io import read_parquet, write_csv, write_parquet
+    from . import multihead, runs
+
+    threads(args.threads)
+    spec = json.loads(args.spec_json)
+    out = Path(args.out_dir)
+    if args.run == "multihead_candidates":
+        metrics, table = multihead.candidates(spec, args.ckpt_dir, name=args.run)
+        write_csv(metrics, out / "metrics.csv")
+        write_parquet(table, out / "candidates.parquet")  # last: its presence means the job finished
+        print(table.drop_duplicates("candidate").label.value_counts().to_string(), file=sys.stderr)
+        return
+    if "combo" in spec:
+        if not args.candidates:
+            raise AttnReproError(f"{args.run}: --candidates (the candidates.parquet of multihead_candidates) is needed")
+        m = spec["multihead"]
+        sets = multihead.draw_heads(read_parquet(args.candidates), spec["combo"], m["heads"], m["n_combos"],
+                                    m["sampling_seed"])
+        # model i of every kind reads the same data order: the kinds differ only in their heads
+        spec = {**spec, "members": [[m["backbone_seed"], 500_000 + i, hs] for i, hs in enumerate(sets)]}
+    result, valid = runs.train(spec, args.ckpt_dir, name=args.run)
+    runs.write_run(spec, result, valid, out)
+    last = result.metrics[result.metrics.step == result.metrics.step.max()]
+    print(pd.DataFrame({"seed": last.seed, "token_acc": last.token_acc.round(4),
+                        "diverged": last.diverged}).to_string(index=False), file=sys.stderr)
+
+
+def cmd_export(args) -> None:
+    from ..io import write_parquet
+    from . import runs
+
+    threads(args.threads)
+    saliency, decodes = runs.export(args.model)
+    write_parquet(decodes, Path(args.out_dir) / "decodes.parquet")
+    write_parquet(saliency, Path(args.out_dir) / "saliency.parquet")
+    print(f"saliency: {saliency.num_rows} rows, decodes: {decodes.num_rows} rows", file=sys.stderr)
+
+
+def _table2(spec: dict, models: Path, activations: Path):
+    """Table 2's rows of one task from its runs' probes (:func:`attnrepro.snell2021.agreement_table.table2_table`)."""
+    import numpy as np
+
+    from .agreement_table import table2_table
+    from ..io import read_csv_checked, read_parquet
+    from .probes import padded, stacked
+
+    roles = spec["runs"]
+    probes = {role: read_parquet(models / run / "probes.parquet") for role, run in roles.items()}
+    metrics = read_csv_checked(models / roles["learned"] / "metrics.csv")
+    members = sorted(metrics.member.unique())
+    seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
+    per = lambda role, column: [stacked(probes[role], column, m) for m in members]  # noqa: E731
+    learned_a, learned_b, uniform = per("learned", "alpha"), per("learned", "beta"), per("uniform", "beta")
+    steps, lengths = learned_a[0][0], learned_a[0][2]
+    perf = np.stack([metrics[metrics.member == m].sort_values("step").token_acc.to_numpy() for m in members])
+    proxy = probes["proxy"]
+    beta_px, _ = padded(proxy[proxy.step == proxy.step.max()].sort_values(["example", "t"]), "beta")
+    saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
+    delta = np.stack([padded(saliency[saliency.member == m].sort_values(["example", "t"]), "delta")[0]
+                      for m in members])
+    alpha_fr = np.stack([p[1] for p in per("frozen_beta", "alpha")]) if "frozen_beta" in roles else None
+    rows, xi_curves = table2_table(seeds, steps, perf, np.stack([p[1] for p in learned_a]),
+                                   np.stack([p[1] for p in learned_b]), np.stack([p[1] for p in uniform]), beta_px,
+                                   delta, lengths, alpha_fr)
+    if spec.get("translation"):
+        from ..bleu import bleu, sentences
+        from ..io import read_json
+        from .parallel import joint_vocab
+
+        vocab = read_json(Path(spec["translation"]) / "vocab.json")
+        words = joint_vocab(vocab["src"], vocab["tgt"])[0]
+        refs = read_parquet(models / roles["learned"] / "eval.parquet").sort_values("example")
+        width = max(len(t) for t in refs.tgt)
+        pad = lambda xs: np.stack([np.pad(x, (0, width - len(x))) for x in xs])  # noqa: E731
+        references = sentences(pad(refs.tgt.to_numpy()), words, "reference")
+        decodes = read_parquet(activations / spec["exported"] / "decodes.parquet")
+        rows["token_acc"] = perf[:, -1]
+        rows["bleu"] = [bleu(sentences(pad(decodes[decodes.member == m].sort_values("example").predicted.to_numpy()),
+                                       words, "hypothesis"), references) for m in members]
+    return rows, xi_curves
+
+
+def cmd_analyze(args) -> None:
+    import pandas as pd
+
+    from . import run_tables as sr
+    from ..io import read_csv_checked, read_parquet, write_csv, write_parquet
+
+    spec = json.loads(args.spec_json)
+    models, out = Path(args.models_dir), Path(args.out_dir)
+    kind = spec["kind"]
+    if kind == "copy":
+        metrics = read_csv_checked(models / spec["runs"]["run"] / "metrics.csv")
+        write_parquet(sr.curves(metrics), out / "curves.parquet")
+        summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"])
+    elif kind == "multihead":
+        roles = spec["runs"]
+        outcomes = read_parquet(models / roles["candidates"] / "candidates.parquet")
+        candidates = sr.candidate_table(outcomes)
+        write_parquet(candidates, out / "candidates.parquet")
+        curves = []
+        for combo in (c for c in roles if c != "candidates"):
+            metrics = read_csv_checked(models / roles[combo] / "metrics.csv")
+            heads = read_parquet(models / roles[combo] / "heads.parquet")
+            s = sr.multihead_summary(metrics, heads, candidates, combo, spec["fail_below"], spec["good_above"])
+            write_csv(s, out / f"summary_{combo}.csv")
+            curves.append(sr.curves(metrics).assign(combo=combo))
+            print(s.to_string(), file=sys.stderr)
+        write_parquet(pd.concat(curves, ignore_index=True), out / "curves.parquet")
+        return
+    elif kind == "keyword":
+        from .tasks import keyword_position
+
+        import torch
+
+        run = models / spec["runs"]["run"]
+        held_out = read_parquet(run / "eval.parquet").sort_values("example")
+        position = keyword_position(torch.as_tensor(pd.DataFrame(list(held_out.src)).to_numpy())).numpy()
+        curves = sr.keyword_curves(read_parquet(run / "probes.parquet"), position,
+                                   read_csv_checked(run / "metrics.csv"))
+        write_parquet(curves, out / "curves.parquet")
+        summary = sr.keyword_summary(curves)
+    elif kind == "counts":
+        from .count_table import count_tables
+
+        tables, summary = count_tables(spec["counts"], spec["counts"]["seeds"])
+        write_parquet(tables, out / "tables.parquet")
+    else:
+        summary, xi_curves = _table2(spec, models, Path(args.activations_dir))
+        write_csv(xi_curves, out / "xi_curves.csv")
+    write_csv(summary, out / "summary.csv")  # last: what the claims read
+    print(summary.to_string(), file=sys.stderr)
+
+
+def cmd_figure(args) -> None:
+    from ..io import read_csv_checked, read_parquet
+    from .panels import FIGURES
+
+    if args.name not in FIGURES:
+        raise AttnReproError(f"unknown Snell et al. 2021 figure {args.name!r}; choose one of {tuple(FIGURES)}")
+    d = Path(args.analysis_dir)
+
+    def read(analysis: str, file: str):
+        path = d / analysis / file
+        return read_parquet(path) if file.endswith(".parquet") else read_csv_checked(path)
+
+    write_figure(*FIGURES[args.name].draw(read, json.loads(args.spec_json)), args)
+
+
+def add_parser(subparsers) -> None:
+    sn = sub(subparsers, "snell2021", "Snell et al. 2021: train, export, analyze and draw its experiments", None)
+    steps = sn.add_subparsers(dest="step", required=True, metavar="STEP")
+    t = sub(steps, "train", "train one run (a stack of members) of the snell2021 block", cmd_train)
+    t.add_argument("run", help="the run's name (snell2021.config.runs)")
+    t.add_argument("--spec-json", required=True, help="the resolved run spec " + SPEC_HELP)
+    t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
+    t.add_argument("--out-dir", required=True, help="model.pt, metrics.csv, probes.parquet, eval.parquet")
+    t.add_argument("--candidates", help="K-head models: the candidates.parquet of multihead_candidates")
+    t.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    e = sub(steps, "export", "gradient saliency and greedy decodes of a run's final model", cmd_export)
+    e.add_argument("--model", required=True, help="the run's model.pt")
+    e.add_argument("--out-dir", required=True, help="where the run's activation tables go (docs/activations.md)")
+    e.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    a = sub(steps, "analyze", "summaries and Table 2 rows from the runs' tables", cmd_analyze)
+    a.add_argument("name", help="the analysis (a run group of the snell2021 block)")
+    a.add_argument("--spec-json", required=True, help="the resolved analysis spec " + SPEC_HELP)
+    a.add_argument("--models-dir", default="results/models/snell2021", help="where the runs' models are")
+    a.add_argument("--activations-dir", default="results/activations/snell2021", help="where the exports are")
+    a.add_argument("--out-dir", required=True, help="where the analysis tables go")
+    f = sub(steps, "figure", "draw one figure or table of the paper from the analyses", cmd_figure)
+    f.add_argument("name", help="fig2, fig3, sec6_2, fig4, fig6, fig7, table2, table10")
+    f.add_argument("--spec-json", required=True, help="the resolved figure spec " + SPEC_HELP)
+    f.add_argument("--analysis-dir", default="results/analysis/snell2021", help="where the analyses wrote")
+    figure_files(f)

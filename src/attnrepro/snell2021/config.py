@@ -1,0 +1,320 @@
+"""The ``snell2021:`` config block resolved into the jobs of its DAG, and its cross-field checks.
+
+Imports nothing heavy: the Snakefile calls it before any job starts. Each job receives one self-contained spec,
+so it reruns exactly when something it depends on changes:
+
+- *runs* (:func:`runs`, rule ``snell2021_train``; ``multihead_candidates`` has its own rule): one model stack
+  trained by the engine — the copy runs of Fig. 3 / §6.2 with learned attention and, for the runs in
+  ``copy.uniform`` and Table 2's, frozen uniform attention; Fig. 6's candidates and its K-head models; the keyword
+  toy; per Table 2 set the runs with learned / uniform / (classification) frozen-β attention and the proxy.
+  Training settings are ``snell2021.train`` with a block's own ``train`` keys over it (the top-level ``train`` of
+  the Aitken experiments works the same way).
+- *exports* (:func:`exports`): the final model of each Table 2 learned run → gradient saliency Δ, greedy decodes.
+- *analyses* (:func:`analyses`): pure functions of those tables — the per-run ``summary.csv`` the claims read.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..errors import AttnReproError
+
+# copy runs of Fig. 3 and §6.2: name -> (task kind, which vocabulary size)
+COPY_RUNS = {
+    "copy_same": ("permutation", "same"),          # permutations of one set of L words (Fig. 3 red)
+    "copy_subset": ("permutation", "subset"),      # L of `subset_words` words (Fig. 3 blue; §6.2 copying)
+    "copy_mixture": ("mixture", "mixture"),        # permutations of one of two disjoint sets (App. A.3)
+    "copy_permute": ("permutation_function", "subset"),  # a fixed permutation function (§6.2)
+}
+TABLE2_COPY = "copy_subset"   # Table 2 on the copy task: L of a larger vocabulary, where KTIW can be learnt
+
+# the three kinds of K-head models of Fig. 6
+COMBOS = ("all_bad", "one_good", "random")
+
+# a comparison run starts from its own initialisation (model seed + offset): a shared one would make β^uf agree
+# with α by birth
+SEED_OFFSET = {"learned": 0, "uniform": 10_000, "frozen_beta": 20_000}
+PROBES = {"learned": ["alpha", "beta"], "uniform": ["beta"], "frozen_beta": ["alpha"]}
+
+
+def train_of(block: dict[str, Any], *overrides: dict[str, Any]) -> dict[str, Any]:
+    """``snell2021.train`` with each override's keys over it."""
+    out = dict(block["train"])
+    for o in overrides:
+        out.update(o or {})
+    return out
+
+
+def check(block: dict[str, Any]) -> None:
+    c = block["copy"]
+    if c["subset_words"] <= c["length"]:
+        raise AttnReproError(f"snell2021.copy.subset_words ({c['subset_words']}) must exceed copy.length "
+                             f"({c['length']}): the control draws L words out of more than L")
+    if block["fail_below"] >= block["good_above"]:
+        raise AttnReproError(f"snell2021.fail_below ({block['fail_below']}) must be below good_above "
+                             f"({block['good_above']})")
+    if len(set(block["seeds"])) != len(block["seeds"]):
+        raise AttnReproError(f"snell2021.seeds: repeated seed in {block['seeds']}")
+    for name in c.get("uniform", []):
+        if name not in COPY_RUNS:
+            raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
+    _check_multihead(block["multihead"])
+    for run, spec in runs(block).items():
+        t = spec["train"]
+        if t["eval_every"] > t["steps"]:
+            raise AttnReproError(f"snell2021 run {run}: eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
+    for where in ("table2.proxy", "classification.proxy", "translation.proxy"):
+        head, _, tail = where.partition(".")
+        if "n_eval" in block.get(head, {}).get(tail, {}).get("train", {}):
+            raise AttnReproError(f"snell2021.{where}.train.n_eval: the proxy's probe is read on its task's held-out "
+                                 "set; set n_eval in the task's train block")
+
+
+def _check_multihead(m: dict[str, Any]) -> None:
+    """Distinct heads in every K-head model and a different set for each model of a kind (§5.2, Fig. 6)."""
+    k, n = m["heads"], m["n_combos"]
+    key = "snell2021.multihead"
+    if k < 2:
+        raise AttnReproError(f"{key}.heads ({k}) must be at least 2")
+    if m["bad_below"] >= m["good_above"]:
+        raise AttnReproError(f"{key}.bad_below ({m['bad_below']}) must be below good_above ({m['good_above']})")
+    if m["n_good"] < 1 or m["n_bad"] < k:
+        raise AttnReproError(f"{key}: an all-bad model needs {k} distinct bad heads and a one-good model a good "
+                             f"one: n_bad ({m['n_bad']}) >= heads ({k}), n_good ({m['n_good']}) >= 1")
+    if math.comb(m["n_bad"], k) < n:
+        raise AttnReproError(f"{key}.n_bad ({m['n_bad']}): only {math.comb(m['n_bad'], k)} different sets of {k} "
+                             f"bad heads for n_combos ({n}) all-bad models; raise n_bad")
+    if math.comb(m["n_bad"], k - 1) < math.ceil(n / m["n_good"]):
+        raise AttnReproError(f"{key}.n_bad ({m['n_bad']}): too few sets of {k - 1} bad heads for the one-good models")
+    if m["candidates_per_round"] <= k or math.comb(m["candidates_per_round"], k) < n:
+        raise AttnReproError(f"{key}.candidates_per_round ({m['candidates_per_round']}) must exceed heads ({k}): the "
+                             "random models draw different sets of distinct heads from the candidates")
+    if m["candidates_per_round"] * m["max_rounds"] < m["n_good"] + m["n_bad"]:
+        raise AttnReproError(f"{key}: {m['max_rounds']} rounds of {m['candidates_per_round']} candidates cannot give "
+                             f"n_good + n_bad = {m['n_good'] + m['n_bad']} labelled heads")
+
+
+def _plain(seeds: list[int], offset: int = 0, heads: int = 1) -> list[list]:
+    """Members of ordinary runs: model and data seed = seed + offset, head seeds from its heads stream."""
+    from ..seeding import stream_seeds
+
+    return [[s + offset, s + offset, stream_seeds(s + offset, "heads", heads)] for s in seeds]
+
+
+def copy_data(block: dict[str, Any], name: str) -> dict[str, Any]:
+    c = block["copy"]
+    kind, vocab = COPY_RUNS[name]
+    words = {"same": c["length"], "subset": c["subset_words"], "mixture": c["length"]}[vocab]
+    return {"task": "copy", "kind": kind, "length": c["length"], "n_words": words, "task_seed": c["task_seed"]}
+
+
+def _table2_runs(prefix: str, data: dict, model: dict, train: dict, seeds: list[int], modes, proxy: dict,
+                 proxy_seed: int, proxy_train: dict) -> dict[str, dict]:
+    """The runs behind one Table 2 row: one per attention mode (the copy task's learned run is ``copy_subset``
+    itself, a Fig. 3 run whose diverged members are counted apart) and the bag-of-words proxy."""
+    out = {f"{prefix}_{mode}" if prefix != TABLE2_COPY or mode != "learned" else prefix: {
+        "model": {**model, "attention": mode}, "data": data, "train": train,
+        "members": _plain(seeds, SEED_OFFSET[mode]), "record": PROBES[mode],
+        "divergence": "freeze" if prefix == TABLE2_COPY else "stop"} for mode in modes}
+    out[f"{prefix}_proxy"] = {"model": proxy, "data": data, "train": proxy_train,
+                              "members": [[proxy_seed, proxy_seed, []]], "record": ["beta"], "divergence": "stop"}
+    return out
+
+
+def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every training job of the block: name -> spec (:mod:`attnrepro.snell2021.runs`)."""
+    c, seeds, out = block["copy"], block["seeds"], {}
+    seq2seq = {"type": "seq2seq", "hidden": c["hidden"], "heads": 1}
+    for name in COPY_RUNS:
+        if name == TABLE2_COPY:
+            continue
+        modes = ["learned"] + (["uniform"] if name in c.get("uniform", []) else [])
+        for mode in modes:
+            out[name if mode == "learned" else f"{name}_{mode}"] = {
+                "model": {**seq2seq, "attention": mode}, "data": copy_data(block, name), "train": train_of(block),
+                "members": _plain(seeds, SEED_OFFSET[mode]), "record": [], "divergence": "freeze"}
+    p = block["table2"]["proxy"]
+    out.update(_table2_runs(TABLE2_COPY, copy_data(block, TABLE2_COPY), seq2seq, train_of(block), seeds,
+                            ("learned", "uniform"), {"type": "proxy", "dim": c["hidden"]}, p["seed"],
+                            train_of(block, p.get("train"))))
+    m = block["multihead"]
+    data = copy_data(block, "copy_same")
+    mh_train = train_of(block, m.get("train"))
+    out["multihead_candidates"] = {"model": {**seq2seq, "attention": "learned"}, "data": data, "train": mh_train,
+                                   "record": [], "divergence": "freeze", "multihead": m}
+    for combo in COMBOS:
+        out[f"multihead_{combo}"] = {"model": {**seq2seq, "heads": m["heads"], "attention": "learned"}, "data": data,
+                                     "train": mh_train, "record": ["head_alignment"], "divergence": "freeze",
+                                     "combo": combo, "multihead": m}
+    k = block["keyword"]
+    out["keyword"] = {"model": {"type": "classifier", "hidden": k["hidden"], "attention": "uniform"},
+                      "data": {"task": "keyword", "length": k["length"], "n_words": k["n_words"]},
+                      "train": train_of(block, k.get("train")), "members": _plain(seeds, 0, 0), "record": ["gamma"],
+                      "divergence": "stop"}
+    for name in classification_sets(block):
+        cl = block["classification"]
+        out.update(_table2_runs(f"cls_{name}", classification_data(block, name),
+                                {"type": "classifier", "hidden": cl["hidden"]}, train_of(block, cl.get("train")),
+                                cl["seeds"], ("learned", "uniform", "frozen_beta"),
+                                {"type": "proxy", "dim": cl["hidden"], "classification": True}, cl["proxy"]["seed"],
+                                train_of(block, cl.get("train"), cl["proxy"].get("train"))))
+    for name in translation_sets(block):
+        t = block["translation"]
+        s = t["sets"][name]
+        train = train_of(block, t.get("train"), s.get("train"))
+        out.update(_table2_runs(f"mt_{name}", {"task": "translation", "data_dir": prepared_dir(name),
+                                               "test_seed": s["test_seed"]},
+                                {**seq2seq, "hidden": t["hidden"]}, train, t["seeds"], ("learned", "uniform"),
+                                {"type": "proxy", "dim": t["hidden"]}, t["proxy"]["seed"],
+                                {**train, **t["proxy"].get("train", {})}))
+    return out
+
+
+def run_inputs(block: dict[str, Any], run: str) -> list[str]:
+    """What a run reads from the workflow: a prepared set's splits, the candidates of the K-head models."""
+    spec = runs(block)[run]
+    if "combo" in spec:
+        return ["results/models/snell2021/multihead_candidates/candidates.parquet"]
+    data = spec["data"]
+    if "data_dir" in data:
+        files = ("train.parquet", "test.parquet", "vocab.json")
+        return [f"{data['data_dir']}/{f}" for f in files]
+    return []
+
+
+def exports(block: dict[str, Any]) -> list[str]:
+    """The runs whose final model is exported: the learned run behind each Table 2 row."""
+    return ([TABLE2_COPY] + [f"cls_{n}_learned" for n in classification_sets(block)]
+            + [f"mt_{n}_learned" for n in translation_sets(block)])
+
+
+def copy_analyses(block: dict[str, Any]) -> list[str]:
+    """Copy runs summarised for Fig. 3 / §6.2 and the claims."""
+    uniform = [f"{n}_uniform" for n in block["copy"].get("uniform", [])]
+    return list(COPY_RUNS) + uniform
+
+
+def table2_analyses(block: dict[str, Any]) -> dict[str, str]:
+    """Table 2 rows: analysis name -> the prefix of its runs."""
+    out = {"table2": TABLE2_COPY}
+    out.update({f"cls_{n}": f"cls_{n}" for n in classification_sets(block)})
+    out.update({f"mt_{n}": f"mt_{n}" for n in translation_sets(block)})
+    return out
+
+
+def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Every analysis job: name -> spec (``kind``, the runs it reads by role, its parameters)."""
+    out = {name: {"kind": "copy", "runs": {"run": name}, "fail_below": block["fail_below"],
+                  "good_above": block["good_above"]} for name in copy_analyses(block)}
+    out["multihead"] = {"kind": "multihead", "runs": {"candidates": "multihead_candidates",
+                                                       **{c: f"multihead_{c}" for c in COMBOS}},
+                        "fail_below": block["fail_below"], "good_above": block["good_above"]}
+    out["keyword"] = {"kind": "keyword", "runs": {"run": "keyword"}}
+    out["counts"] = {"kind": "counts", "runs": {}, "counts": counts_spec(block)}
+    for name, prefix in table2_analyses(block).items():
+        learned = TABLE2_COPY if prefix == TABLE2_COPY else f"{prefix}_learned"
+        roles = {"learned": learned, "uniform": f"{prefix}_uniform", "proxy": f"{prefix}_proxy"}
+        if prefix.startswith("cls_"):
+            roles["frozen_beta"] = f"{prefix}_frozen_beta"
+        out[name] = {"kind": "table2", "runs": roles, "exported": learned,
+                     "translation": prepared_dir(prefix[3:]) if prefix.startswith("mt_") else None}
+    return out
+
+
+def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
+    spec = analyses(block)[name]
+    files = []
+    for role, run in spec["runs"].items():
+        d = f"results/models/snell2021/{run}"
+        if role == "candidates":
+            files.append(f"{d}/candidates.parquet")
+        elif spec["kind"] == "multihead":
+            files += [f"{d}/metrics.csv", f"{d}/heads.parquet"]
+        else:
+            files += [f"{d}/metrics.csv", f"{d}/probes.parquet", f"{d}/eval.parquet"]
+    if spec.get("exported"):
+        files += [f"results/activations/snell2021/{spec['exported']}/{f}" for f in ("saliency.parquet",
+                                                                                       "decodes.parquet")]
+    if spec.get("translation"):
+        files.append(f"{spec['translation']}/vocab.json")
+    return files
+
+
+ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet"], "keyword": ["summary.csv", "curves.parquet"],
+                    "multihead": [*(f"summary_{c}.csv" for c in COMBOS), "curves.parquet", "candidates.parquet"],
+                    "counts": ["summary.csv", "tables.parquet"], "table2": ["summary.csv", "xi_curves.csv"]}
+
+
+def counts_spec(block: dict[str, Any]) -> dict[str, Any]:
+    c = block["copy"]
+    return {"length": c["length"], "subset_words": c["subset_words"], **block["counts"]}
+
+
+def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
+    """name -> (task kind, arch, summary path) for the claims rule."""
+    out = {}
+    path = lambda name, f="summary.csv": f"results/analysis/snell2021/{name}/{f}"  # noqa: E731
+    for run in copy_analyses(block):
+        arch = "lstm_uniform" if run.endswith("_uniform") else "lstm_attention"
+        out[f"snell2021_{run}"] = (run.removesuffix("_uniform"), arch, path(run))
+    for combo in COMBOS:
+        out[f"snell2021_multihead_{combo}"] = (f"multihead_{combo}", "lstm_attention",
+                                               path("multihead", f"summary_{combo}.csv"))
+    out["snell2021_table2"] = ("copy_table2", "lstm_attention", path("table2"))
+    for name in classification_sets(block):
+        out[f"snell2021_cls_{name}"] = ("classification", "bilstm_attention", path(f"cls_{name}"))
+    for name in translation_sets(block):
+        out[f"snell2021_mt_{name}"] = ("translation", "lstm_attention", path(f"mt_{name}"))
+    out["snell2021_keyword"] = ("keyword", "bilstm_uniform", path("keyword"))
+    out["snell2021_counts"] = ("count_table", "ibm1", path("counts"))
+    return out
+
+
+def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
+    c = block["copy"]
+    length, v = c["length"], c["subset_words"]
+    translation = {name: translation_label(name) for name in translation_sets(block)}
+    references = {translation[name]: s["reference"] for name, s in block.get("translation", {}).get("sets", {}).items()
+                  if s.get("reference")}
+    return {"fail_below": block["fail_below"], "classification": classification_sets(block),
+            "translation": translation_sets(block), "references": references,
+            "uniform": [n.removeprefix("copy_") for n in c.get("uniform", [])], "labels": {**translation,
+        "same": f"permutations of the same {length} words", "subset": f"{length} of {v} words",
+        "mixture": f"mixture: permutations of words 1-{length} or {length + 1}-{2 * length}",
+        "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)",
+        "table2": f"copy, {length} of {v} words", "rotten_tomatoes": "rotten tomatoes (sentiment)",
+        "parlspeech": "ParlSpeech Con/Lab (topic)"}}
+
+
+def classification_sets(block: dict[str, Any]) -> list[str]:
+    return list(block.get("classification", {}).get("sets", {}))
+
+
+def classification_data(block: dict[str, Any], name: str) -> dict[str, Any]:
+    """An offline set (``text.SOURCES``) is split by its own block; any other set is a classification corpus
+    prepared into ``results/data/<name>/`` (its own train/test splits and vocabulary)."""
+    from .classification_sets import SOURCES
+
+    data = {"task": "classification", "name": name, **block["classification"]["sets"][name]}
+    if name not in SOURCES:
+        data["data_dir"] = prepared_dir(name)
+    return data
+
+
+def prepared_dir(name: str) -> str:
+    return f"results/data/{name}"
+
+
+# Table 2 / Fig. 2 row names of the translation sets we can prepare (others: "<name> (translation)")
+TRANSLATION_LABELS = {"bible": "Bible verses EN→FR (translation)", "multi30k": "Multi30k DE→EN (translation)",
+                      "iwslt14": "IWSLT14 DE→EN (translation)"}
+
+
+def translation_label(name: str) -> str:
+    return TRANSLATION_LABELS.get(name, f"{name} (translation)")
+
+
+def translation_sets(block: dict[str, Any]) -> list[str]:
+    """Prepared data sets (``results/data/<name>/``: a task of the config's ``tasks`` or a ``corpora`` entry)."""
+    return list(block.get("translation", {}).get("sets", {}))

@@ -1,0 +1,117 @@
+"""Per-run summaries of Snell et al. 2021's training runs, from their metrics and probe tables (no I/O).
+
+A run *fails* when its final teacher-forced token accuracy is below ``fail_below`` (the authors' bad-head rule,
+0.6) and *learns* at the first evaluation at or above ``good_above`` (their good-head rule, 0.95); a member whose
+loss or gradient went non-finite is *diverged*: counted apart, neither failed nor succeeded (its measures are NaN),
+so Fig. 3's failure rate and Fig. 6's success rate are over the runs that trained.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "reached_good", "steps_to_good",
+                   "steps_to_good_censored", "mean_acc", "diverged"]
+
+
+def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float) -> pd.DataFrame:
+    """Per member (``metrics``: the engine's rows): final and best token accuracy, ``failed`` (final <
+    ``fail_below``), ``reached_good`` (accuracy ≥ ``good_above`` at some evaluation), ``steps_to_good`` (the first
+    such evaluation, NaN if never — Fig. 3's "converges slower"), ``steps_to_good_censored`` (the same, a run that
+    never gets there counted one evaluation past its last step), the mean accuracy over evaluations and
+    ``diverged`` (0/1; a diverged run's other measures are NaN)."""
+    rows = []
+    for (member, seed), c in metrics.sort_values("step").groupby(["member", "seed"]):
+        if c.diverged.any():
+            rows.append({"seed": seed, "member": member, "diverged": 1.0})
+            continue
+        steps = c.step.to_numpy()
+        reached = c[c.token_acc >= good_above]
+        first = float(reached.step.iloc[0]) if len(reached) else np.nan
+        beyond = float(steps[-1] + (steps[-1] - steps[-2] if len(steps) > 1 else 1))
+        rows.append({"seed": seed, "member": member, "final_acc": c.token_acc.iloc[-1], "max_acc": c.token_acc.max(),
+                     "failed": float(c.token_acc.iloc[-1] < fail_below), "reached_good": float(len(reached) > 0),
+                     "steps_to_good": first, "steps_to_good_censored": beyond if np.isnan(first) else first,
+                     "mean_acc": c.token_acc.mean(), "diverged": 0.0})
+    return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
+
+
+def curves(metrics: pd.DataFrame) -> pd.DataFrame:
+    """The accuracy curves the figures draw: step, member, seed, token_acc, valid_loss, diverged."""
+    return metrics[["step", "member", "seed", "token_acc", "valid_loss", "diverged"]].reset_index(drop=True)
+
+
+def candidate_table(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """One row per candidate head of Fig. 6's rejection sampling: its label and 1-head accuracies (the worst
+    trial's best accuracy, the best trial's final accuracy)."""
+    g = outcomes.groupby(["candidate", "head_seed", "round", "label"], as_index=False)
+    return g.agg(min_best_acc=("max_acc", "min"), max_final_acc=("final_acc", "max"), diverged=("diverged", "any"))
+
+
+def multihead_summary(metrics: pd.DataFrame, heads: pd.DataFrame, candidates: pd.DataFrame, combo: str,
+                      fail_below: float, good_above: float) -> pd.DataFrame:
+    """Per K-head model of kind ``combo`` (one member each, ``seed`` = its index, the claims' replicate): the
+    curve summary, ``success`` (final accuracy ≥ ``good_above``), and what became of its heads:
+    ``n_good_heads`` (heads labelled good in 1-head runs), ``good_head_acc`` (one-good models: that head's 1-head
+    accuracy, the worst trial's best), ``good_head_align`` (how often the good head's attention peaks on the
+    copied word at the end, :func:`attnrepro.snell2021.probes.head_alignment`) and ``good_head_is_best`` (1 if no other
+    head aligns better: the label transferred to the summed model of Eq. 21)."""
+    s = curve_summary(metrics, fail_below, good_above)
+    s["seed"] = s.member
+    s["combo"] = combo
+    s["success"] = np.where(s.diverged == 1, np.nan, (s.final_acc >= good_above).astype(float))
+    labels = candidates.drop_duplicates("head_seed").set_index("head_seed")
+    last = heads[heads.step == heads.step.max()] if len(heads) else heads
+    extra = []
+    for member in s.member:
+        h = last[last.member == member]
+        lab = h.head_seed.map(labels.label)
+        good = h[lab == "good"]
+        row = {"n_good_heads": float((lab == "good").sum()), "good_head_acc": np.nan, "good_head_align": np.nan,
+               "good_head_is_best": np.nan}
+        if combo == "one_good" and len(good):
+            g = good.iloc[0]
+            row.update(good_head_acc=labels.loc[g.head_seed, "min_best_acc"], good_head_align=g.align_acc,
+                       good_head_is_best=float(g.align_acc >= h.align_acc.max()))
+        extra.append(row)
+    return pd.concat([s.reset_index(drop=True), pd.DataFrame(extra)], axis=1)
+
+
+def keyword_curves(gamma: pd.DataFrame, position: np.ndarray, metrics: pd.DataFrame) -> pd.DataFrame:
+    """Fig. 7's quantities per member and evaluation (Eq. 22), means over the held-out positive sequences:
+    γ_{l*} (``gamma_key``), γ_{l*+1} (``gamma_next``; a keyword in the last position has none), γ̄
+    (``gamma_mean``) and γ_L (``gamma_last``); ``gamma``: probe rows (member, step, example, gamma [L]);
+    ``position`` [N]: l* of each held-out example, −1 for negatives; plus the accuracy of ``metrics``."""
+    rows = []
+    positive = position >= 0
+    for (member, step), g in gamma.groupby(["member", "step"]):
+        values = np.stack(g.sort_values("example").gamma.to_numpy())            # [N, L]
+        n, length = values.shape
+        idx = np.arange(n)
+        has_next = positive & (position + 1 < length)
+        rows.append({"step": step, "member": member, "seed": g.seed.iloc[0],
+                     "gamma_key": values[idx[positive], position[positive]].mean(),
+                     "gamma_next": values[idx[has_next], position[has_next] + 1].mean(),
+                     "gamma_mean": values[positive].mean(), "gamma_last": values[positive, -1].mean()})
+    out = pd.DataFrame(rows)
+    return out.merge(metrics[["step", "member", "token_acc"]].rename(columns={"token_acc": "acc"}), on=["step", "member"])
+
+
+def keyword_summary(curves_: pd.DataFrame) -> pd.DataFrame:
+    """Per seed: ``hyp2_early`` — Hypothesis 2 (Eq. 24) at the first evaluation after step 0:
+    γ_{l*} > γ_{l*+1} > γ̄ ≈ γ_L; ``obs3_final`` — Observation 3 (Eq. 25) at the last evaluation:
+    γ_L > γ_{l*+1} > γ̄ ≈ γ_{l*}; ``obs3_step`` — the first evaluation from which Eq. 25 holds to the end, as a
+    fraction of training (1 = only at the end, NaN = never). "≈" is read on the scale of the order it sits in:
+    |γ̄ − γ_L| (Eq. 24) or |γ̄ − γ_{l*}| (Eq. 25) below the gap γ_{l*+1} − γ̄."""
+    rows = []
+    for seed, c in curves_.sort_values("step").groupby("seed"):
+        gap = c.gamma_next - c.gamma_mean
+        hyp2 = (c.gamma_key > c.gamma_next) & (gap > 0) & ((c.gamma_mean - c.gamma_last).abs() < gap)
+        obs3 = (c.gamma_last > c.gamma_next) & (gap > 0) & ((c.gamma_mean - c.gamma_key).abs() < gap)
+        holds_to_end = obs3[::-1].cummin()[::-1]
+        steps = c.step.to_numpy()
+        first = steps[holds_to_end.to_numpy()]
+        rows.append({"seed": seed, "hyp2_early": float(hyp2.iloc[1]), "obs3_final": float(obs3.iloc[-1]),
+                     "obs3_step": first[0] / steps[-1] if len(first) else np.nan, "final_acc": c.acc.iloc[-1]})
+    return pd.DataFrame(rows)

@@ -1,0 +1,179 @@
+"""One Snell et al. 2021 training run from its spec (:mod:`attnrepro.snell2021.config`), through the one engine.
+
+A spec names the model (``seq2seq`` of §2.1/§5.2, ``classifier`` of §2.4, the bag-of-words ``proxy`` of §2.3),
+the data (a copy distribution, the keyword toy, a classification set, a prepared translation set), the training
+settings (:class:`attnrepro.config.TrainConfig`), the members, the probes recorded at every evaluation
+(:mod:`attnrepro.snell2021.probes`) and what a diverged member does (``freeze`` where the result is a rate over runs).
+
+The held-out set: of a synthetic task, ``n_eval`` examples of the ``evaluation`` stream of :data:`EVAL_SEED`, the
+same for every run (the authors draw fresh ones at each evaluation); of a classification set, its test split (at
+most ``n_eval`` examples); of a translation set, ``n_eval`` test pairs in the order of a permutation seeded by
+``test_seed``. Evaluation is teacher-forced token accuracy over the real target tokens, ``<eos>`` included, as the
+authors' copy code (for a classifier: accuracy).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+
+from ..config import TrainConfig
+from ..data import Encoded, expand
+from ..engine import Member, Result, fit
+from ..errors import AttnReproError
+from ..io import atomic_path, quarantine, write_csv, write_parquet
+from ..seeding import generator
+from . import tasks
+from .classifier import Classifier, ClassifierConfig
+from .probes import head_alignment, probe_table, ragged, recorder, rows
+from .proxy import Proxy, ProxyConfig
+from .seq2seq import Seq2Seq, Seq2SeqConfig
+
+EVAL_SEED = 0
+
+
+def load_data(data: dict, n_eval: int) -> tuple[object, Encoded, dict]:
+    """(training source, held-out set, vocabulary: ``size``, and ``words`` where the set has them)."""
+    task = data["task"]
+    if task == "copy":
+        source = tasks.CopyTask(data["kind"], data["length"], data["n_words"], data.get("task_seed", 0))
+        return source, source(generator(EVAL_SEED, "evaluation"), n_eval), {"size": source.vocab}
+    if task == "keyword":
+        source = tasks.KeywordTask(data["length"], data["n_words"])
+        return source, source(generator(EVAL_SEED, "evaluation"), n_eval), {"size": data["n_words"]}
+    if task == "classification":
+        from . import classification_sets as text
+
+        if "data_dir" in data:  # a corpus prepared by the download rules: its own splits and vocabulary
+            train, test, words = text.from_prepared(data["data_dir"], data["max_len"])
+        else:
+            train, test, words = text.prepare(text.load(data["name"]), n_test=data["n_test"],
+                                              max_len=data["max_len"], min_count=data["min_count"], seed=data["seed"])
+        return train, test.subset(slice(0, n_eval)), {"size": len(words), "words": words}
+    if task == "translation":
+        from . import parallel
+
+        splits, words = parallel.load(Path(data["data_dir"]))
+        test = splits["test"]
+        pick = np.random.default_rng(data["test_seed"]).permutation(len(test))[:n_eval]
+        return splits["train"], test.subset(torch.as_tensor(np.sort(pick))), {"size": len(words), "words": words}
+    raise ValueError(f"unknown Snell et al. task {task!r}")
+
+
+def build_model(model: dict, vocab: dict, members: list[Member]):
+    kind = model["type"]
+    seeds = [m.seed for m in members]
+    if kind == "seq2seq":
+        cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"])
+        return Seq2Seq(cfg, seeds, [list(m.head_seeds) for m in members])
+    if kind == "classifier":
+        return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"]), seeds)
+    if kind == "proxy":
+        n_out = 2 if model.get("classification") else vocab["size"]
+        return Proxy(ProxyConfig(vocab["size"], n_out, model["dim"]), seeds)
+    raise ValueError(f"unknown Snell et al. model {kind!r}")
+
+
+def members_of(spec: dict) -> list[Member]:
+    return [Member(int(s), int(d), tuple(int(h) for h in hs)) for s, d, hs in spec["members"]]
+
+
+def train(spec: dict, ckpt_dir, *, name: str, log=sys.stderr, on_step=None, device="cpu") -> tuple[Result, Encoded]:
+    """Train the run of ``spec``; returns the engine's result and the held-out set."""
+    cfg = TrainConfig.from_dict(spec["train"])
+    try:
+        source, valid, vocab = load_data(spec["data"], cfg.n_eval)
+    except (FileNotFoundError, ValueError) as err:
+        raise AttnReproError(f"{name}: {err}") from err
+    if isinstance(source, Encoded):
+        print(f"{name}: {len(source)} training examples, {len(valid)} held out, vocabulary {vocab['size']}", file=log)
+    members = members_of(spec)
+    model = build_model(spec["model"], vocab, members)
+    record = head_alignment if spec.get("record") == ["head_alignment"] else recorder(spec.get("record", []))
+    result = fit(model, members, source, valid, cfg, ckpt_dir, name=name,
+                 spec={k: spec[k] for k in ("model", "data", "record")}, divergence=spec["divergence"],
+                 record=record, device=device, log=log, on_step=on_step)
+    return result, valid
+
+
+def eval_table(valid: Encoded) -> pa.Table:
+    """The held-out set as token ids over the real positions: example, src, tgt (``tgt_out``: the targets)."""
+    src = [r[:n] for r, n in zip(valid.src.numpy(), valid.src_len.numpy())]
+    tgt = [r[:n] for r, n in zip(valid.tgt_out.numpy(), valid.tgt_len.numpy())]
+    as_list = lambda xs: pa.ListArray.from_arrays(  # noqa: E731
+        pa.array(np.concatenate([[0], np.cumsum([len(x) for x in xs])]).astype(np.int32)),
+        pa.array(np.concatenate(xs).astype(np.int32)))
+    return pa.table({"example": pa.array(np.arange(len(src), dtype=np.int32)), "src": as_list(src),
+                     "tgt": as_list(tgt)})
+
+
+def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
+    """``eval.parquet``, ``probes.parquet`` (or ``heads.parquet``), ``metrics.csv``, then ``model.pt`` last: its
+    presence means the run finished."""
+    import pyarrow.parquet as pq
+
+    out = Path(out_dir)
+    write_parquet(eval_table(valid), out / "eval.parquet")
+    if spec.get("record") == ["head_alignment"]:
+        heads = result.record_frame("heads")
+        seeds = [hs for _, _, hs in spec["members"]]
+        heads["head_seed"] = [seeds[m][k] for m, k in zip(heads.member, heads["head"])]
+        write_parquet(heads, out / "heads.parquet")
+    else:  # one row group per evaluation, streamed: the probes of a paper-scale run do not fit in memory twice
+        probes = spec.get("record", [])
+        with atomic_path(out / "probes.parquet") as tmp:
+            with pq.ParquetWriter(tmp, probe_table(None, probes).schema) as writer:
+                for part in result.records.get("probes", []):
+                    writer.write_table(probe_table(pd.read_pickle(part), probes))
+    write_csv(result.metrics, out / "metrics.csv")
+    with atomic_path(out / "model.pt") as tmp:
+        torch.save({"spec": spec, "state_dict": result.model.state_dict()}, tmp)
+
+
+def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
+    """(spec, model, held-out set, vocabulary) of a finished run's ``model.pt``."""
+    path = Path(path)
+    if not path.exists():
+        raise AttnReproError(f"{path}: model file not found")
+    try:
+        blob = torch.load(path, map_location="cpu", weights_only=False)
+    except Exception as err:  # a truncated file raises anything from EOFError to RuntimeError
+        raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
+    spec = blob["spec"]
+    _, valid, vocab = load_data(spec["data"], TrainConfig.from_dict(spec["train"]).n_eval)
+    model = build_model(spec["model"], vocab, members_of(spec))
+    try:
+        model.load_state_dict(blob["state_dict"])
+    except RuntimeError as err:
+        raise AttnReproError(f"{path}: does not match its own spec ({err}); retrain it") from err
+    return spec, model, valid, vocab
+
+
+def export(path) -> tuple[pa.Table, pa.Table]:
+    """What the final model of a run gives beyond its training records: gradient saliency Δ of every held-out
+    row (§5.1) and, for a seq2seq, its greedy decodes of the held-out sources (``predicted``: token ids up to the
+    held-out targets' width, cut at ``<eos>`` by the reader)."""
+    spec, model, valid, vocab = load_run(path)
+    batch = expand(valid, model.n_seeds)
+    args = (batch.src, batch.src_len, batch.tgt_in, batch.tgt_out)
+    table = rows({"delta": model.saliency(*args)}, batch)
+    seeds = [m.seed for m in members_of(spec)]
+    table["seed"] = [seeds[m] for m in table.member]
+    saliency = pa.table({"seed": pa.array(table.seed, pa.int32()), "member": pa.array(table.member, pa.int32()),
+                         "example": pa.array(table.example, pa.int32()), "t": pa.array(table.t, pa.int16()),
+                         "src_len": pa.array(table.src_len, pa.int16()), "delta": ragged(table.delta.to_list())})
+    decoded = []
+    if spec["model"]["type"] == "seq2seq":
+        start = vocab["words"].index("<sos>") if "words" in vocab else vocab["size"] - 1
+        pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).numpy()
+        decoded = [(seeds[s], s, b, pred[s, b]) for s in range(pred.shape[0]) for b in range(pred.shape[1])]
+    decodes = pa.table({"seed": pa.array([d[0] for d in decoded], pa.int32()),
+                        "member": pa.array([d[1] for d in decoded], pa.int32()),
+                        "example": pa.array([d[2] for d in decoded], pa.int32()),
+                        "predicted": pa.array([d[3].astype(np.int32) for d in decoded], pa.list_(pa.int32()))})
+    return saliency, decodes
