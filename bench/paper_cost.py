@@ -14,6 +14,7 @@ core-hours. Training: steps × measured seconds per step × the evaluation overh
 a rule the slice did not run says so. Writes ``bench/results/paper_cost.{json,md}``.
 
     python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]  (--only: merged)
+    python bench/paper_cost.py measure --snell   (the snell2021 block's runs, merged)
     python bench/paper_cost.py table
 """
 
@@ -38,6 +39,7 @@ sys.path.insert(0, str(ROOT / "src"))
 from attnrepro import config as cfglib  # noqa: E402
 
 STEPS, FIRST, LAST = 30, 10, 30
+SNELL_STEPS, SNELL_EVERY = 20, 10
 
 
 def shape(cfg: dict, name: str) -> str:
@@ -47,35 +49,87 @@ def shape(cfg: dict, name: str) -> str:
     return f"{m['arch']}-{m['cell']}-h{m['hidden']}-l{m.get('layers', 1)}-{spec['task']}"
 
 
+def prepared(cfg: dict, task_name: str, work: Path) -> Path:
+    """The task's data under ``work``, made once; a synthetic task as a small sample (a step costs the same)."""
+    task = dict(cfglib.task_spec(cfg, task_name))
+    if "n_train" in task:
+        task.update(n_train=4000, n_valid=200, n_test=200)
+    data = work / "data" / task_name
+    if not (data / "vocab.json").exists():
+        proc = subprocess.run(["attnrepro", "data", "--task-json", json.dumps(task), "--out-dir", str(data)],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:  # e.g. a corpus that needs a download
+            raise SystemExit(f"task {task_name}: {(proc.stderr.strip().splitlines() or ['no data'])[-1]}")
+    return data
+
+
 def measure_one(cfg: dict, name: str, threads: int, work: Path) -> dict:
     spec = cfglib.experiment_spec(cfg, name)
-    task = dict(cfglib.task_spec(cfg, spec["task"]))
-    if "n_train" in task:  # a synthetic task: a small sample costs the same per step
-        task.update(n_train=4000, n_valid=200, n_test=200)
-    data = work / "data" / spec["task"]
-    if not (data / "vocab.json").exists():
-        subprocess.run(["attnrepro", "data", "--task-json", json.dumps(task), "--out-dir", str(data)], check=True,
-                       capture_output=True)
+    data = prepared(cfg, spec["task"], work)
     spec["train"].update(steps=STEPS, eval_every=FIRST, checkpoint_every=10 * STEPS, n_eval=200, eval_at=[])
     seeds = [str(s) for s in cfg["seeds"][: cfg["seeds_per_job"]]]
-    cmd = ["/usr/bin/time", "-v", "attnrepro", "train", "--spec-json", json.dumps(spec), "--seeds", *seeds,
+    cmd = ["attnrepro", "train", "--spec-json", json.dumps(spec), "--seeds", *seeds,
            "--data-dir", str(data), "--ckpt-dir", str(work / "ck" / name), "--model-out", str(work / f"{name}.pt"),
            "--metrics-out", str(work / f"{name}.csv"), "--name", name, "--device", "cpu", "--threads", str(threads)]
+    return {"experiment": name, "seeds": len(seeds), "threads": threads, **timed(cmd, name, FIRST, LAST)}
+
+
+def timed(cmd: list[str], name: str, first: int, last: int) -> dict:
+    """Run a training command under /usr/bin/time: seconds per step between the progress lines of steps ``first``
+    and ``last`` (its total), the wall time and the peak resident memory."""
     t = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     wall = time.perf_counter() - t
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
         raise SystemExit(f"{name}: train failed\n{log[-2000:]}")
-    at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{STEPS}\s+([\d.]+) s", log)}
+    at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{last}\s+([\d.]+) s", log)}
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", log).group(1)) / 1024
-    return {"experiment": name, "seeds": len(seeds), "threads": threads,
-            "s_per_step": (at[LAST] - at[FIRST]) / (LAST - FIRST), "wall_s": round(wall, 1), "max_rss_mb": rss}
+    return {"s_per_step": (at[last] - at[first]) / (last - first), "wall_s": round(wall, 1), "max_rss_mb": rss}
+
+
+def snell_shape(spec: dict) -> str:
+    """Snell et al. runs that cost the same per step: model, attention mode, data and the number of members."""
+    m, d = spec["model"], spec["data"]
+    data = "-".join(str(d.get(k, "")) for k in ("task", "length", "n_words", "name", "data_dir"))
+    return f"snell-{m['type']}-h{m.get('hidden', m.get('dim'))}-k{m.get('heads', 1)}-{m.get('attention', '')}-" \
+           f"{data}-m{len(spec.get('members', []))}"
+
+
+def snell_shapes(block: dict) -> dict[str, str]:
+    """One run per shape; the K-head runs are left out (their members come from the candidates' table)."""
+    from attnrepro.snell2021 import config as snellcfg
+
+    out = {}
+    for name, spec in snellcfg.runs(block).items():
+        if not name.startswith("multihead_"):
+            out.setdefault(snell_shape(spec), name)
+    return out
+
+
+def measure_snell(cfg: dict, name: str, threads: int, work: Path) -> dict:
+    """One Snell et al. run of the paper config for SNELL_STEPS steps with an evaluation every SNELL_EVERY, the copy
+    runs' own rate (the others evaluate less often: their prediction is an upper bound). A translation run reads
+    the corpus the experiments' measurement prepared; a corpus that needs a download is not measured."""
+    from attnrepro.snell2021 import config as snellcfg
+
+    spec = snellcfg.runs(cfg["snell2021"])[name]
+    if "data_dir" in spec["data"]:
+        task = Path(spec["data"]["data_dir"]).name
+        if task not in cfg["tasks"]:
+            raise SystemExit(f"{name}: corpus {task} needs a download")
+        spec["data"]["data_dir"] = str(prepared(cfg, task, work))
+    spec["train"] = {**spec["train"], "steps": SNELL_STEPS, "eval_every": SNELL_EVERY,
+                     "checkpoint_every": 10 * SNELL_STEPS, "eval_at": []}
+    cmd = ["attnrepro", "snell2021", "train", name, "--spec-json", json.dumps(spec),
+           "--ckpt-dir", str(work / "ck" / name), "--out-dir", str(work / "snell" / name), "--threads", str(threads)]
+    return {"run": name, "members": len(spec.get("members", [])), "threads": threads, "eval_every": SNELL_EVERY,
+            **timed(cmd, name, SNELL_EVERY, SNELL_STEPS)}
 
 
 def measure(args) -> None:
     cfg = yaml.safe_load((ROOT / args.config).read_text())
-    names = args.only or list(cfg["experiments"])
+    names = [] if args.snell else args.only or list(cfg["experiments"])
     shapes = {}
     for name in names:
         shapes.setdefault(shape(cfg, name), name)
@@ -85,67 +139,136 @@ def measure(args) -> None:
         for key, name in shapes.items():
             try:
                 out["shapes"][key] = measure_one(cfg, name, args.threads, Path(work))
-            except (subprocess.CalledProcessError, FileNotFoundError) as err:  # e.g. a corpus not downloaded here
+            except (SystemExit, FileNotFoundError) as err:  # e.g. a corpus not downloaded here
                 out["shapes"][key] = {"experiment": name, "error": str(err)[:300]}
+            print(key, out["shapes"][key], flush=True)
+        for key, name in (snell_shapes(cfg["snell2021"]) if args.snell else {}).items():
+            try:
+                out["shapes"][key] = measure_snell(cfg, name, args.threads, Path(work))
+            except (SystemExit, FileNotFoundError) as err:  # e.g. a corpus not downloaded here
+                out["shapes"][key] = {"run": name, "error": str(err)[:300]}
             print(key, out["shapes"][key], flush=True)
     out["load_average_after"] = os.getloadavg()
     path = RESULTS / "paper_step_times.json"
-    if args.only and path.exists():  # re-measure some shapes: keep the others' numbers
+    if (args.only or args.snell) and path.exists():  # re-measure some shapes: keep the others' numbers
         old = json.loads(path.read_text())
         out = {**old, "shapes": {**old["shapes"], **out["shapes"]},
                "remeasured": sorted(set(old.get("remeasured", [])) | set(out["shapes"]))}
     path.write_text(json.dumps(out, indent=1) + "\n")
 
 
-def _rule_jobs(slice_jobs: list[dict]) -> dict[str, list[dict]]:
+def _slice_jobs(slice_json: dict) -> dict[str, list[dict]]:
+    """The paper slice's measured jobs by rule (the first part of a job's name: train, export, kobayashi2020/cache)."""
     by_rule = {}
-    for job in slice_jobs:
-        by_rule.setdefault(job["job"].split("/")[0], []).append(job)
+    for job in slice_json["jobs"]:
+        parts = job["job"].split("/")
+        rule = parts[0] if parts[0] in ("train", "export", "analysis", "data") else "/".join(parts[:2])
+        by_rule.setdefault(rule, []).append(job)
     return by_rule
+
+
+def _row(rule, job, n, s, mb, source):
+    return {"rule": rule, "job": job, "n_jobs": n, "s": s, "max_rss_mb": mb, "source": source}
+
+
+def cost_rows(cfg: dict, slice_cfg: dict, steps_json: dict, slice_json: dict) -> tuple[list[dict], float]:
+    """Per job of config/paper.yaml, its predicted seconds on this CPU and its peak memory, with where each number
+    comes from; and the evaluation overhead factor of the Aitken training jobs."""
+    from attnrepro.snell2021 import config as snellcfg
+
+    jobs = _slice_jobs(slice_json)
+    measured = {k: v for k, v in steps_json["shapes"].items() if "s_per_step" in v}
+    # evaluation, checkpoints and start-up on top of the steps, from the slice's own train jobs
+    overhead = [job["s"] / (cfglib.experiment_spec(slice_cfg, job["job"].split("/")[1])["train"]["steps"]
+                            * measured[shape(slice_cfg, job["job"].split("/")[1])]["s_per_step"])
+                for job in jobs.get("train", []) if shape(slice_cfg, job["job"].split("/")[1]) in measured]
+    factor = sum(overhead) / len(overhead) if overhead else 1.0
+    rows = []
+    for name in cfg["experiments"]:
+        key, steps = shape(cfg, name), cfglib.experiment_spec(cfg, name)["train"]["steps"]
+        m = measured.get(key)
+        rows.append(_row("train", name, 1, steps * m["s_per_step"] * factor, m["max_rss_mb"],
+                         f"{steps} steps × {m['s_per_step']:.3f} s/step × {factor:.2f}") if m else
+                    _row("train", name, 1, None, None, "not measured: " + _why(steps_json, key)))
+    for name, spec in (snellcfg.runs(cfg["snell2021"]) if cfg.get("snell2021") else {}).items():
+        key, steps = snell_shape(spec), spec["train"]["steps"]
+        m = measured.get(key)
+        if name.startswith("multihead_"):
+            rows.append(_row("snell2021_train", name, 1, None, None, "not measured: its members come from the "
+                             "candidates' table (rounds of rejection sampling)"))
+        else:
+            rows.append(_row("snell2021_train", name, 1, steps * m["s_per_step"], m["max_rss_mb"],
+                             f"{steps} steps × {m['s_per_step']:.3f} s/step (an evaluation every "
+                             f"{m['eval_every']}; the run's every {spec['train']['eval_every']})") if m else
+                        _row("snell2021_train", name, 1, None, None, "not measured: " + _why(steps_json, key)))
+    seeds = len(cfg["seeds"]) / len(slice_cfg["seeds"])
+    n_exp = len(cfg["experiments"])
+    for rule, per_seed in (("data", False), ("export", True), ("analysis", True)):
+        if rule in jobs:
+            js = jobs[rule]
+            mean = sum(j["s"] for j in js) / len(js)
+            rows.append(_row(rule, "each", len(cfg["tasks"]) if rule == "data" else n_exp,
+                             mean * (seeds if per_seed else 1), max(j["max_rss_mb"] for j in js),
+                             f"paper slice, mean of {len(js)} jobs" + (f" × {seeds:.2f} (seeds)" if per_seed else "")))
+    same_koba = {k: v for k, v in cfg.get("kobayashi2020", {}).items() if k != "dpi"} == \
+        {k: v for k, v in slice_cfg.get("kobayashi2020", {}).items() if k != "dpi"}
+    for rule in sorted(r for r in jobs if r.startswith("kobayashi2020/")):
+        j = max(jobs[rule], key=lambda j: j["s"])
+        rows.append(_row(rule, "each", 1, j["s"], j["max_rss_mb"], "paper slice" + (
+            " (the same kobayashi2020 block but dpi)" if same_koba else " (another kobayashi2020 block)")))
+    for rule in ("figures/aitken2021", "claims/", "report/claims"):
+        js = [j for r, j_list in jobs.items() if r.startswith(rule.rstrip("/")) for j in j_list]
+        if js:
+            rows.append(_row(rule.rstrip("/"), "largest", 1, max(j["s"] for j in js),
+                             max(j["max_rss_mb"] for j in js), f"paper slice, largest of {len(js)}"))
+    return rows, factor
+
+
+def _why(steps_json: dict, key: str) -> str:
+    return steps_json["shapes"].get(key, {}).get("error", "shape not timed")[:80].splitlines()[0]
 
 
 def table(args) -> None:
     cfg = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
-    steps_json = json.loads((RESULTS / "paper_step_times.json").read_text())
-    sl = json.loads((RESULTS / "workflow_paper_slice.json").read_text())
     slice_cfg = yaml.safe_load((ROOT / "config" / "paper_slice.yaml").read_text())
-    jobs = _rule_jobs(sl["jobs"])
-    per_step = {k: v for k, v in steps_json["shapes"].items() if "s_per_step" in v}
-    # evaluation, checkpoints and start-up on top of the steps, from the slice's own train jobs
-    overhead = []
-    for job in jobs.get("train", []):
-        name = job["job"].split("/")[1]
-        key = shape(slice_cfg, name)
-        if key in per_step:
-            steps = cfglib.experiment_spec(slice_cfg, name)["train"]["steps"]
-            overhead.append(job["s"] / (steps * per_step[key]["s_per_step"]))
-    factor = sum(overhead) / len(overhead) if overhead else 1.0
-    rows, scale = [], len(cfg["seeds"]) / len(slice_cfg["seeds"])
-    for name in cfg["experiments"]:
-        key = shape(cfg, name)
-        steps = cfglib.experiment_spec(cfg, name)["train"]["steps"]
-        m = per_step.get(key)
-        rows.append({"rule": "train", "job": name, "s": steps * m["s_per_step"] * factor if m else None,
-                     "max_rss_mb": m["max_rss_mb"] if m else None,
-                     "source": f"{steps} steps × {m['s_per_step']:.3f} s/step × {factor:.2f}" if m else
-                     "not measured (" + steps_json["shapes"].get(key, {}).get("error", "shape not timed")[:60] + ")"})
-    n_exp = len(cfg["experiments"])
-    for rule, scaled in (("data", False), ("export", True), ("analyze", True)):
-        if rule in jobs:
-            mean_s = sum(j["s"] for j in jobs[rule]) / len(jobs[rule])
-            rows += [{"rule": rule, "job": f"{n_exp if rule != 'data' else len(cfg['tasks'])} jobs",
-                      "s": mean_s * (scale if scaled else 1), "max_rss_mb": max(j["max_rss_mb"] for j in jobs[rule]),
-                      "source": f"paper slice mean{f' × {scale:.2f} (seeds)' if scaled else ''}"}]
-    out = {"benchmark": "paper_cost", "eval_overhead": factor, "threads": steps_json["threads"], "rows": rows}
+    steps_json = json.loads((RESULTS / "paper_step_times.json").read_text())
+    slice_json = json.loads((RESULTS / "workflow_paper_slice.json").read_text())
+    rows, factor = cost_rows(cfg, slice_cfg, steps_json, slice_json)
+    threads = steps_json["threads"]
+    peak, core_h = {}, {}
+    for r in rows:
+        if r["s"] is not None:
+            rule = "figures" if r["rule"].startswith("figures/") else r["rule"]
+            old = peak.get(rule, {"s": 0.0, "max_rss_mb": 0.0})
+            peak[rule] = {"s": max(old["s"], r["s"]), "max_rss_mb": max(old["max_rss_mb"], r["max_rss_mb"])}
+            core_h[rule] = core_h.get(rule, 0.0) + r["s"] * r["n_jobs"] * threads / 3600
+    out = {"benchmark": "paper_cost", "config": "config/paper.yaml", "threads": threads, "eval_overhead": factor,
+           "load_average_during_measurement": [steps_json["load_average_before"], steps_json["load_average_after"]],
+           "rows": rows, "largest_job_by_rule": peak, "core_hours_by_rule": core_h,
+           "core_hours_measured": sum(core_h.values()),
+           "not_measured": [f"{r['rule']}:{r['job']}" for r in rows if r["s"] is None]}
     (RESULTS / "paper_cost.json").write_text(json.dumps(out, indent=1) + "\n")
-    lines = ["| rule | job | predicted s per job | peak memory (MB) | from |", "|---|---|---|---|---|"]
-    lines += [f"| {r['rule']} | {r['job']} | {r['s']:.0f} | {r['max_rss_mb']:.0f} | {r['source']} |" if r["s"] else
-              f"| {r['rule']} | {r['job']} | – | – | {r['source']} |" for r in rows]
-    train = [r["s"] for r in rows if r["rule"] == "train" and r["s"]]
-    lines += ["", f"Training, measured shapes: {len(train)} of {n_exp} jobs, {sum(train) / 3600 * steps_json['threads']:.1f} "
-              f"core-hours on this CPU ({steps_json['threads']} threads per job)."]
+    lines = [f"Predicted cost of config/paper.yaml on this CPU ({threads} threads per job), from "
+             "bench/results/paper_step_times.json and the paper slice's jobs (workflow_paper_slice.json).", "",
+             "| rule | job | jobs | predicted s per job | peak memory (MB) | from |", "|---|---|---|---|---|---|"]
+    lines += [f"| {r['rule']} | {r['job']} | {r['n_jobs']} | {r['s']:.0f} | {r['max_rss_mb']:.0f} | {r['source']} |"
+              if r["s"] is not None else f"| {r['rule']} | {r['job']} | {r['n_jobs']} | – | – | {r['source']} |"
+              for r in rows]
+    lines += ["", *summary_lines(out)]
     (RESULTS / "paper_cost.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
+
+
+def summary_lines(cost: dict) -> list[str]:
+    """The per-rule summary of a paper_cost.json, as the README shows it (tests/test_paper_cost.py)."""
+    lines = ["| rule | largest job, predicted (h) | its peak memory (GB) | core-hours, measured jobs |",
+             "|---|---|---|---|"]
+    lines += [f"| {rule} | {p['s'] / 3600:.2f} | {p['max_rss_mb'] / 1024:.1f} | "
+              f"{cost['core_hours_by_rule'][rule]:.1f} |"
+              for rule, p in cost["largest_job_by_rule"].items()]
+    lines += ["", f"Total over the measured jobs: {cost['core_hours_measured']:.0f} core-hours on this CPU "
+              f"({cost['threads']} threads per job); not measured: {len(cost['not_measured'])} jobs."]
+    return lines
 
 
 def main() -> None:
@@ -155,6 +278,7 @@ def main() -> None:
     m.add_argument("--config", default="config/paper.yaml")
     m.add_argument("--threads", type=int, default=2)
     m.add_argument("--only", nargs="+")
+    m.add_argument("--snell", action="store_true", help="the snell2021 block's runs instead of the experiments")
     sub.add_parser("table")
     args = p.parse_args()
     measure(args) if args.cmd == "measure" else table(args)

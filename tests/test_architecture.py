@@ -9,8 +9,9 @@ from conftest import ROOT
 PACKAGE = ROOT / "src" / "attnrepro"
 WINGS = ("aitken2021", "kobayashi2020", "snell2021")
 # core modules allowed to name a wing: the registry of the wings' claims, the command line that dispatches to
-# them, and the config check at the edge, which validates every paper's block
-CORE_TO_WING = {"attnrepro.papers", "attnrepro.cli", "attnrepro.config", "attnrepro.budget"}
+# them, the config check at the edge, which validates every paper's block, and the results layout, which routes
+# every paper's tables to the claims
+CORE_TO_WING = {"attnrepro.papers", "attnrepro.cli", "attnrepro.config", "attnrepro.budget", "attnrepro.layout"}
 
 
 def modules() -> dict[str, tuple[Path, bool]]:

@@ -10,6 +10,7 @@ from attnrepro.corpora import FORMATS, text
 from attnrepro.corpora.prepare import prepare
 from attnrepro.data import Vocab, encode
 from attnrepro.errors import AttnReproError
+from attnrepro.tokens import map_unk
 
 
 def raw_dir(tmp_path, files):
@@ -91,7 +92,7 @@ def test_min_count_unk():
     train = [["a", "b", "c"], ["a", "b"], ["a", "d"]]
     vocab = text.min_count_vocab(train, 3)
     assert vocab == ["a"]  # seen 3 times; b (2), c, d (1) are not
-    assert text.map_unk([["a", "b", "z"]], vocab) == [["a", "<unk>", "<unk>"]]
+    assert map_unk([["a", "b", "z"]], vocab) == [["a", "<unk>", "<unk>"]]
 
 
 def test_bottom_k_is_a_seeded_uniform_subset():

@@ -519,7 +519,7 @@ def _analysis_columns(tmp_path, capsys):
 def _nmt_columns(tmp_path, capsys):
     aer = tmp_path / "aer.csv"
     pd.DataFrame({"seed": [0], "layer": [1], "aer": [0.5]}).to_csv(aer, index=False)
-    args = ["kobayashi2020", "nmt-figure", "fig7", "--aer", f"x:{aer}", "--png", str(tmp_path / "f.png"),
+    args = ["kobayashi2020", "nmt-figure", "fig7", "--aer-json", json.dumps({"x": str(aer)}), "--png", str(tmp_path / "f.png"),
             "--pdf", str(tmp_path / "f.pdf"), "--csv", str(tmp_path / "f.csv")]
     assert main(args) == 2 and "aer.csv: missing columns ['method']" in capsys.readouterr().err
     assert (tmp_path / "aer.csv.corrupt").exists() and not (tmp_path / "f.png").exists()
@@ -550,7 +550,8 @@ def _snell_prepared(tmp_path, capsys):
 def _claims_empty(tmp_path, capsys):
     summary = tmp_path / "summary.csv"
     summary.write_text("")
-    args = ["claims", "--summary", f"e:one_to_one:aed:gru:{summary}", "--out", str(tmp_path / "claims.csv")]
+    source = {"experiment": "e", "task_kind": "one_to_one", "arch": "aed", "cell": "gru", "path": str(summary)}
+    args = ["claims", "--sources-json", json.dumps([source]), "--out", str(tmp_path / "claims.csv")]
     assert main(args) == 2
     assert "summary.csv: not a readable CSV table" in capsys.readouterr().err
     assert (tmp_path / "summary.csv.corrupt").exists() and not (tmp_path / "claims.csv").exists()

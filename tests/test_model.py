@@ -164,3 +164,18 @@ def test_ao_positional_code_scale_and_width():
     from attnrepro.model import PE_WIDTH, sinusoidal_encoding
     pe = sinusoidal_encoding(4, PE_WIDTH) / (PE_WIDTH / 2) ** 0.5
     assert gram == pytest.approx(pe @ pe.T, abs=1e-5)
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (3, 4, 5), (3, 2, 4, 5)])
+def test_stacked_affine_is_each_members_own_product(shape):
+    """stacked.affine, the one stacked linear map of every model: member s's rows times member s's weights."""
+    from attnrepro.stacked import affine
+
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(*shape, generator=gen)
+    w, b = torch.randn(3, 5, 7, generator=gen), torch.randn(3, 1, 7, generator=gen)
+    out, no_bias = affine(x, w, b), affine(x, w)
+    assert out.shape == (*shape[:-1], 7)
+    for s in range(3):
+        torch.testing.assert_close(no_bias[s], x[s] @ w[s])
+        torch.testing.assert_close(out[s], x[s] @ w[s] + b[s, 0])

@@ -146,6 +146,7 @@ def test_table2_row_peak_inside_and_xi_progress():
 
 def test_rotten_tomatoes_loads_and_encodes():
     from attnrepro.snell2021 import classification_sets as text
+    from attnrepro.tokens import classification_words
 
     df = text.load("rotten_tomatoes")
     assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
@@ -154,7 +155,7 @@ def test_rotten_tomatoes_loads_and_encodes():
     assert vocab[:2] == ["<pad>", "<unk>"] and (train.src_len >= 1).all()
     assert (train.src[np.arange(len(train)), train.src_len - 1] > 0).all()   # the last real word is not padding
     assert (train.tgt_len == 1).all() and set(train.tgt_out[:, 0].tolist()) == {0, 1}   # the label is the target
-    assert text.tokenize("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]
+    assert classification_words("It's GREAT, isn't it?") == ["it's", "great", ",", "isn't", "it", "?"]
 
 
 def test_first_step_above_is_tau0_of_fig2():

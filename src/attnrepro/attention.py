@@ -13,7 +13,7 @@ import math
 
 import torch
 
-from .stacked import StackedModule, fan_in_bound
+from .stacked import StackedModule, affine, fan_in_bound
 
 
 class Attention(StackedModule):
@@ -46,14 +46,9 @@ class QKVAttention(Attention):
         for name in ("b_q", "b_k", "b_v"):
             self.param(name, n_seeds, 1, hidden, bound=k)
 
-    @staticmethod
-    def _affine(x, w, b):
-        n, bsz, length, h = x.shape
-        return torch.baddbmm(b, x.reshape(n, bsz * length, h), w).view(n, bsz, length, -1)
-
     def project(self, dec_h, enc_h):
-        q = self._affine(dec_h, self.w_q, self.b_q) * self.scale
-        return q, self._affine(enc_h, self.w_k, self.b_k), self._affine(enc_h, self.w_v, self.b_v)
+        q = affine(dec_h, self.w_q, self.b_q) * self.scale
+        return q, affine(enc_h, self.w_k, self.b_k), affine(enc_h, self.w_v, self.b_v)
 
 
 ATTENTIONS = ("dot", "qkv")

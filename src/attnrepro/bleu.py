@@ -14,7 +14,9 @@ from typing import Iterable
 
 import sacrebleu
 
-UNK, EOS, DROPPED = "<unk>", "<eos>", ("<pad>", "<sos>")
+from .tokens import EOS, PAD, SOS, UNK
+
+DROPPED = (PAD, SOS)
 # upper case: the corpora are lower-cased, so no real word can equal either
 UNK_TEXT = {"hypothesis": "UNKHYP", "reference": "UNKREF"}
 

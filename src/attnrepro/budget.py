@@ -14,6 +14,7 @@ import os
 from typing import Any
 
 from .errors import AttnReproError
+from .tokens import SPECIALS
 
 LIMIT_ENV = "ATTNREPRO_MEMORY_GB"
 DEFAULT_LIMIT_GB = 128.0
@@ -23,7 +24,7 @@ CELL_VALUES = {"lstm": 12, "gru": 10, "ugrnn": 8, "ff": 6}
 TOKEN_BYTES = 48  # a task's words as lists, Parquet and padded int64 tensors, per token (measured: ~14 + 24)
 LARGEST_FIGURE_IN2 = 16 * 10  # the largest figure (Aitken Fig. 3 style, 2 × 3 panels) in square inches
 MAX_PIXELS_PER_SIDE = 2**16  # matplotlib's Agg canvas refuses larger images
-SPECIAL_TOKENS = 4  # <pad> <sos> <eos> <unk>
+SPECIAL_TOKENS = len(SPECIALS)
 MINILM = {"layers": 6, "heads": 12, "hidden": 384}
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import torch
 
 from . import kernels
-from .stacked import StackedModule, fan_in_bound, lookup
+from .stacked import StackedModule, affine, fan_in_bound, lookup
 
 # ∂/∂x of σ(x) and tanh(x) from their outputs y: ∂y · y(1 − y) and ∂y · (1 − y²), in one pass each
 sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.aten.tanh_backward
@@ -47,8 +47,7 @@ class Cell(StackedModule):
 
     def input_projection(self, x: torch.Tensor) -> torch.Tensor:
         """W_x x + b_x for every time step: [S, B, T, D] -> [S, B, T, G]."""
-        s, b, t, d = x.shape
-        return torch.baddbmm(self.b_x, x.reshape(s, b * t, d), self.w_x).view(s, b, t, -1)
+        return affine(x, self.w_x, self.b_x)
 
     def token_projection(self, tokens: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """:meth:`input_projection` of one-hot ``tokens`` [S, B, T] (plus ``extra`` [S, T, D], the same for every
@@ -57,7 +56,7 @@ class Cell(StackedModule):
         |V|-row table so that its gradient is a sum over |V| rows, not over B·T."""
         gx = lookup(self.w_x + self.b_x, tokens)
         if extra is not None:
-            gx = gx + torch.bmm(extra, self.w_x)[:, None]
+            gx = gx + affine(extra, self.w_x)[:, None]
         return gx
 
     def initial_state(self, n_seeds: int, batch: int, device=None) -> torch.Tensor:
@@ -68,7 +67,7 @@ class Cell(StackedModule):
 
     def recurrent(self, h: torch.Tensor) -> torch.Tensor:
         """gh = h W_h + b_h: [S, B, H] -> [S, B, G]."""
-        return torch.bmm(h, self.w_h) if self.b_h is None else torch.baddbmm(self.b_h, h, self.w_h)
+        return affine(h, self.w_h, self.b_h)
 
     def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         """One time step: gx [S, B, G] (input projection), state [S, B, state_size] -> the next state."""

@@ -1,4 +1,5 @@
-"""What a workflow job asks a Slurm cluster for: its GPUs, in the one form the site's profile names.
+"""What a workflow job asks a Slurm cluster for: memory and time per rule (``workflow/resources.yaml``), and its
+GPUs, in the one form the site's profile names.
 
 The rules say how many GPUs a job needs; ``slurm/config.yaml`` says how the site wants them asked for, in its
 default resource ``gpu_request``. snakemake-executor-plugin-slurm (2.8) turns the resource ``gpu`` (with
@@ -9,6 +10,7 @@ request that many sites reject. So a job carries exactly one of them, built here
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from .errors import AttnReproError
 
@@ -34,3 +36,23 @@ def gpu_resources(request: str | None, n: int) -> dict:
     if form == "gpus":
         return {"gpu": n, **({"gpu_model": gpu_type} if gpu_type else {})}
     return {"gres": f"gpu:{gpu_type}:{n}" if gpu_type else f"gpu:{n}"}
+
+
+def read_resources(path: str | Path) -> dict[str, dict[str, int]]:
+    """Rule -> {mem_mb, runtime} (MB, minutes of the first attempt) from ``path``, every value a positive integer."""
+    import yaml
+
+    path = Path(path)
+    try:
+        table = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as err:
+        raise AttnReproError(f"{path}: unreadable ({err})") from None
+    if not isinstance(table, dict):
+        raise AttnReproError(f"{path}: expected a mapping rule -> {{mem_mb, runtime}}")
+    for rule, need in table.items():
+        if not isinstance(need, dict) or set(need) != {"mem_mb", "runtime"}:
+            raise AttnReproError(f"{path}: {rule}: expected exactly the keys mem_mb and runtime")
+        for key, value in need.items():
+            if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+                raise AttnReproError(f"{path}: {rule}.{key}: expected a positive integer, got {value!r}")
+    return table

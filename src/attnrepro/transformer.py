@@ -24,19 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .model import ModelConfig, sinusoidal_encoding
-from .stacked import StackedModule, fan_in_bound, init_stacked
-
-
-class Linear(StackedModule):
-    def __init__(self, n: int, d_in: int, d_out: int) -> None:
-        super().__init__()
-        k = fan_in_bound(d_in)
-        self.param("weight", n, d_in, d_out, bound=k)
-        self.param("bias", n, 1, d_out, bound=k)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:  # [S, B, L, d_in] -> [S, B, L, d_out]
-        s, b, l, d = x.shape
-        return torch.baddbmm(self.bias, x.reshape(s, b * l, d), self.weight).view(s, b, l, -1)
+from .stacked import Linear, StackedModule, fan_in_bound, init_stacked
 
 
 class LayerNorm(StackedModule):

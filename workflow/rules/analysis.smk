@@ -44,7 +44,7 @@ rule evaluate:
         device=config["device"],
     threads: config["threads"]
     resources:
-        **needs(mem_mb=4000, runtime=30, gpus=GPUS_PER_JOB),
+        **needs("evaluate", gpus=GPUS_PER_JOB),
     log:
         "results/logs/evaluate/{experiment}.log",
     benchmark:

@@ -1,12 +1,12 @@
 rule claims:
     input:
-        [path for paths in claim_summaries().values() for path in paths],
+        [s.path for s in claim_sources()],
         list(claim_references().values()),
     output:
         csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md=report("results/claims.md", caption="../report/claims.rst", category="Claims"),
     params:
-        summaries=claim_summary_args(),
+        sources=json_arg([vars(s) for s in claim_sources()]),
         confidence=config["claims"]["confidence"],
         references=claim_reference_args(),
     log:
@@ -14,5 +14,5 @@ rule claims:
     benchmark:
         "results/benchmarks/claims.tsv"
     shell:
-        "attnrepro claims --summary {params.summaries} --confidence {params.confidence}"
+        "attnrepro claims --sources-json {params.sources} --confidence {params.confidence}"
         " --out {output.csv} --markdown {output.md}{params.references} > {log} 2>&1"

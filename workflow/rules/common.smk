@@ -9,6 +9,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also whe
 
 from attnrepro import config as cfglib  # noqa: E402
 from attnrepro import ladder as ladderlib  # noqa: E402
+from attnrepro import layout  # noqa: E402
 from attnrepro import validation  # noqa: E402
 from attnrepro.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
@@ -37,7 +38,7 @@ wildcard_constraints:
 
 
 # -- what a job needs; where it goes is the profile's business (slurm/config.yaml, slurm/partitions.yaml) --------
-from attnrepro.cluster import gpu_resources  # noqa: E402
+from attnrepro.cluster import gpu_resources, read_resources  # noqa: E402
 
 # a config that trains on the CPU asks for no GPU
 GPUS_PER_JOB = 0 if config["device"] == "cpu" else 1
@@ -55,9 +56,17 @@ except AttnReproError as err:
     raise WorkflowError(f"profile: {err}") from None
 
 
-def needs(mem_mb, runtime, gpus=0):
-    """A rule's resources: memory (MB), a runtime (minutes) that grows with each attempt, so that a job killed at
-    its time limit gets longer on its retry, and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+try:
+    RESOURCES = read_resources(Path(workflow.basedir) / "workflow" / "resources.yaml")
+except AttnReproError as err:
+    raise WorkflowError(str(err)) from None
+
+
+def needs(rule, gpus=0):
+    """A rule's resources from workflow/resources.yaml (set from the measured paper-scale cost): memory (MB), a
+    runtime (minutes) that grows with each attempt, so that a job killed at its time limit gets longer on its
+    retry, and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+    mem_mb, runtime = RESOURCES[rule]["mem_mb"], RESOURCES[rule]["runtime"]
     return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: runtime * attempt,
             **gpu_resources(profile_default("gpu_request"), gpus)}
 
@@ -112,9 +121,7 @@ def aitken_figure_inputs(wc):
 
 
 def aitken_figure_roles(wc):
-    return " ".join(
-        f"--role {role}={','.join(names)}" for role, names in aitken_figure_experiments(wc).items()
-    )
+    return shlex.quote(json.dumps(aitken_figure_experiments(wc)))  # in the panel's role order
 
 
 def aitken_figure_meta(wc):
@@ -133,40 +140,9 @@ def aitken_figure_meta(wc):
     return json_arg(meta)
 
 
-def claim_summaries():
-    """Experiment -> its per-seed tables for the claims step, which joins an experiment's tables on seed."""
-    aer = set(aer_experiments())
-    out = {name: [f"results/analysis/{name}/summary.csv"] for name in config["experiments"]
-           if name not in transformer_experiments() and name not in LADDER_EXPERIMENTS}
-    # a recurrent model scored for AER (kobayashi2020_aer.experiments) has that table too
-    for name in aer & set(out):
-        out[name].append(f"results/analysis/{name}/aer_summary.csv")
-    # a transformer's per-seed table: its AER where its task has gold alignments, else its test evaluation
-    out.update({name: [f"results/analysis/{name}/aer_summary.csv" if name in aer
-                       else f"results/analysis/{name}/evaluation.csv"] for name in transformer_experiments()})
-    out.update({label: [f"{out_dir}/aer_summary.csv"] for label, (_, _, out_dir) in aer_gold_sets().items()})
-    out.update({name: [path] for name, path in kobayashi2020_summaries().items()})
-    out.update({name: [path] for name, (_, _, path) in snell2021_claim_experiments().items()})
-    return out
-
-
-def experiment_claim_items(name, exp, paths):
-    model = exp["model"]
-    return [f"{name}:{task_spec(config, exp['task'])['kind']}:{model['arch']}:{model.get('cell', '')}:{path}"
-            for path in paths]
-
-
-def claim_summary_args():
-    """EXPERIMENT:TASK_KIND:ARCH:CELL:PATH for every table of every experiment: what the claims step needs to match
-    claims (the cell pairs a comparison with the experiment of the same cell)."""
-    paths = claim_summaries()
-    items = lambda name, exp: experiment_claim_items(name, exp, paths[name])  # noqa: E731
-    out = [i for name, exp in config["experiments"].items() if name in paths for i in items(name, exp)]
-    out += [f"{name}:{kind}:{arch}::{path}" for name, (kind, arch, path) in snell2021_claim_experiments().items()]
-    for label, (_, exp_name, _) in aer_gold_sets().items():  # gold sets: rows of their experiment's kind and arch
-        out += items(label, config["experiments"][exp_name])
-    # sorted: the order of a config's keys must not count as a change of the claims step
-    return " ".join(shlex.quote(item) for item in sorted(out)) + kobayashi2020_summary_args()
+def claim_sources():
+    """Every per-seed table the claims step reads (attnrepro.layout decides; the ladder's points have their own)."""
+    return layout.claim_sources(config, exclude=set(LADDER_EXPERIMENTS))
 
 
 def claim_references():
@@ -231,7 +207,7 @@ from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
 
 KOBAYASHI_FIGURES = list(FIGURES)
 
-KOBAYASHI_SUMMARY = "results/analysis/kobayashi2020_minilm/summary.csv"
+KOBAYASHI_SUMMARY = layout.KOBAYASHI_SUMMARY
 
 
 def kobayashi2020_figures():
@@ -244,20 +220,11 @@ def kobayashi2020_figures():
 
 
 def aer_experiments():
-    """Experiments whose source-target attention is scored against their task's exact gold alignments (Kobayashi
-    §5): every transformer on a synthetic task, and the recurrent ones listed under kobayashi2020_aer.experiments.
-    Real translation is scored against the files of kobayashi2020_aer.gold (aer_gold_sets)."""
-    listed = config.get("kobayashi2020_aer", {}).get("experiments", [])
-    synthetic = [name for name in transformer_experiments()
-                 if task_spec(config, config["experiments"][name]["task"])["kind"] in cfglib.GOLD_TASK_KINDS]
-    return synthetic + [name for name in config["experiments"] if name in listed]
+    return layout.aer_experiments(config)
 
 
 def aer_gold_sets():
-    """Label EXPERIMENT@GOLD -> (gold set name, experiment, output folder) of every kobayashi2020_aer.gold set."""
-    gold = config.get("kobayashi2020_aer", {}).get("gold", {})
-    return {f"{g['experiment']}@{name}": (name, g["experiment"], f"results/analysis/{g['experiment']}/gold_{name}")
-            for name, g in gold.items()}
+    return layout.aer_gold_sets(config)
 
 
 KOBA_GOLD = config.get("kobayashi2020_aer", {}).get("gold", {})
@@ -271,30 +238,9 @@ def gold_set(wc):
     return gold
 
 
-def aer_tables():
-    """LABEL:aer.csv of every AER table that Fig. 7 and Table 3 gather: experiments, then gold sets."""
-    tables = {name: f"results/analysis/{name}/aer.csv" for name in aer_experiments()}
-    tables.update({label: f"{out_dir}/aer.csv" for label, (_, _, out_dir) in aer_gold_sets().items()})
-    return tables
-
-
 def transformer_evaluations():
     """The test-split evaluation (token/sequence accuracy, BLEU) of every transformer experiment."""
-    return [f"results/analysis/{name}/evaluation.csv" for name in transformer_experiments()]
-
-
-def transformer_experiments():
-    """Experiments of arch transformer: read by AER per layer (§5), not by the Aitken decomposition."""
-    return [name for name, exp in config["experiments"].items() if exp["model"]["arch"] == "transformer"]
-
-
-def kobayashi2020_summaries():
-    """One pretrained model: its replicates are disjoint folds of the sequences (kobayashi2020.folds)."""
-    return {"kobayashi2020_minilm": KOBAYASHI_SUMMARY} if "kobayashi2020" in config else {}
-
-
-def kobayashi2020_summary_args():
-    return "".join(f" {shlex.quote(f'{name}:news:minilm::{path}')}" for name, path in kobayashi2020_summaries().items())
+    return [f"results/analysis/{name}/evaluation.csv" for name in layout.transformer_experiments(config)]
 
 
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
@@ -331,10 +277,6 @@ def snell2021_figures():
         return []
     names = SNELL2021_FIGURES + ["fig2"] + snell2021_tables()  # Fig. 2: ξ of Table 2's rows
     return expand("results/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
-
-
-def snell2021_claim_experiments():
-    return snellcfg.claim_experiments(SNELL2021) if SNELL2021 else {}
 
 
 def snell2021_table_inputs(wildcards):

@@ -13,7 +13,7 @@ rule export:
         device=config["device"],
     threads: config["threads"]
     resources:
-        **needs(mem_mb=4000, runtime=30, gpus=GPUS_PER_JOB),
+        **needs("export", gpus=GPUS_PER_JOB),
     log:
         "results/logs/export/{experiment}/{chunk}.log",
     benchmark:

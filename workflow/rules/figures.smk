@@ -22,5 +22,5 @@ rule figure_aitken2021:
     benchmark:
         "results/benchmarks/figures/aitken2021/{name}.tsv"
     shell:
-        "attnrepro aitken2021 figure {wildcards.name} {params.roles} --meta-json {params.meta} --seed {params.seed}"
+        "attnrepro aitken2021 figure {wildcards.name} --roles-json {params.roles} --meta-json {params.meta} --seed {params.seed}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

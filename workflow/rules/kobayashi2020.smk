@@ -31,7 +31,7 @@ rule kobayashi2020_cache:
         seed=KOBA.get("seed"),
     threads: config["threads"]
     resources:
-        **needs(mem_mb=8000, runtime=60),
+        **needs("kobayashi2020_cache"),
     log:
         "results/logs/kobayashi2020/cache.log",
     benchmark:
@@ -149,7 +149,7 @@ rule kobayashi2020_aer_gold:
 
 rule kobayashi2020_nmt_figure:
     input:
-        lambda wc: list(aer_tables().values()),
+        lambda wc: list(layout.aer_tables(config).values()),
     output:
         png=report(
             "results/figures/kobayashi2020/{name}.png",
@@ -163,12 +163,12 @@ rule kobayashi2020_nmt_figure:
     wildcard_constraints:
         name="fig7|table3",
     params:
-        aer=lambda wc: " ".join(shlex.quote(f"{label}:{path}") for label, path in aer_tables().items()),
+        aer=lambda wc: shlex.quote(json.dumps(layout.aer_tables(config))),  # in the figure's order, not sorted
         dpi=KOBA.get("dpi", 150),
     log:
         "results/logs/kobayashi2020/{name}.log",
     benchmark:
         "results/benchmarks/kobayashi2020/{name}.tsv"
     shell:
-        "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer {params.aer} --png {output.png}"
+        "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer-json {params.aer} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

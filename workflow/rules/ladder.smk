@@ -9,9 +9,8 @@ rule ladder_claims:
     output:
         "results/ladder/{point}/claims.csv",
     params:
-        summaries=lambda wc: " ".join(shlex.quote(i) for n in ladderlib.point_experiments(config, wc.point)
-                                      for i in experiment_claim_items(n, config["experiments"][n],
-                                                                      [f"results/analysis/{n}/summary.csv"])),
+        sources=lambda wc: json_arg([vars(s) for n in ladderlib.point_experiments(config, wc.point)
+                                     for s in layout.experiment_sources(config, n, [f"results/analysis/{n}/summary.csv"])]),
         confidence=config["claims"]["confidence"],
     wildcard_constraints:
         point="|".join(LADDER_POINTS) or "(?!)",
@@ -20,7 +19,7 @@ rule ladder_claims:
     benchmark:
         "results/benchmarks/ladder/{point}.tsv"
     shell:
-        "attnrepro claims --summary {params.summaries} --confidence {params.confidence} --out {output} > {log} 2>&1"
+        "attnrepro claims --sources-json {params.sources} --confidence {params.confidence} --out {output} > {log} 2>&1"
 
 
 rule ladder:

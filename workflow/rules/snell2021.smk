@@ -30,7 +30,7 @@ if SNELL2021:
             ckpt_dir="results/checkpoints/snell2021/{run}",
         threads: SNELL2021["threads"]
         resources:
-            **needs(mem_mb=4000, runtime=480),
+            **needs("snell2021_train"),
         retries: 1
         log:
             "results/logs/snell2021/train/{run}.log",
@@ -50,7 +50,7 @@ if SNELL2021:
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs(mem_mb=4000, runtime=480),
+            **needs("snell2021_candidates"),
         retries: 1
         log:
             "results/logs/snell2021/train/multihead_candidates.log",
@@ -75,7 +75,7 @@ if SNELL2021:
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs(mem_mb=4000, runtime=480),
+            **needs("snell2021_multihead"),
         retries: 1
         log:
             "results/logs/snell2021/train/multihead_{combo}.log",
@@ -97,7 +97,7 @@ if SNELL2021:
             torch_threads=SNELL2021["threads"],
         threads: SNELL2021["threads"]
         resources:
-            **needs(mem_mb=4000, runtime=60),
+            **needs("snell2021_export"),
         log:
             "results/logs/snell2021/export/{erun}.log",
         benchmark:

@@ -17,7 +17,7 @@ rule train:
         device=config["device"],
     threads: config["threads"]
     resources:
-        **needs(mem_mb=4000, runtime=240, gpus=GPUS_PER_JOB),
+        **needs("train", gpus=GPUS_PER_JOB),
     retries: 1
     log:
         "results/logs/train/{experiment}/{chunk}.log",

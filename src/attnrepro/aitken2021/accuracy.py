@@ -7,12 +7,13 @@ import numpy as np
 import pandas as pd
 
 from ..bleu import bleu, text
+from ..tokens import PAD
 
 
 def accuracy_by_length(dec: pd.DataFrame, src_len: pd.Series) -> pd.DataFrame:
     """``dec``: one seed's decoder rows (example, target, predicted); ``src_len``: input words per example (without
     ``<eos>``), indexed by example. Columns length, n, token_acc, seq_acc."""
-    real = dec[dec.target != "<pad>"]
+    real = dec[dec.target != PAD]
     correct = (real.predicted == real.target).groupby(real.example)
     per_example = pd.DataFrame({"token_acc": correct.mean(), "seq_acc": correct.all().astype(float)})
     per_example["length"] = src_len.reindex(per_example.index).to_numpy()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..tokens import PAD
 from .accuracy import accuracy_by_length, corpus_bleu, short_long_gap, word_accuracy
 from .alignment import (PARTS, attention_maps, offset_alignment, peak_measures, predicted_offset,
                         temporal_argmax_correlation, temporal_peaks, word_offset_measures)
@@ -74,7 +75,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
                      token=dec["token"].to_numpy()),
     ], ignore_index=True)
 
-    real = dec["target"] != "<pad>"
+    real = dec["target"] != PAD
     correct = dec["predicted"] == dec["target"]
     src_len = enc.groupby("example")["t"].max()  # the <eos> step's index = the number of input words
     out["accuracy"] = accuracy_by_length(dec, src_len)

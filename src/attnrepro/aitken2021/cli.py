@@ -42,17 +42,16 @@ def cmd_figure(args) -> None:
     if args.name not in PANELS:
         raise AttnReproError(f"unknown figure {args.name!r}; known: {sorted(PANELS)}")
     panel = PANELS[args.name]
-    meta = json.loads(args.meta_json)
-    roles: dict[str, list[str]] = {}
-    for item in args.role:
-        role, _, names = item.partition("=")
-        roles[role] = [n for n in names.split(",") if n]
-        for n in roles[role]:
+    meta, roles = json.loads(args.meta_json), json.loads(args.roles_json)
+    if not isinstance(roles, dict) or not all(isinstance(ns, list) for ns in roles.values()):
+        raise AttnReproError(f"--roles-json: expected an object ROLE -> [EXPERIMENT, ...], got {args.roles_json!r}")
+    for role, names in roles.items():
+        for n in names:
             if n not in meta:
-                raise AttnReproError(f"--role {item!r}: experiment {n!r} is not in --meta-json")
+                raise AttnReproError(f"--roles-json: experiment {n!r} of role {role!r} is not in --meta-json")
     missing = set(panel.roles) - set(roles)
     if missing:
-        raise AttnReproError(f"figure {args.name} needs --role for {sorted(missing)}")
+        raise AttnReproError(f"figure {args.name} needs roles {sorted(missing)} in --roles-json")
 
     def read(name: str, table: str):
         path = Path(meta[name]["analysis_dir"]) / table
@@ -84,7 +83,7 @@ def add_parser(subparsers) -> None:
     f = sub(steps, "figure", "draw one figure of Aitken et al. 2021 (registry: attnrepro.aitken2021.panels)",
             cmd_figure)
     f.add_argument("name", help="the panel, e.g. fig2a")
-    f.add_argument("--role", action="append", default=[], help="ROLE=EXPERIMENT[,EXPERIMENT...], once per role")
+    f.add_argument("--roles-json", required=True, help='{"ROLE": ["EXPERIMENT", ...], ...}: the panel\'s roles')
     f.add_argument("--meta-json", required=True,
                    help="experiment -> {analysis_dir, data_dir, task_kind, arch, cell} " + SPEC_HELP)
     f.add_argument("--seed", type=int, required=True, help="the seed drawn by single-model panels")

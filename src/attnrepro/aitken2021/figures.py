@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..tokens import EOS, PAD, SOS, SPECIALS
 from .alignment import predicted_offset, softmax_over_t, temporal_offset
 from .decomposition import temporal_alignment
 
@@ -38,7 +39,7 @@ def principal_axes(x: np.ndarray, k: int = 2) -> tuple[np.ndarray, np.ndarray, n
 
 def word_palette(source_words: list[str], target_words: list[str]) -> dict[str, tuple]:
     """The i-th source word and the i-th target word share a colour (A and 1 in one-to-one); specials are purple."""
-    specials = {"<sos>", "<eos>", "<pad>"}
+    specials = {SOS, EOS, PAD}
     colors = [c for i, c in enumerate(sns.color_palette("tab10")) if i != 4]  # tab10's purple is the specials'
     palette = {w: SPECIAL_COLOR for w in specials}
     for words in (source_words, target_words):
@@ -104,7 +105,7 @@ def draw_input_delta(ax, input_comp: pd.DataFrame, input_delta: pd.DataFrame, re
     r = w @ axes.T
     scale = np.abs(pc).max() / max(np.abs(r).max(), 1e-9)
     for i, (token, q) in enumerate(zip(readout.token, r * scale)):
-        if token == "<pad>" or i > max_labels + 3:
+        if token == PAD or i > max_labels + 3:
             continue
         ax.plot([0, q[0]], [0, q[1]], color=palette.get(token, "grey"), lw=2)
         ax.annotate(f"ro:{token}", q, fontsize=6, color=palette.get(token, "grey"))
@@ -190,7 +191,6 @@ def fig4(t: dict, title: str, n_words: int = 12):
     return fig, pd.concat([att.assign(panel="a"), tmp.assign(panel="b"), long.assign(panel="c")], ignore_index=True)
 
 
-SPECIALS = {"<pad>", "<sos>", "<eos>", "<unk>"}
 
 
 def readout_matrix(alignment: pd.DataFrame, word_variance: pd.DataFrame, n_words: int) -> pd.DataFrame:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import AttnReproError
+from ..tokens import SOS
 from .common import SPEC_HELP, device_threads, load_split, pick_device, same_vocabulary, sub, threads
 
 
@@ -52,7 +53,7 @@ def cmd_train(args) -> None:
     train_cfg = TrainConfig.from_dict(spec["train"])
     check_training_memory(data_dir, model_cfg, train_cfg, len(args.seeds), train_data, valid_data)
     model, metrics = train(model_cfg, train_cfg, args.seeds, train_data, valid_data, args.ckpt_dir,
-                           sos=vocab.tgt.index("<sos>"), name=args.name, device=pick_device(args.device))
+                           sos=vocab.tgt.index(SOS), name=args.name, device=pick_device(args.device))
     # metrics first: the model file is the rule's last output, so its presence means the job finished
     write_csv(metrics, args.metrics_out)
     save_model(model, vocab.to_dict(), args.model_out)
@@ -95,7 +96,7 @@ def cmd_evaluate(args) -> None:
     for path in args.models:
         model, vocab_dict = load_model(path, device)
         same_vocabulary(vocab, vocab_dict, path, data_dir / "vocab.json")
-        frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index("<sos>"), device))
+        frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index(SOS), device))
     table = pd.concat(frames, ignore_index=True)
     table.insert(1, "split", args.split)
     write_csv(table, args.out)

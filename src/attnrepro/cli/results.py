@@ -17,17 +17,16 @@ def cmd_claims(args) -> None:
     from ..claims_markdown import to_markdown
     from ..papers import CLAIMS
     from ..io import atomic_path, read_csv_checked, write_csv
+    from ..layout import ClaimSource
 
     tables, experiments = {}, {}
-    for item in args.summary:
-        try:
-            name, kind, arch, cell, path = item.split(":", 4)
-        except ValueError:
-            raise AttnReproError(f"--summary {item!r}: expected EXPERIMENT:TASK_KIND:ARCH:CELL:PATH") from None
-        if experiments.setdefault(name, (kind, arch, cell)) != (kind, arch, cell):
-            raise AttnReproError(f"--summary {item!r}: experiment {name} given as {experiments[name]} before")
+    for s in ClaimSource.from_json(args.sources_json):
+        key = (s.task_kind, s.arch, s.cell)
+        if experiments.setdefault(s.experiment, key) != key:
+            raise AttnReproError(f"--sources-json: experiment {s.experiment} given as {experiments[s.experiment]} "
+                                 f"and as {key}")
         # a header-only table is a real result (no K-head model)
-        tables.setdefault(name, []).append((path, read_csv_checked(path)))
+        tables.setdefault(s.experiment, []).append((s.path, read_csv_checked(s.path)))
     summaries = {name: merge_replicates(name, ts) for name, ts in tables.items()}
     table = summarize(summaries, experiments, CLAIMS, confidence=args.confidence)
     write_csv(table, args.out)
@@ -111,9 +110,9 @@ def cmd_verify(args) -> None:
 def add_parsers(subparsers) -> None:
     c = sub(subparsers, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
              cmd_claims)
-    c.add_argument("--summary", nargs="+", required=True,
-                   help="EXPERIMENT:TASK_KIND:ARCH:CELL:summary.csv, each (CELL may be empty; an experiment given "
-                        "twice has its tables joined on seed)")
+    c.add_argument("--sources-json", required=True,
+                   help='[{"experiment", "task_kind", "arch", "cell", "path"}, ...]: the per-seed tables '
+                        "(attnrepro.layout.claim_sources; cell may be empty; an experiment's tables are joined on seed)")
     c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")

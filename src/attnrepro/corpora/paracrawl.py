@@ -8,7 +8,8 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from .text import bottom_k, words
+from ..tokens import words
+from .text import bottom_k
 
 FAMILY = "words"
 FILE = "en-fr.bicleaner07.txt.gz"

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import seeding
-from ..data import PAD, Vocab
+from ..data import Vocab
 from ..errors import AttnReproError
+from ..tokens import PAD, UNK, map_unk, words
 from . import FORMATS, SPLITS, pieces, text
 
 
@@ -39,9 +40,9 @@ def prepare(corpus: dict[str, Any], raw: Path) -> dict[str, Any]:
         train = raw_splits["train"]
         src_vocab = text.top_vocab((p[0] for p in train), corpus["vocab_size"])
         tgt_vocab = text.top_vocab((p[1] for p in train), corpus["vocab_size"])
-        splits = {s: pd.DataFrame({"src": text.map_unk((p[0] for p in raw_splits[s]), src_vocab),
-                                   "tgt": text.map_unk((p[1] for p in raw_splits[s]), tgt_vocab)}) for s in SPLITS}
-        vocab = Vocab.from_words([text.UNK, *src_vocab], [text.UNK, *tgt_vocab])
+        splits = {s: pd.DataFrame({"src": map_unk((p[0] for p in raw_splits[s]), src_vocab),
+                                   "tgt": map_unk((p[1] for p in raw_splits[s]), tgt_vocab)}) for s in SPLITS}
+        vocab = Vocab.from_words([UNK, *src_vocab], [UNK, *tgt_vocab])
         return {"splits": splits, "vocab": vocab.to_dict(), "spm": None}
     return _classification(corpus, raw_splits)
 
@@ -57,7 +58,7 @@ def _classification(corpus: dict[str, Any], raw_splits: dict) -> dict[str, Any]:
     def examples(rows):
         for raw_text, cls in rows:
             if str(cls) in label_of:
-                ws = text.words(raw_text)
+                ws = words(raw_text)
                 if ws and (max_words is None or len(ws) <= max_words):
                     yield ws, label_of[str(cls)]
 
@@ -76,7 +77,7 @@ def _classification(corpus: dict[str, Any], raw_splits: dict) -> dict[str, Any]:
         if not part:
             raise AttnReproError(f"corpus {corpus['format']}: the {name} split has no example of the classes {groups}")
     vocab = text.min_count_vocab((ws for ws, _ in train), corpus.get("min_count", 3))
-    splits = {s: pd.DataFrame({"text": text.map_unk((ws for ws, _ in part), vocab),
+    splits = {s: pd.DataFrame({"text": map_unk((ws for ws, _ in part), vocab),
                                "label": [label for _, label in part]}) for s, part in parts.items()}
     labels = ["+".join(group) for group in groups]
-    return {"splits": splits, "vocab": {"words": [PAD, text.UNK, *vocab], "labels": labels}, "spm": None}
+    return {"splits": splits, "vocab": {"words": [PAD, UNK, *vocab], "labels": labels}, "spm": None}

@@ -1,24 +1,16 @@
-"""Word tokenisation, vocabularies with ``<unk>``, and seeded subsets shared by every corpus format."""
+"""Vocabularies with ``<unk>`` and seeded subsets shared by every corpus format (words: :mod:`attnrepro.tokens`)."""
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from itertools import islice
 from typing import Iterable, TypeVar
 
 import numpy as np
 
-UNK = "<unk>"
+from ..tokens import UNK
+
 T = TypeVar("T")
-
-# words (with inner apostrophes: don't, l'homme) and single punctuation marks; Snell et al. and Aitken et al.
-# both tokenise "at the word level" without naming a tokeniser
-_WORD = re.compile(r"\w+(?:['’]\w+)*|[^\w\s]")
-
-
-def words(text: str, lowercase: bool = True) -> list[str]:
-    return _WORD.findall(text.lower() if lowercase else text)
 
 
 def has_letter(text: str) -> bool:
@@ -43,10 +35,6 @@ def top_vocab(token_lists: Iterable[list[str]], size: int) -> list[str]:
     counts.pop(UNK, None)
     return _ranked(counts)[:size]
 
-
-def map_unk(token_lists: Iterable[list[str]], vocab: Iterable[str]) -> list[list[str]]:
-    known = set(vocab)
-    return [[w if w in known else UNK for w in ws] for ws in token_lists]
 
 
 def bottom_k(items: Iterable[T], k: int, seed: int, chunk: int = 1 << 16) -> list[T]:

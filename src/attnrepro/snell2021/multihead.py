@@ -32,9 +32,9 @@ import pandas as pd
 
 from ..errors import AttnReproError
 from ..seeding import stream_seeds
+from .config import COMBOS
 from .runs import train as train_run
 
-COMBOS = ("all_bad", "one_good", "random")
 CANDIDATE_COLUMNS = ["round", "candidate", "head_seed", "trial", "data_seed", "max_acc", "final_acc", "diverged",
                      "label"]
 

@@ -28,6 +28,7 @@ from ..engine import Member, Result, fit
 from ..errors import AttnReproError
 from ..io import atomic_path, quarantine, write_csv, write_parquet
 from ..seeding import generator
+from ..tokens import SOS
 from . import tasks
 from .classifier import Classifier, ClassifierConfig
 from .probes import head_alignment, probe_table, ragged, recorder, rows
@@ -169,7 +170,7 @@ def export(path) -> tuple[pa.Table, pa.Table]:
                          "src_len": pa.array(table.src_len, pa.int16()), "delta": ragged(table.delta.to_list())})
     decoded = []
     if spec["model"]["type"] == "seq2seq":
-        start = vocab["words"].index("<sos>") if "words" in vocab else vocab["size"] - 1
+        start = vocab["words"].index(SOS) if "words" in vocab else vocab["size"] - 1
         pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).numpy()
         decoded = [(seeds[s], s, b, pred[s, b]) for s in range(pred.shape[0]) for b in range(pred.shape[1])]
     decodes = pa.table({"seed": pa.array([d[0] for d in decoded], pa.int32()),

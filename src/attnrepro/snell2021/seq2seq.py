@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 import torch
 
 from ..cells import LSTMCell
-from ..stacked import StackedModule, fan_in_bound, init_member, lookup
+from ..stacked import StackedModule, affine, fan_in_bound, init_member, lookup
 from ..seeding import stream_seeds
 
 MODES = ("learned", "uniform", "frozen_beta")
@@ -70,18 +70,15 @@ class NetworkN(StackedModule):
 
     def context_part(self, c: torch.Tensor) -> torch.Tensor:
         """c W1[:H] for c [S, ..., H]."""
-        out = torch.bmm(c.reshape(c.shape[0], -1, c.shape[-1]), self.w1[:, : self.hidden])
-        return out.view(*c.shape[:-1], -1)
+        return affine(c, self.w1[:, : self.hidden])
 
     def state_part(self, s: torch.Tensor) -> torch.Tensor:
         """s W1[H:] + b1 for s [S, ..., H]."""
-        out = torch.baddbmm(self.b1, s.reshape(s.shape[0], -1, s.shape[-1]), self.w1[:, self.hidden:])
-        return out.view(*s.shape[:-1], -1)
+        return affine(s, self.w1[:, self.hidden:], self.b1)
 
     def logits(self, pre: torch.Tensor) -> torch.Tensor:
         """tanh, then the output layer: [S, ..., H] -> [S, ..., V]."""
-        out = torch.baddbmm(self.b2, torch.tanh(pre).reshape(pre.shape[0], -1, pre.shape[-1]), self.w2)
-        return out.view(*pre.shape[:-1], -1)
+        return affine(torch.tanh(pre), self.w2, self.b2)
 
 
 class Heads(StackedModule):

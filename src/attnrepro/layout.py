@@ -1,0 +1,116 @@
+"""The results layout: where the workflow's tables live and which of them each paper's claims read.
+
+The rules (``workflow/rules/*.smk``) name their inputs through these functions and hand the claims step the same
+:class:`ClaimSource` records as JSON, so a claim's routing is decided once, here, from the validated config.
+Paths are relative to the working directory, under ``results/`` (docs/architecture.md, "Results layout").
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, fields
+from typing import Any
+
+from .config import GOLD_TASK_KINDS, task_spec
+from .errors import AttnReproError
+
+RESULTS = "results"
+KOBAYASHI_MODEL = "kobayashi2020_minilm"  # the one pretrained encoder; its replicates are folds, not seeds
+
+
+def data_dir(task: str) -> str:
+    return f"{RESULTS}/data/{task}"
+
+
+def analysis_dir(name: str) -> str:
+    return f"{RESULTS}/analysis/{name}"
+
+
+KOBAYASHI_SUMMARY = f"{analysis_dir(KOBAYASHI_MODEL)}/summary.csv"
+
+
+@dataclass(frozen=True)
+class ClaimSource:
+    """One per-seed table a claim may read: the experiment it measures, what the claims match on (task kind, arch,
+    cell; a comparison pairs experiments of one cell) and where the table is."""
+
+    experiment: str
+    task_kind: str
+    arch: str
+    cell: str
+    path: str
+
+    @staticmethod
+    def from_json(text: str, where: str = "--sources-json") -> list["ClaimSource"]:
+        try:
+            items = json.loads(text)
+        except json.JSONDecodeError as err:
+            raise AttnReproError(f"{where}: not JSON ({err})") from None
+        keys = {f.name for f in fields(ClaimSource)}
+        if not isinstance(items, list) or not all(isinstance(i, dict) and set(i) == keys for i in items):
+            raise AttnReproError(f"{where}: expected a list of objects with keys {sorted(keys)}")
+        return [ClaimSource(**i) for i in items]
+
+
+def transformer_experiments(config: dict[str, Any]) -> list[str]:
+    """Experiments of arch transformer: read by AER per layer (Kobayashi §5), not by the Aitken decomposition."""
+    return [name for name, exp in config["experiments"].items() if exp["model"]["arch"] == "transformer"]
+
+
+def aer_experiments(config: dict[str, Any]) -> list[str]:
+    """Experiments whose source-target attention is scored against their task's exact gold alignments (Kobayashi
+    §5): every transformer on a synthetic task, and the recurrent ones listed under kobayashi2020_aer.experiments.
+    Real translation is scored against the files of kobayashi2020_aer.gold (:func:`aer_gold_sets`)."""
+    listed = config.get("kobayashi2020_aer", {}).get("experiments", [])
+    synthetic = [name for name in transformer_experiments(config)
+                 if task_spec(config, config["experiments"][name]["task"])["kind"] in GOLD_TASK_KINDS]
+    return synthetic + [name for name in config["experiments"] if name in listed]
+
+
+def aer_gold_sets(config: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
+    """Label EXPERIMENT@GOLD -> (gold set name, experiment, output folder) of every kobayashi2020_aer.gold set."""
+    gold = config.get("kobayashi2020_aer", {}).get("gold", {})
+    return {f"{g['experiment']}@{name}": (name, g["experiment"], f"{analysis_dir(g['experiment'])}/gold_{name}")
+            for name, g in gold.items()}
+
+
+def aer_tables(config: dict[str, Any]) -> dict[str, str]:
+    """Label -> aer.csv of every AER table that Kobayashi's Fig. 7 and Table 3 gather: experiments, then gold sets."""
+    tables = {name: f"{analysis_dir(name)}/aer.csv" for name in aer_experiments(config)}
+    tables.update({label: f"{out_dir}/aer.csv" for label, (_, _, out_dir) in aer_gold_sets(config).items()})
+    return tables
+
+
+def experiment_sources(config: dict[str, Any], name: str, paths: list[str]) -> list[ClaimSource]:
+    """``paths`` as claim sources of the trained experiment ``name`` (or of a gold set of it)."""
+    exp = config["experiments"][name]
+    kind = task_spec(config, exp["task"])["kind"]
+    return [ClaimSource(name, kind, exp["model"]["arch"], exp["model"].get("cell", ""), p) for p in paths]
+
+
+def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = frozenset()) -> list[ClaimSource]:
+    """Every per-seed table the claims step reads, sorted (the order of a config's keys is no change of it).
+    ``exclude``: experiments that are not the config's own (the scale ladder's points have their own claims)."""
+    from .snell2021 import config as snellcfg
+
+    aer = set(aer_experiments(config))
+    transformers = set(transformer_experiments(config))
+    out = []
+    for name in config["experiments"]:
+        if name in exclude:
+            continue
+        if name in transformers:  # its AER where its task has gold alignments, else its test evaluation
+            paths = [f"{analysis_dir(name)}/{'aer_summary' if name in aer else 'evaluation'}.csv"]
+        else:  # a recurrent model scored for AER has that table too
+            paths = [f"{analysis_dir(name)}/summary.csv"] + ([f"{analysis_dir(name)}/aer_summary.csv"]
+                                                             if name in aer else [])
+        out += experiment_sources(config, name, paths)
+    for label, (_, experiment, out_dir) in aer_gold_sets(config).items():  # rows of their experiment's kind, arch
+        out += [ClaimSource(label, *s[1:4], f"{out_dir}/aer_summary.csv")
+                for s in experiment_sources(config, experiment, [""])]
+    if "kobayashi2020" in config:
+        out.append(ClaimSource(KOBAYASHI_MODEL, "news", "minilm", "", KOBAYASHI_SUMMARY))
+    if config.get("snell2021"):
+        out += [ClaimSource(name, kind, arch, "", path)
+                for name, (kind, arch, path) in snellcfg.claim_experiments(config["snell2021"]).items()]
+    return sorted(out, key=lambda s: (s.experiment, s.path))

@@ -1,0 +1,73 @@
+"""attnrepro.layout: which table each claim reads, decided once for the rules and the CLI."""
+
+import json
+
+import pytest
+import yaml
+
+from conftest import ROOT
+
+from attnrepro import layout
+from attnrepro.cli import main
+from attnrepro.errors import AttnReproError
+
+CONFIGS = {name: yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text()) for name in ("config", "paper")}
+
+
+def by_experiment(sources):
+    out = {}
+    for s in sources:
+        out.setdefault(s.experiment, []).append(s)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(CONFIGS))
+def test_claim_sources_route_each_kind_of_experiment(name):
+    cfg = CONFIGS[name]
+    sources = layout.claim_sources(cfg)
+    assert sources == sorted(sources, key=lambda s: (s.experiment, s.path))
+    got = by_experiment(sources)
+    aer = set(layout.aer_experiments(cfg))
+    for name, exp in cfg["experiments"].items():
+        paths = [s.path for s in got[name]]
+        if exp["model"]["arch"] == "transformer":  # AER where the task has gold alignments, else its evaluation
+            assert paths == [f"results/analysis/{name}/{'aer_summary' if name in aer else 'evaluation'}.csv"]
+        else:
+            aer_table = [f"results/analysis/{name}/aer_summary.csv"] if name in aer else []
+            assert sorted(paths) == sorted([f"results/analysis/{name}/summary.csv", *aer_table])
+            assert {(s.arch, s.cell) for s in got[name]} == {(exp["model"]["arch"], exp["model"]["cell"])}
+    assert [s.path for s in got["kobayashi2020_minilm"]] == [layout.KOBAYASHI_SUMMARY]
+    assert any(name.startswith("snell2021_") for name in got)
+    for label, (_, experiment, out_dir) in layout.aer_gold_sets(cfg).items():  # a gold set: its experiment's kind
+        (s,) = got[label]
+        assert s.path == f"{out_dir}/aer_summary.csv" and s.arch == cfg["experiments"][experiment]["model"]["arch"]
+
+
+def test_claim_sources_leave_out_excluded_and_absent_blocks():
+    name = next(iter(CONFIGS["config"]["experiments"]))
+    cfg = {k: v for k, v in CONFIGS["config"].items() if k not in ("kobayashi2020", "snell2021")}
+    got = by_experiment(layout.claim_sources(cfg, exclude={name}))
+    assert name not in got and "kobayashi2020_minilm" not in got
+    assert not any(n.startswith("snell2021_") for n in got)
+
+
+def test_claims_cli_reads_the_sources_json(tmp_path, capsys):
+    table = tmp_path / "summary.csv"
+    table.write_text("seed,token_acc\n0,0.9\n1,0.8\n")
+    source = {"experiment": "e", "task_kind": "one_to_one", "arch": "aed", "cell": "gru", "path": str(table)}
+    out = tmp_path / "claims.csv"
+    assert main(["claims", "--sources-json", json.dumps([source]), "--out", str(out)]) == 0 and out.exists()
+    bad = {**source, "arch": "ao"}
+    assert main(["claims", "--sources-json", json.dumps([source, bad]), "--out", str(out)]) == 2
+    assert "experiment e given as ('one_to_one', 'aed', 'gru') and as ('one_to_one', 'ao', 'gru')" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize("text, message", [
+    ("{", "not JSON"),
+    ('[{"experiment": "e"}]', "expected a list of objects with keys"),
+    ('{"e": 1}', "expected a list of objects"),
+])
+def test_claim_sources_json_errors_are_one_line(text, message):
+    with pytest.raises(AttnReproError, match=message):
+        layout.ClaimSource.from_json(text)
