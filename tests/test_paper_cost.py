@@ -18,9 +18,6 @@ import paper_cost  # noqa: E402
 COST = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
 RESOURCES = read_resources(ROOT / "workflow" / "resources.yaml")
 DEFAULTS = yaml.safe_load((ROOT / "slurm" / "config.yaml").read_text())["default-resources"]
-# the rule of the workflow whose resources each measured rule runs under; the others take the profile's defaults
-RESOURCE_RULE = {"train": "train", "snell2021_train": "snell2021_train", "export": "export",
-                 "kobayashi2020/cache": "kobayashi2020_cache"}
 
 
 def test_readme_cost_table_is_the_committed_measurement():
@@ -45,11 +42,23 @@ def test_cluster_resources_cover_the_measured_jobs(rule):
     """Memory ≥ 1.5 × the largest job's peak; runtime over the first two attempts (1× + 2×) ≥ its predicted time
     on 2 CPU threads (workflow/resources.yaml's own rule)."""
     largest = COST["largest_job_by_rule"][rule]
-    need = RESOURCES.get(RESOURCE_RULE.get(rule, ""))
+    need = RESOURCES.get(paper_cost.RESOURCE_RULE.get(rule, ""))
     mem_mb = need["mem_mb"] if need else DEFAULTS["mem_mb"]
     runtime = need["runtime"] if need else 60  # the profile's "60 * attempt"
     assert mem_mb >= 1.5 * largest["max_rss_mb"], f"{rule}: {mem_mb} MB for a {largest['max_rss_mb']:.0f} MB job"
     assert 3 * runtime * 60 >= largest["s"], f"{rule}: {runtime} min per attempt for a {largest['s']:.0f} s job"
+
+
+def test_resources_are_at_least_what_the_measurement_needs():
+    for rule, need in paper_cost.needed_resources(COST).items():
+        assert rule in RESOURCES, f"workflow/resources.yaml lacks the measured rule {rule}"
+        assert RESOURCES[rule]["mem_mb"] >= need["mem_mb"] and RESOURCES[rule]["runtime"] >= need["runtime"], rule
+
+
+def test_needed_resources_round_up_memory_and_split_time_over_two_attempts():
+    cost = {"largest_job_by_rule": {"train": {"s": 3 * 60 * 31, "max_rss_mb": 1000.0},
+                                    "figures": {"s": 1.0, "max_rss_mb": 1.0}}}
+    assert paper_cost.needed_resources(cost) == {"train": {"mem_mb": 2048, "runtime": 60}}
 
 
 def test_profile_runtime_default_is_sixty_minutes_per_attempt():

@@ -265,3 +265,15 @@ def test_keyword_orders_need_the_approximate_equalities_of_eq24_and_eq25():
     # the orders hold, but γ̄ is far from γ_L (early) and from γ_l* (late): not the paper's equations
     far = keyword_summary(curve((0.5, 0.3, 0.2, 0.02), (0.05, 0.3, 0.2, 0.5))).iloc[0]
     assert far.hyp2_early == 0 and far.obs3_final == 0 and np.isnan(far.obs3_step)
+
+
+def test_member_bleu_scores_each_member_against_the_padded_references():
+    from attnrepro.snell2021.agreement_table import member_bleu
+    from attnrepro.tokens import EOS, PAD, SOS
+
+    words = [PAD, SOS, EOS, "the", "cat", "sat", "on", "mat", "dog"]
+    refs = pd.DataFrame({"example": [1, 0], "tgt": [np.array([3, 8, 5, 6, 3, 7, 2]), np.array([3, 4, 5, 6, 3, 7, 2])]})
+    right = [np.array([3, 4, 5, 6, 3, 7, 2]), np.array([3, 8, 5, 6, 3, 7, 2])]
+    wrong = [np.array([8, 8, 8, 8, 2]), np.array([4, 4, 4, 4, 2])]
+    decodes = pd.DataFrame({"member": [1, 1, 0, 0], "example": [0, 1, 0, 1], "predicted": wrong + right})
+    assert member_bleu(refs, decodes, words) == [pytest.approx(100.0), pytest.approx(0.0)]

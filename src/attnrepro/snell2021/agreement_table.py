@@ -20,6 +20,7 @@ import pandas as pd
 from .agreement import agreement, shuffle_rows
 from .contextual_agreement import xi
 from .kendall import kendall_agreement
+from .probes import padded, stacked
 
 
 def reference_alpha(alpha: np.ndarray, perf: np.ndarray) -> np.ndarray:
@@ -103,6 +104,44 @@ def table2_table(seeds: list[int], steps: np.ndarray, perf: np.ndarray, alpha: n
         xi_curves.append(second_run_curve(reference_alpha(alpha[i], perf[i]), alpha[j], perf[j], steps, lengths)
                          .assign(seed=seed, second_run_seed=seeds[j]))
     return pd.DataFrame(rows), pd.concat(xi_curves, ignore_index=True)
+
+
+def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, saliency: pd.DataFrame,
+                     final_accuracy: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:func:`table2_table` from one task's run tables: ``probes`` by role (learned, uniform, proxy and optionally
+    frozen_beta; each run's probes.parquet), the learned run's metrics.csv and its exported saliency.parquet.
+    Every member of the learned run is one seed, paired by member index with the uniform and frozen-β runs;
+    ``final_accuracy`` adds its last token accuracy (translation reports it beside BLEU)."""
+    members = sorted(metrics.member.unique())
+    seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
+    per = lambda role, column: [stacked(probes[role], column, m) for m in members]  # noqa: E731
+    learned_a, learned_b, uniform = per("learned", "alpha"), per("learned", "beta"), per("uniform", "beta")
+    steps, lengths = learned_a[0][0], learned_a[0][2]
+    perf = np.stack([metrics[metrics.member == m].sort_values("step").token_acc.to_numpy() for m in members])
+    proxy = probes["proxy"]
+    beta_px, _ = padded(proxy[proxy.step == proxy.step.max()].sort_values(["example", "t"]), "beta")
+    delta = np.stack([padded(saliency[saliency.member == m].sort_values(["example", "t"]), "delta")[0]
+                      for m in members])
+    alpha_fr = np.stack([p[1] for p in per("frozen_beta", "alpha")]) if "frozen_beta" in probes else None
+    rows, xi_curves = table2_table(seeds, steps, perf, np.stack([p[1] for p in learned_a]),
+                                   np.stack([p[1] for p in learned_b]), np.stack([p[1] for p in uniform]), beta_px,
+                                   delta, lengths, alpha_fr)
+    if final_accuracy:
+        rows["token_acc"] = perf[:, -1]
+    return rows, xi_curves
+
+
+def member_bleu(references: pd.DataFrame, decodes: pd.DataFrame, words: list[str]) -> list[float]:
+    """Corpus BLEU of each member's greedy decodes (``decodes``: member, example, predicted) against the held-out
+    targets (``references``: example, tgt), both word ids into ``words``; members in sorted order."""
+    from ..bleu import bleu, sentences
+
+    refs = references.sort_values("example")
+    width = max(len(t) for t in refs.tgt)
+    pad = lambda xs: np.stack([np.pad(x, (0, width - len(x))) for x in xs])  # noqa: E731
+    targets = sentences(pad(refs.tgt.to_numpy()), words, "reference")
+    return [bleu(sentences(pad(decodes[decodes.member == m].sort_values("example").predicted.to_numpy()), words,
+                           "hypothesis"), targets) for m in sorted(decodes.member.unique())]
 
 
 def xi_progress(xi_value: float, p0: float, p_final: float) -> float:

@@ -54,46 +54,22 @@ def cmd_export(args) -> None:
 
 
 def _table2(spec: dict, models: Path, activations: Path):
-    """Table 2's rows of one task from its runs' probes (:func:`attnrepro.snell2021.agreement_table.table2_table`)."""
-    import numpy as np
-
-    from .agreement_table import table2_table
-    from ..io import read_csv_checked, read_parquet
-    from .probes import padded, stacked
+    """Table 2's rows of one task from its runs' tables (:func:`attnrepro.snell2021.agreement_table`)."""
+    from .agreement_table import member_bleu, table2_from_runs
+    from ..io import read_csv_checked, read_json, read_parquet
+    from .parallel import joint_vocab
 
     roles = spec["runs"]
     probes = {role: read_parquet(models / run / "probes.parquet") for role, run in roles.items()}
     metrics = read_csv_checked(models / roles["learned"] / "metrics.csv")
-    members = sorted(metrics.member.unique())
-    seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
-    per = lambda role, column: [stacked(probes[role], column, m) for m in members]  # noqa: E731
-    learned_a, learned_b, uniform = per("learned", "alpha"), per("learned", "beta"), per("uniform", "beta")
-    steps, lengths = learned_a[0][0], learned_a[0][2]
-    perf = np.stack([metrics[metrics.member == m].sort_values("step").token_acc.to_numpy() for m in members])
-    proxy = probes["proxy"]
-    beta_px, _ = padded(proxy[proxy.step == proxy.step.max()].sort_values(["example", "t"]), "beta")
+    translation = spec.get("translation")
     saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
-    delta = np.stack([padded(saliency[saliency.member == m].sort_values(["example", "t"]), "delta")[0]
-                      for m in members])
-    alpha_fr = np.stack([p[1] for p in per("frozen_beta", "alpha")]) if "frozen_beta" in roles else None
-    rows, xi_curves = table2_table(seeds, steps, perf, np.stack([p[1] for p in learned_a]),
-                                   np.stack([p[1] for p in learned_b]), np.stack([p[1] for p in uniform]), beta_px,
-                                   delta, lengths, alpha_fr)
-    if spec.get("translation"):
-        from ..bleu import bleu, sentences
-        from ..io import read_json
-        from .parallel import joint_vocab
-
-        vocab = read_json(Path(spec["translation"]) / "vocab.json")
-        words = joint_vocab(vocab["src"], vocab["tgt"])[0]
-        refs = read_parquet(models / roles["learned"] / "eval.parquet").sort_values("example")
-        width = max(len(t) for t in refs.tgt)
-        pad = lambda xs: np.stack([np.pad(x, (0, width - len(x))) for x in xs])  # noqa: E731
-        references = sentences(pad(refs.tgt.to_numpy()), words, "reference")
-        decodes = read_parquet(activations / spec["exported"] / "decodes.parquet")
-        rows["token_acc"] = perf[:, -1]
-        rows["bleu"] = [bleu(sentences(pad(decodes[decodes.member == m].sort_values("example").predicted.to_numpy()),
-                                       words, "hypothesis"), references) for m in members]
+    rows, xi_curves = table2_from_runs(probes, metrics, saliency, final_accuracy=bool(translation))
+    if translation:
+        vocab = read_json(Path(translation) / "vocab.json")
+        rows["bleu"] = member_bleu(read_parquet(models / roles["learned"] / "eval.parquet"),
+                                   read_parquet(activations / spec["exported"] / "decodes.parquet"),
+                                   joint_vocab(vocab["src"], vocab["tgt"])[0])
     return rows, xi_curves
 
 
