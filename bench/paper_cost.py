@@ -16,12 +16,14 @@ a rule the slice did not run says so. Writes ``bench/results/paper_cost.{json,md
     python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]  (--only: merged)
     python bench/paper_cost.py measure --snell   (the snell2021 block's runs, merged)
     python bench/paper_cost.py table
+    python bench/paper_cost.py resources   (what workflow/resources.yaml needs for the measured rules)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import subprocess
@@ -51,6 +53,8 @@ def shape(cfg: dict, name: str) -> str:
 
 def prepared(cfg: dict, task_name: str, work: Path) -> Path:
     """The task's data under ``work``, made once; a synthetic task as a small sample (a step costs the same)."""
+    if task_name in cfg.get("corpora", {}):
+        raise SystemExit(f"task {task_name}: a corpus of the corpora block, which needs a download")
     task = dict(cfglib.task_spec(cfg, task_name))
     if "n_train" in task:
         task.update(n_train=4000, n_valid=200, n_test=200)
@@ -238,7 +242,7 @@ def table(args) -> None:
     peak, core_h = {}, {}
     for r in rows:
         if r["s"] is not None:
-            rule = "figures" if r["rule"].startswith("figures/") else r["rule"]
+            rule = summary_rule(r["rule"])
             old = peak.get(rule, {"s": 0.0, "max_rss_mb": 0.0})
             peak[rule] = {"s": max(old["s"], r["s"]), "max_rss_mb": max(old["max_rss_mb"], r["max_rss_mb"])}
             core_h[rule] = core_h.get(rule, 0.0) + r["s"] * r["n_jobs"] * threads / 3600
@@ -259,16 +263,40 @@ def table(args) -> None:
     print("\n".join(lines))
 
 
+def summary_rule(rule: str) -> str:
+    """The README's rows: each figure job under "figures", Kobayashi's small jobs (figures, tables, AER) as one."""
+    if rule.startswith("figures/"):
+        return "figures"
+    return "kobayashi2020 (figures, tables, AER)" if rule.startswith("kobayashi2020/") and rule != \
+        "kobayashi2020/cache" else rule
+
+
 def summary_lines(cost: dict) -> list[str]:
     """The per-rule summary of a paper_cost.json, as the README shows it (tests/test_paper_cost.py)."""
-    lines = ["| rule | largest job, predicted (h) | its peak memory (GB) | core-hours, measured jobs |",
+    lines = ["| rule | largest job, predicted (min) | largest peak memory (GB) | core-hours, measured jobs |",
              "|---|---|---|---|"]
-    lines += [f"| {rule} | {p['s'] / 3600:.2f} | {p['max_rss_mb'] / 1024:.1f} | "
+    lines += [f"| {rule} | {p['s'] / 60:.1f} | {p['max_rss_mb'] / 1024:.1f} | "
               f"{cost['core_hours_by_rule'][rule]:.1f} |"
               for rule, p in cost["largest_job_by_rule"].items()]
     lines += ["", f"Total over the measured jobs: {cost['core_hours_measured']:.0f} core-hours on this CPU "
               f"({cost['threads']} threads per job); not measured: {len(cost['not_measured'])} jobs."]
     return lines
+
+
+# the workflow rule that runs each measured rule's jobs (tests/test_paper_cost.py checks its resources)
+RESOURCE_RULE = {"train": "train", "snell2021_train": "snell2021_train", "export": "export", "analysis": "analyze",
+                 "data": "data", "kobayashi2020/cache": "kobayashi2020_cache"}
+
+
+def needed_resources(cost: dict) -> dict[str, dict[str, int]]:
+    """Per workflow rule, the least memory (1.5 × the largest job's peak, whole GB) and first-attempt runtime (the
+    largest job's predicted time over attempts 1 and 2, i.e. 3 × runtime, in whole half-hours) it should ask for."""
+    out = {}
+    for rule, p in cost["largest_job_by_rule"].items():
+        if rule in RESOURCE_RULE:
+            out[RESOURCE_RULE[rule]] = {"mem_mb": 1024 * math.ceil(1.5 * p["max_rss_mb"] / 1024),
+                                        "runtime": 30 * math.ceil(p["s"] / 60 / 3 / 30)}
+    return out
 
 
 def main() -> None:
@@ -280,8 +308,13 @@ def main() -> None:
     m.add_argument("--only", nargs="+")
     m.add_argument("--snell", action="store_true", help="the snell2021 block's runs instead of the experiments")
     sub.add_parser("table")
+    sub.add_parser("resources")
     args = p.parse_args()
-    measure(args) if args.cmd == "measure" else table(args)
+    if args.cmd == "resources":
+        need = needed_resources(json.loads((RESULTS / "paper_cost.json").read_text()))
+        print("\n".join(f"{r}: {{mem_mb: {v['mem_mb']}, runtime: {v['runtime']}}}" for r, v in need.items()))
+    else:
+        measure(args) if args.cmd == "measure" else table(args)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,8 @@ rule analyze:
         data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
         arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
+    resources:
+        **needs("analyze"),
     log:
         "results/logs/analysis/{experiment}.log",
     benchmark:

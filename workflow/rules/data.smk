@@ -6,6 +6,8 @@ rule data:
         vocab="results/data/{task}/vocab.json",
     params:
         task=lambda wc: json_arg(config["tasks"][wc.task]),
+    resources:
+        **needs("data"),
     log:
         "results/logs/data/{task}.log",
     benchmark:
