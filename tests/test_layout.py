@@ -43,6 +43,17 @@ def test_claim_sources_route_each_kind_of_experiment(name):
         assert s.path == f"{out_dir}/aer_summary.csv" and s.arch == cfg["experiments"][experiment]["model"]["arch"]
 
 
+def test_a_gold_set_reads_its_own_table_with_its_experiments_kind_and_model():
+    cfg = json.loads(json.dumps(CONFIGS["config"]))
+    name = next(n for n, e in cfg["experiments"].items() if e["model"]["arch"] == "transformer")
+    cfg.setdefault("kobayashi2020_aer", {})["gold"] = {"toy": {"experiment": name}}
+    (s,) = by_experiment(layout.claim_sources(cfg))[f"{name}@toy"]
+    exp = cfg["experiments"][name]
+    assert s.path == f"results/analysis/{name}/gold_toy/aer_summary.csv"
+    assert (s.task_kind, s.arch, s.cell) == (layout.task_spec(cfg, exp["task"])["kind"], "transformer",
+                                             exp["model"].get("cell", ""))
+
+
 def test_claim_sources_leave_out_excluded_and_absent_blocks():
     name = next(iter(CONFIGS["config"]["experiments"]))
     cfg = {k: v for k, v in CONFIGS["config"].items() if k not in ("kobayashi2020", "snell2021")}

@@ -106,8 +106,8 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
                                                              if name in aer else [])
         out += experiment_sources(config, name, paths)
     for label, (_, experiment, out_dir) in aer_gold_sets(config).items():  # rows of their experiment's kind, arch
-        out += [ClaimSource(label, *s[1:4], f"{out_dir}/aer_summary.csv")
-                for s in experiment_sources(config, experiment, [""])]
+        of = experiment_sources(config, experiment, [""])[0]
+        out.append(ClaimSource(label, of.task_kind, of.arch, of.cell, f"{out_dir}/aer_summary.csv"))
     if "kobayashi2020" in config:
         out.append(ClaimSource(KOBAYASHI_MODEL, "news", "minilm", "", KOBAYASHI_SUMMARY))
     if config.get("snell2021"):

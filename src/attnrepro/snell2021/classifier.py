@@ -16,28 +16,21 @@ authors' ``nn.LSTM``) over word embeddings (the authors' code: hidden 256 per di
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import torch
 
 from ..cells import LSTMCell
 from ..stacked import StackedModule, fan_in_bound, init_stacked, lookup
-from .seq2seq import MODES
+from .seq2seq import ModeChecked
 
 
 @dataclass(frozen=True)
-class ClassifierConfig:
+class ClassifierConfig(ModeChecked):
     vocab: int
     hidden: int                # per direction
     attention_hidden: int = 0  # width of Q; 0 = hidden
     attention: str = "learned"
-
-    def __post_init__(self):
-        if self.attention not in MODES:
-            raise ValueError(f"attention mode {self.attention!r}; choose one of {MODES}")
-
-    def to_dict(self) -> dict:
-        return asdict(self)
 
 
 class Classifier(StackedModule):

@@ -41,12 +41,9 @@ from ..seeding import stream_seeds
 MODES = ("learned", "uniform", "frozen_beta")
 
 
-@dataclass(frozen=True)
-class Seq2SeqConfig:
-    vocab: int                 # shared source/target vocabulary, special tokens included
-    hidden: int
-    heads: int = 1
-    attention: str = "learned"
+class ModeChecked:
+    """Base of a Snell model's config dataclass: its ``attention`` mode checked once, and the dict a checkpoint
+    stores."""
 
     def __post_init__(self):
         if self.attention not in MODES:
@@ -54,6 +51,14 @@ class Seq2SeqConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class Seq2SeqConfig(ModeChecked):
+    vocab: int                 # shared source/target vocabulary, special tokens included
+    hidden: int
+    heads: int = 1
+    attention: str = "learned"
 
 
 class NetworkN(StackedModule):
