@@ -15,7 +15,10 @@ import pytest
 
 from conftest import ROOT, tool_env, user_profile
 
+from attnrepro.cluster import read_resources
+
 PAPER = ROOT / "config" / "paper.yaml"
+RESOURCES = read_resources(ROOT / "workflow" / "resources.yaml")
 
 
 def local_rules() -> set[str]:
@@ -124,7 +127,7 @@ def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(pap
     assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
     check_routing(subs, "--gpus=1")
     train = next(s for s in subs if s.rule == "train" and s.attempt == 1)
-    assert train.runtime == 240
+    assert train.runtime == RESOURCES["train"]["runtime"]  # workflow/resources.yaml's, in minutes
 
 
 def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, tmp_path):
@@ -139,7 +142,7 @@ def test_a_cpu_config_asks_for_no_gpu(tmp_path):
                           cwd=ROOT, env=tool_env(), capture_output=True, text=True, check=True)
     train = proc.stdout[proc.stdout.index("rule train:"):]
     resources = re.search(r"resources: (.*)", train).group(1)
-    assert "mem_mb=4000" in resources and not re.search(r"\bgpu|gres", resources), resources
+    assert f"mem_mb={RESOURCES['train']['mem_mb']}," in resources and not re.search(r"\bgpu|gres", resources), resources
 
 
 def test_profile_names_no_rule_and_rejects_an_unknown_gpu_request(tmp_path):
