@@ -139,18 +139,15 @@ def measure(args) -> None:
         shapes.setdefault(shape(cfg, name), name)
     out = {"benchmark": "paper_step_times", "config": args.config, "threads": args.threads,
            "load_average_before": os.getloadavg(), "shapes": {}}
+    jobs = [(key, name, measure_one, "experiment") for key, name in shapes.items()]
+    if args.snell:
+        jobs += [(key, name, measure_snell, "run") for key, name in snell_shapes(cfg["snell2021"]).items()]
     with tempfile.TemporaryDirectory() as work:
-        for key, name in shapes.items():
+        for key, name, measure_shape, label in jobs:
             try:
-                out["shapes"][key] = measure_one(cfg, name, args.threads, Path(work))
+                out["shapes"][key] = measure_shape(cfg, name, args.threads, Path(work))
             except (SystemExit, FileNotFoundError) as err:  # e.g. a corpus not downloaded here
-                out["shapes"][key] = {"experiment": name, "error": str(err)[:300]}
-            print(key, out["shapes"][key], flush=True)
-        for key, name in (snell_shapes(cfg["snell2021"]) if args.snell else {}).items():
-            try:
-                out["shapes"][key] = measure_snell(cfg, name, args.threads, Path(work))
-            except (SystemExit, FileNotFoundError) as err:  # e.g. a corpus not downloaded here
-                out["shapes"][key] = {"run": name, "error": str(err)[:300]}
+                out["shapes"][key] = {label: name, "error": str(err)[:300]}
             print(key, out["shapes"][key], flush=True)
     out["load_average_after"] = os.getloadavg()
     path = RESULTS / "paper_step_times.json"

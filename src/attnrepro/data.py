@@ -24,7 +24,6 @@ import torch
 from .tokens import EOS, PAD, SOS
 
 
-
 @dataclass(frozen=True)
 class Vocab:
     """Source and target vocabularies; index 0 is always ``<pad>``."""

@@ -2,7 +2,7 @@
 
 The rules (``workflow/rules/*.smk``) name their inputs through these functions and hand the claims step the same
 :class:`ClaimSource` records as JSON, so a claim's routing is decided once, here, from the validated config.
-Paths are relative to the working directory, under ``results/`` (docs/architecture.md, "Results layout").
+Paths are relative to the working directory, under ``results/`` (docs/architecture.md, "Outputs").
 """
 
 from __future__ import annotations
@@ -16,10 +16,6 @@ from .errors import AttnReproError
 
 RESULTS = "results"
 KOBAYASHI_MODEL = "kobayashi2020_minilm"  # the one pretrained encoder; its replicates are folds, not seeds
-
-
-def data_dir(task: str) -> str:
-    return f"{RESULTS}/data/{task}"
 
 
 def analysis_dir(name: str) -> str:
@@ -86,6 +82,11 @@ def experiment_sources(config: dict[str, Any], name: str, paths: list[str]) -> l
     exp = config["experiments"][name]
     kind = task_spec(config, exp["task"])["kind"]
     return [ClaimSource(name, kind, exp["model"]["arch"], exp["model"].get("cell", ""), p) for p in paths]
+
+
+def summary_sources(config: dict[str, Any], names: list[str]) -> list[ClaimSource]:
+    """The Aitken analysis summary of each recurrent experiment in ``names`` (the scale ladder's points)."""
+    return [s for name in names for s in experiment_sources(config, name, [f"{analysis_dir(name)}/summary.csv"])]
 
 
 def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = frozenset()) -> list[ClaimSource]:

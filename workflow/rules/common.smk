@@ -240,7 +240,7 @@ def gold_set(wc):
 
 def transformer_evaluations():
     """The test-split evaluation (token/sequence accuracy, BLEU) of every transformer experiment."""
-    return [f"results/analysis/{name}/evaluation.csv" for name in layout.transformer_experiments(config)]
+    return [f"{layout.analysis_dir(name)}/evaluation.csv" for name in layout.transformer_experiments(config)]
 
 
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------

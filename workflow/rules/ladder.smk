@@ -5,12 +5,12 @@ LADDER_POINTS = ladderlib.points(config)
 
 rule ladder_claims:
     input:
-        lambda wc: [f"results/analysis/{n}/summary.csv" for n in ladderlib.point_experiments(config, wc.point)],
+        lambda wc: [s.path for s in layout.summary_sources(config, ladderlib.point_experiments(config, wc.point))],
     output:
         "results/ladder/{point}/claims.csv",
     params:
-        sources=lambda wc: json_arg([vars(s) for n in ladderlib.point_experiments(config, wc.point)
-                                     for s in layout.experiment_sources(config, n, [f"results/analysis/{n}/summary.csv"])]),
+        sources=lambda wc: json_arg([vars(s) for s in layout.summary_sources(config,
+                                                                          ladderlib.point_experiments(config, wc.point))]),
         confidence=config["claims"]["confidence"],
     wildcard_constraints:
         point="|".join(LADDER_POINTS) or "(?!)",

@@ -191,8 +191,6 @@ def fig4(t: dict, title: str, n_words: int = 12):
     return fig, pd.concat([att.assign(panel="a"), tmp.assign(panel="b"), long.assign(panel="c")], ignore_index=True)
 
 
-
-
 def readout_matrix(alignment: pd.DataFrame, word_variance: pd.DataFrame, n_words: int) -> pd.DataFrame:
     """Readout·χ^E for the ``n_words`` most frequent input words and the output words whose readout best matches
     one of them."""

@@ -36,7 +36,6 @@ def top_vocab(token_lists: Iterable[list[str]], size: int) -> list[str]:
     return _ranked(counts)[:size]
 
 
-
 def bottom_k(items: Iterable[T], k: int, seed: int, chunk: int = 1 << 16) -> list[T]:
     """A uniform random subset of ``k`` items (all of them if fewer), in random order, in one pass over a stream
     of any length: each item gets a seeded random key and the ``k`` smallest keys are kept."""
