@@ -18,7 +18,7 @@ CLAIMS: tuple[Claim, ...] = (
               "longer input sequences",
         reading="a VED's token accuracy on the longest third of input lengths is more than 10 points below that "
                 "on the shortest third",
-        measure="short_long_gap", kind="continuous", direction=">", threshold=0.1,
+        measure="short_long_gap", kind="continuous", bounds=(-1.0, 1.0), model_checked=False, direction=">", threshold=0.1,
         task_kinds=("bottleneck",), archs=("ved",), figure=_FIG),
     Claim(
         paper="blog003", claim_id="reversal_eases_bottleneck", section="'Benefits of attention: shorter path lengths'",
@@ -26,14 +26,14 @@ CLAIMS: tuple[Claim, ...] = (
         quote="If we instead reverse the order of the input sequence, the information from the first time-step in "
               "the input has a shorter path length",
         reading="per seed, the VED's short-long gap with the source reversed minus with it forwards, below 0",
-        measure="short_long_gap", kind="continuous", direction="<", threshold=0.0,
-        task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"), figure=_FIG),
+        measure="short_long_gap", kind="continuous", bounds=(-2.0, 2.0), model_checked=False, direction="<",
+        threshold=0.0, task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"), figure=_FIG),
     Claim(
         paper="blog003", claim_id="attention_removes_bottleneck", section="'Benefits of attention: shorter path lengths'",
         origin="extension",
         quote="The attention mechanism helps alleviate this bottleneck by allowing the decoder to search across the "
               "entire input sequence",
         reading="an AED's short-long gap below 5 points",
-        measure="short_long_gap", kind="continuous", direction="<", threshold=0.05,
+        measure="short_long_gap", kind="continuous", bounds=(-1.0, 1.0), model_checked=False, direction="<", threshold=0.05,
         task_kinds=("bottleneck",), archs=("aed",), figure=_FIG),
 )
