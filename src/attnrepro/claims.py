@@ -169,7 +169,10 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
             if len(values) == 0:
                 continue
             rule, bounds = claim.region, claim.measure_range
-            iv = interval(values, claim.kind, rule, confidence, bounds, control)
+            try:
+                iv = interval(values, claim.kind, rule, confidence, bounds, control)
+            except ValueError as e:
+                raise AttnReproError(f"claim {claim.paper}/{claim.claim_id} on experiment {name}: {e}") from None
             passed, check_note = _model_check(claim, [name] + ([partner] if partner else []), summaries,
                                               experiments, checks)
             decision = verdict(iv, rule, confidence) if passed else NOT_TESTED
@@ -317,7 +320,7 @@ def by_claim(table: pd.DataFrame) -> pd.DataFrame:
     for (paper, group), g in table.groupby(["paper", "group"], sort=False):
         v = g.verdict.tolist()
         tested = [x for x in v if x != NOT_TESTED]
-        combine = g.combine.iloc[0]
+        combine = g["combine"].iloc[0]
         undecided = INCONCLUSIVE if INCONCLUSIVE in v else UNDECIDABLE
         if combine == "all":
             verdict_ = (NOT_REPRODUCED if NOT_REPRODUCED in tested else NOT_TESTED if NOT_TESTED in v
