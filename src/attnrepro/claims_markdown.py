@@ -35,7 +35,9 @@ def _ours(r) -> str:
         return f"{_fmt(r.measured_mean)} = {round(r.measured_mean * r.n)}/{r.n} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
     if r.interval == "fisher":
         return f"odds ratio {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
-    return f"median {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
+    # a committed table of the earlier rules (Student-t or sign test) reads as it was written
+    scale = "median" if r.interval == "rank" else "mean"
+    return f"{scale} {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
 
 
 def _counts(rows: pd.DataFrame) -> str:
