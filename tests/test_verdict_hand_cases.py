@@ -157,3 +157,20 @@ def test_one_verdict_per_claim_combines_rows_as_the_sentence_says():
 def test_a_rule_between_two_numbers_is_an_equivalence_margin_around_the_papers():
     claim = _claim("translation_variance_drop_aed")
     assert claim.threshold_from == "margin" and claim.region == Rule("between", (0.08 - 0.1, 0.08 + 0.1))
+
+
+def test_a_fresh_table_agrees_with_the_committed_one_but_for_fragile_rows():
+    import sys
+
+    from conftest import ROOT
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    import claims_stable
+
+    key = dict(paper="p", claim_id="c")
+    committed = pd.DataFrame([{**key, "experiment": "a", "verdict": REPRODUCED, "fragile": True},
+                              {**key, "experiment": "b", "verdict": REPRODUCED, "fragile": False}])
+    same = committed.assign(verdict=["inconclusive", REPRODUCED])  # the fragile row moved: fine
+    assert claims_stable.unstable(committed, same).empty
+    moved = committed.assign(verdict=[REPRODUCED, "not reproduced"])
+    assert claims_stable.unstable(committed, moved).experiment.tolist() == ["b"]
