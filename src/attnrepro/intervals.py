@@ -100,6 +100,18 @@ class Rule:
         return f"{self.direction} {self.threshold:g}"
 
 
+def _sides(rule: Rule, low: np.ndarray, high: np.ndarray) -> np.ndarray:
+    """:meth:`Rule.side`, vectorised over intervals."""
+    if rule.direction == ">":
+        inside, outside = low > rule.threshold, high <= rule.threshold
+    elif rule.direction == "<":
+        inside, outside = high < rule.threshold, low >= rule.threshold
+    else:
+        lo, hi = rule.threshold
+        inside, outside = (low > lo) & (high < hi), (high <= lo) | (low >= hi)
+    return np.where(inside, 1, np.where(outside, -1, 0))
+
+
 def clopper_pearson(k, n, confidence: float = 0.95):
     """Exact binomial interval of k successes in n trials (Clopper & Pearson 1934); vectorised over k."""
     if np.ndim(k) == 0 and n < 1:
@@ -241,15 +253,14 @@ def replicates_to_decide(values: np.ndarray, iv: Interval, rule: Rule, confidenc
         power = np.where(k > 0, stats.binom.cdf(k - 1, ns, q), 0.0)
     elif iv.method == "clopper-pearson":
         p = iv.rate
-        target = REPRODUCED if rule.side(p, p) > 0 else NOT_REPRODUCED if rule.side(p, p) < 0 else ""
-        if not target:
-            return math.nan, ""
+        if p in (rule.threshold if rule.direction == "between" else (rule.threshold,)):
+            return math.nan, ""  # a rate on the threshold never decides
+        target = REPRODUCED if rule.side(p, p) > 0 else NOT_REPRODUCED
         want = 1 if target == REPRODUCED else -1
         power = np.zeros(len(ns))
         for i, n in enumerate(ns):
             j = np.arange(n + 1)
-            low, high = clopper_pearson(j, n, confidence)
-            decided = np.array([rule.side(a, b) for a, b in zip(low, high)]) == want
+            decided = _sides(rule, *clopper_pearson(j, n, confidence)) == want
             power[i] = stats.binom.pmf(j[decided], n, p).sum()
             if power[i] >= POWER:
                 break
