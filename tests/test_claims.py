@@ -123,6 +123,8 @@ def _six(*values):
     ("escan_ao_left_ahead", _six(-0.8, -0.7, -0.9), _six(0.8, 0.9, 0.7), None, None),
     ("special_tokens_large_alpha_small_norm", _six(-0.1, -0.12, -0.09), _six(0.3, 0.31, 0.29), None, None),
     ("classification_xi_non_trivial", _six(0.1, 0.05, 0.12), _six(0.8, 0.85, 0.9), None, None),
+    ("reversal_eases_bottleneck", _six(-0.1, -0.2, -0.15), _six(0.2, 0.3, 0.25), [0.0] * 6, [0.0] * 6),
+    ("translation_offset_backwards", _six(2.5, 3.6, 1.4), _six(0.2, 0.1, 0.5), None, None),
     ("classification_beta_uf_agreement_peaks", _six(-0.01, -0.02, -0.015), _six(0.1, 0.12, 0.09), None, None),
 ])
 def test_respecified_claims_can_fail(claim_id, failing, holding, partner_fail, partner_hold):

@@ -174,3 +174,13 @@ def test_a_fresh_table_agrees_with_the_committed_one_but_for_fragile_rows():
     assert claims_stable.unstable(committed, same).empty
     moved = committed.assign(verdict=[REPRODUCED, "not reproduced"])
     assert claims_stable.unstable(committed, moved).experiment.tolist() == ["b"]
+
+
+def test_reversal_is_read_as_the_posts_trade_off_early_words_easier_later_harder():
+    from attnrepro.aitken2021.accuracy import early_late_gap
+
+    # two examples of 6 output words: the first two right, the last two wrong
+    dec = pd.DataFrame({"example": np.repeat([0, 1], 6), "s": np.tile(np.arange(6), 2), "target": 5,
+                        "predicted": np.tile([5, 5, 5, 5, 0, 0], 2)})
+    assert early_late_gap(dec) == 1.0
+    assert early_late_gap(dec.assign(predicted=5)) == 0.0

@@ -18,7 +18,7 @@ names in ``diverged_value``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -195,16 +195,19 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
                 "replicates_to_decide": to_decide, "would_decide": would,
                 # the paper's number is compared only with a measurement of the paper's data
                 "size_vs_paper": size_vs_reference(iv, claim.reference_value) if where == PAPER_SETUP else "",
-                "original": _original(claim, summaries[name]), "figure": claim.figure,
+                "original": _original(claim, name, summaries, experiments), "figure": claim.figure,
             })
     return pd.DataFrame(rows, columns=COLUMNS)
 
 
-def _original(claim: Claim, df: pd.DataFrame) -> str:
-    """The measure a changed reading replaced, its median over replicates."""
-    if not claim.original or claim.original not in df.columns or df[claim.original].isna().all():
+def _original(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
+              experiments: dict[str, tuple[str, ...]]) -> str:
+    """The measure a changed reading replaced (paired with the same partner), its median over replicates."""
+    if not claim.original or claim.original not in summaries[name].columns:
         return ""
-    return f"{claim.original}: median {float(df[claim.original].median()):.3g}"
+    before, *_ = _values(replace(claim, measure=claim.original, kind="continuous", bounds=(-math.inf, math.inf)),
+                         name, summaries, experiments)
+    return f"{claim.original}: median {float(np.median(before)):.3g}" if len(before) else ""
 
 
 def versus_partner(claim: Claim, name: str, experiments: dict[str, tuple[str, ...]]) -> str | None:

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..tokens import PAD
-from .accuracy import accuracy_by_length, corpus_bleu, short_long_gap, word_accuracy
+from .accuracy import accuracy_by_length, corpus_bleu, early_late_gap, short_long_gap, word_accuracy
 from .alignment import (PARTS, attention_maps, offset_alignment, peak_measures, predicted_offset,
                         temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures)
 from .decomposition import (TERMS, Decomposition, alignment_terms, decompose, projected_relative_delta,
@@ -95,6 +95,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "temporal_diagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps),
         "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
         "short_long_gap": short_long_gap(out["accuracy"]),
+        "early_late_gap": early_late_gap(dec),
     }
     if readout is not None:
         out["readout_alignment"] = readout_alignment(E.chi, src_vocab, readout, tgt_vocab).dropna()
