@@ -193,8 +193,9 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
                 "diverged": diverged, "model_check": check_note, "tested_on": where, "verdict": decision,
                 "fragile": bool(passed) and fragile(values, claim.kind, rule, confidence, bounds, control),
                 "replicates_to_decide": to_decide, "would_decide": would,
-                # the paper's number is compared only with a measurement of the paper's data
-                "size_vs_paper": size_vs_reference(iv, claim.reference_value) if where == PAPER_SETUP else "",
+                # the paper's number is compared only with a measurement of the paper's setup, on a tested model
+                "size_vs_paper": size_vs_reference(iv, claim.reference_value)
+                if where == PAPER_SETUP and passed else "",
                 "original": _original(claim, name, summaries, experiments), "figure": claim.figure,
             })
     return pd.DataFrame(rows, columns=COLUMNS)
