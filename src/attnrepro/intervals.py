@@ -219,10 +219,8 @@ def verdict(iv: Interval, rule: Rule, confidence: float = 0.95) -> str:
     if iv.method == "rank":
         return UNDECIDABLE if rank_depth(iv.n, confidence) == 0 else INCONCLUSIVE
     if iv.method == "fisher":
-        up = (iv.k / iv.n >= iv.k2 / iv.n2) == (rule.direction == ">")
-        extreme = (iv.n, 0) if iv.k / iv.n >= iv.k2 / iv.n2 else (0, iv.n2)
-        return INCONCLUSIVE if int(_fisher_side(rule, *extreme[:1], iv.n, extreme[1], iv.n2, confidence)) == \
-            (1 if up else -1) else UNDECIDABLE
+        k1, k2 = (iv.n, 0) if iv.k / iv.n >= iv.k2 / iv.n2 else (0, iv.n2)
+        return INCONCLUSIVE if int(_fisher_side(rule, k1, iv.n, k2, iv.n2, confidence)) else UNDECIDABLE
     want = 1 if rule.side(iv.rate, iv.rate) > 0 else -1
     reach = any(rule.side(*clopper_pearson(k, iv.n, confidence)) == want for k in range(iv.n + 1))
     return INCONCLUSIVE if reach else UNDECIDABLE
@@ -248,7 +246,8 @@ def replicates_to_decide(values: np.ndarray, iv: Interval, rule: Rule, confidenc
         if p == p_other:
             return math.nan, ""
         target, q = (REPRODUCED, 1 - p) if p > p_other else (NOT_REPRODUCED, 1 - p_other)
-        # decided that way at n when at most k(n) − 1 replicates fall outside that side
+        # decided that way at n when at most k(n) − 1 replicates fall outside that side (for "between", a
+        # sufficient condition: the n is then an upper bound)
         k = rank_depth(ns, confidence)
         power = np.where(k > 0, stats.binom.cdf(k - 1, ns, q), 0.0)
     elif iv.method == "clopper-pearson":
