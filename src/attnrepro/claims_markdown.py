@@ -98,7 +98,7 @@ def _by_claim_lines(claims: pd.DataFrame) -> list[str]:
     parts = [f"{setup}: {_counts(papers[papers.setup == setup])}" if setup != "not tested"
              else f"not tested: {int((papers.setup == setup).sum())}" for setup in SETUPS]
     lines = ["## One verdict per claim", "",
-             f"**The papers' claims ({len(papers)}): " + "; ".join(parts) + ".**", "",
+             f"**The papers' claims: {len(papers)} — " + "; ".join(parts) + ".**", "",
              "A claim's rows (its experiments, and the rows a sentence such as \"in both the AED and AO networks\" "
              "joins) combined as the sentence says: *all* — reproduced only if every row is, not reproduced if any "
              "tested row is not; *any* — reproduced if some row is. *paper setup*: every row on the paper's model, "
