@@ -30,7 +30,8 @@ def test_artifact_holds_code_config_environment_results_and_provenance(artifact)
 
     _, root = artifact
     for name in ("code.tar", "config.yaml", "environment.txt", "provenance.json", "MANIFEST.sha256",
-                 "results/claims.csv", "results/claims.md", "results/figures/aitken2021/fig2a.png",
+                 "results/claims.csv", "results/claims.md", "results/claims_by_claim.csv",
+                 "results/figures/aitken2021/fig2a.png",
                  "results/figures/aitken2021/fig2b.pdf", "results/models/aed_gru_one_to_one/s0-1/metrics.csv"):
         assert (root / name).is_file(), name
     assert not list(root.rglob("*.parquet"))  # activations only when the config asks
@@ -79,6 +80,7 @@ def test_claims_markdown_summarises(smoke_run):
     work, _ = smoke_run
     md = (work / "results" / "claims.md").read_text()
     assert "The papers' claims:" in md and "one_to_one_temporal_alignment" in md
+    assert "## One verdict per claim" in md and "The papers' claim rows:" in md
     assert "[fig2a.png](figures/aitken2021/fig2a.png)" in md
     assert "Σ\\|nine terms of Eq. 3\\|" in md  # pipes inside a cell are escaped
 

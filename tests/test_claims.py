@@ -8,21 +8,25 @@ from attnrepro.claims_markdown import to_markdown
 from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED, UNDECIDABLE
 
 BASE = dict(paper="p", claim_id="c", section="§1", quote="q", reading="r", measure="m", kind="continuous",
-            direction=">", threshold=0.5, task_kinds=("one_to_one",), archs=("aed",), reference_value=0.9)
+            direction=">", threshold=0.5, task_kinds=("one_to_one",), archs=("aed",), reference_value=0.9,
+            bounds=(0.0, 1.0))
+SIX = [0, 1, 2, 3, 4, 5]
 CLAIM = Claim(**BASE)
 
 
 def test_summarize_rows_only_for_matching_experiments():
     summaries = {
-        "a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.8, 0.82, 0.81]}),
-        "b": pd.DataFrame({"seed": [0, 1, 2], "m": [0.1, 0.12, 0.11]}),
+        "a": pd.DataFrame({"seed": SIX, "m": [0.8, 0.82, 0.81, 0.8, 0.83, 0.85]}),
+        "b": pd.DataFrame({"seed": SIX, "m": [0.1, 0.12, 0.11, 0.1, 0.1, 0.2]}),
         "c": pd.DataFrame({"seed": [0, 1], "m": [0.9, 0.9]}),
     }
     experiments = {"a": ("one_to_one", "aed"), "b": ("one_to_one", "aed"), "c": ("sort", "aed")}
     table = summarize(summaries, experiments, claims=(CLAIM,))
     assert list(table.columns) == COLUMNS
     assert table.experiment.tolist() == ["a", "b"]
-    assert table.n.tolist() == [3, 3] and table.unit.tolist() == ["seed", "seed"]
+    assert table.n.tolist() == [6, 6] and table.unit.tolist() == ["seed", "seed"]
+    assert table.tested_on.tolist() == ["paper", "paper"] and table.samples.tolist() == ["training seeds"] * 2
+    assert (table["range"] == "[0, 1]").all() and table.fragile.all()  # 5 seeds decide nothing
     assert table.verdict.tolist() == [REPRODUCED, NOT_REPRODUCED]
     assert table.size_vs_paper.tolist() == ["below paper", "below paper"]
     assert table.replicates_to_decide.isna().all()  # decided rows need no more seeds
@@ -33,7 +37,9 @@ def test_registered_claims_are_unique_and_quote_the_paper():
     assert len(ids) == len(set(ids))
     for c in CLAIMS:
         assert c.section and c.quote and c.reading and c.origin in ("paper", "extension")
-        assert c.kind in ("proportion", "continuous")
+        assert c.kind in ("proportion", "continuous", "fisher")
+        lo, hi = c.measure_range
+        assert lo < hi  # every claim declares its measure's range
     # the background post measures nothing, Table 2 on copying and AER on synthetic tasks are ours
     assert {c.origin for c in CLAIMS if c.paper == "blog003"} == {"extension"}
     assert all(c.origin == "extension" for c in CLAIMS if "copy_table2" in c.task_kinds or c.claim_id.endswith("_synthetic"))
@@ -43,22 +49,22 @@ def test_registered_claims_are_unique_and_quote_the_paper():
 
 def test_claims_over_0_1_outcomes_are_proportions():
     binary = {"failed", "success", "hyp2_early", "obs3_final", "reached_good"}
-    assert {c.kind for c in CLAIMS if c.measure in binary} == {"proportion"}
+    assert {c.kind for c in CLAIMS if c.measure in binary} == {"proportion", "fisher"}
 
 
 def test_versus_claims_compare_paired_seeds_of_the_same_cell():
-    claim = Claim(**{**BASE, "measure": "gap", "direction": "<", "threshold": 0.0,
+    claim = Claim(**{**BASE, "measure": "gap", "direction": "<", "threshold": 0.0, "bounds": (-1.0, 1.0),
                      "task_kinds": ("bottleneck_reversed",), "archs": ("ved",), "versus": ("bottleneck", "ved")})
     summaries = {
-        "rev": pd.DataFrame({"seed": [0, 1, 2], "gap": [0.10, 0.12, 0.11]}),
-        "fwd": pd.DataFrame({"seed": [0, 1, 2, 3], "gap": [0.30, 0.35, 0.32, 9.0]}),  # seed 3 has no pair
-        "fwd_lstm": pd.DataFrame({"seed": [0, 1, 2], "gap": [0.0, 0.0, 0.0]}),
+        "rev": pd.DataFrame({"seed": SIX, "gap": [0.10, 0.12, 0.11, 0.1, 0.1, 0.1]}),
+        "fwd": pd.DataFrame({"seed": SIX + [6], "gap": [0.30, 0.35, 0.32, 0.3, 0.3, 0.3, 9.0]}),  # 6 has no pair
+        "fwd_lstm": pd.DataFrame({"seed": SIX, "gap": [0.0] * 6}),
     }
     exps = {"rev": ("bottleneck_reversed", "ved", "gru"), "fwd": ("bottleneck", "ved", "gru"),
             "fwd_lstm": ("bottleneck", "ved", "lstm")}
     row = summarize(summaries, exps, (claim,)).iloc[0]
-    assert row.experiment == "rev" and row.n == 3
-    assert row.measured_mean == pytest.approx(np.mean([-0.20, -0.23, -0.21]))
+    assert row.experiment == "rev" and row.n == 6
+    assert row.measured_mean == pytest.approx(-0.2)
     assert row.verdict == REPRODUCED and "that of bottleneck/ved" in row.rule
     # no partner of the same cell, or none at all: no row
     assert summarize(summaries, {**exps, "rev": ("bottleneck_reversed", "ved", "ugrnn")}, (claim,)).empty
@@ -83,9 +89,15 @@ def _row(claim_id, values, partner=None, column="seed"):
 
 
 # each re-specified claim with a case where it must fail, and one where it holds
+def _six(*values):
+    return [v for v in values for _ in range(6 // len(values))]
+
+
+# each re-specified claim with a case where it must fail, and one where it holds
 @pytest.mark.parametrize("claim_id, failing, holding, partner_fail, partner_hold", [
-    ("copy_same_some_seeds_fail", [1.0] * 6, [1, 0, 0, 1, 0, 0], None, None),
-    ("copy_mixture_some_seeds_fail", [0.0] * 6, [1, 1, 0, 1, 1, 1], None, None),
+    ("copy_same_some_seeds_fail", [1.0] * 100, [1, 0, 0, 1, 0, 0] * 10, None, None),
+    ("copy_mixture_some_seeds_fail", [0.0] * 80, [1, 1, 0, 1, 1, 1] * 10, None, None),
+    ("copy_same_fails_more_than_control", [0.0] * 6, [1.0] * 6, [1.0] * 6, [0.0] * 6),
     ("copy_subset_no_seed_fails", [0, 1, 0, 1, 1, 0], [0] * 80, None, None),
     ("permutation_function_fails", [0, 1, 0, 0, 0, 0], [1] * 40, None, None),
     ("multihead_all_bad_heads_fail", [1, 1, 1, 1, 1, 1], [0] * 6, None, None),
@@ -93,42 +105,50 @@ def _row(claim_id, values, partner=None, column="seed"):
     ("multihead_random_heads_converge", [1, 0, 1, 0, 0, 0, 1, 0], [1] * 20, None, None),
     ("keyword_hypothesis2_early", [0] * 6, [1] * 6, None, None),
     ("keyword_observation3_late", [0] * 6, [1] * 6, None, None),
-    ("copy_same_converges_slower", [40, 65, 52], [150, 160, 170], [100, 120, 110], [100, 120, 110]),
-    ("ved_delta_larger_than_aed", [0.2, 0.25, 0.22], [0.9, 0.88, 0.91], [0.5, 0.55, 0.52], [0.2, 0.25, 0.22]),
-    ("sort_delta_chi_dominant", [-0.2, -0.18, -0.21], [0.3, 0.28, 0.35], None, None),
-    ("sort_needs_attention", [0.9, 0.91, 0.88], [0.4, 0.45, 0.3], [0.9] * 3, [0.9] * 3),
-    ("one_to_one_small_delta", [0.81, 0.85, 0.79], [0.2, 0.22, 0.21], None, None),
-    ("escan_word_accuracy", [0.93, 0.95, 0.94], [0.995, 0.996, 0.999], None, None),
-    ("translation_no_term_dominates", [0.8, 0.7, 0.75], [0.3, 0.32, 0.28], None, None),
-    ("escan_offset_prediction", [-0.5, -0.6, -0.4], [1.0, 1.2, 0.9], None, None),
-    ("escan_ao_left_ahead", [-0.8, -0.7, -0.9], [0.8, 0.9, 0.7], None, None),
-    ("special_tokens_large_alpha_small_norm", [-0.1, -0.12, -0.09, -0.11, -0.1], [0.3, 0.31, 0.29, 0.3, 0.32],
-     None, None),
-    ("classification_xi_non_trivial", [0.1, 0.05, 0.12], [0.8, 0.85, 0.9], None, None),
+    ("copy_same_converges_slower", _six(40, 65, 52), _six(150, 160, 170), _six(100, 120, 110),
+     _six(100, 120, 110)),
+    ("ved_delta_larger_than_aed", _six(0.2, 0.25, 0.22), _six(0.9, 0.88, 0.91), _six(0.5, 0.55, 0.52),
+     _six(0.2, 0.25, 0.22)),
+    ("sort_delta_chi_dominant", _six(-0.2, -0.18, -0.21), _six(0.3, 0.28, 0.35), None, None),
+    ("sort_needs_attention", _six(0.9, 0.91, 0.88), _six(0.4, 0.45, 0.3), [0.9] * 6, [0.9] * 6),
+    ("one_to_one_small_delta", _six(0.81, 0.85, 0.79), _six(0.2, 0.22, 0.21), None, None),
+    ("one_to_one_diagonal", _six(0.1, 0.0, 0.2), _six(1.0, 0.95, 1.0), None, None),
+    ("one_to_one_orthogonal", _six(0.01, 0.03, 0.02), _six(-0.05, -0.06, -0.04), None, None),
+    ("reversed_antidiagonal", _six(0.1, 0.0, 0.2), _six(1.0, 0.95, 1.0), None, None),
+    ("escan_word_accuracy", _six(0.93, 0.95, 0.94), _six(0.995, 0.996, 0.999), None, None),
+    ("escan_variance_drop_aed", _six(0.5, 0.45, 0.55), _six(0.9, 0.88, 0.93), None, None),
+    ("translation_variance_drop_aed", _six(0.5, 0.45, 0.55), _six(0.1, 0.05, 0.12), None, None),
+    ("translation_no_term_dominates", _six(0.8, 0.7, 0.75), _six(0.3, 0.32, 0.28), None, None),
+    ("escan_offset_prediction", _six(2.5, 3.6, 1.4), _six(0.2, 0.1, 0.5), None, None),
+    ("escan_ao_left_ahead", _six(-0.8, -0.7, -0.9), _six(0.8, 0.9, 0.7), None, None),
+    ("special_tokens_large_alpha_small_norm", _six(-0.1, -0.12, -0.09), _six(0.3, 0.31, 0.29), None, None),
+    ("classification_xi_non_trivial", _six(0.1, 0.05, 0.12), _six(0.8, 0.85, 0.9), None, None),
+    ("reversal_eases_bottleneck", _six(-0.1, -0.2, -0.15), _six(0.2, 0.3, 0.25), [0.0] * 6, [0.0] * 6),
+    ("translation_offset_backwards", _six(2.5, 3.6, 1.4), _six(0.2, 0.1, 0.5), None, None),
+    ("classification_beta_uf_agreement_peaks", _six(-0.01, -0.02, -0.015), _six(0.1, 0.12, 0.09), None, None),
 ])
 def test_respecified_claims_can_fail(claim_id, failing, holding, partner_fail, partner_hold):
-    fail = _row(claim_id, failing, partner_fail)
-    # "sometimes" can never be refuted (a rate may be tiny); it must at least not be reproduced
-    assert fail.verdict == (NOT_REPRODUCED if _claim(claim_id).direction != "between" else "inconclusive")
+    assert _row(claim_id, failing, partner_fail).verdict == NOT_REPRODUCED
     assert _row(claim_id, holding, partner_hold).verdict == REPRODUCED
 
 
 def test_kobayashi_rows_count_folds():
-    row = _row("fnorm_dispersion", [0.27, 0.26, 0.28, 0.27, 0.27], column="fold")
-    assert row.unit == "fold" and row.verdict == REPRODUCED
+    row = _row("fnorm_dispersion", [0.27, 0.26, 0.28, 0.27, 0.27, 0.26], column="fold")
+    assert row.unit == "fold" and row.verdict == REPRODUCED and "not sampled" in row.samples
 
 
 def test_summary_line_counts_the_papers_claims_only():
-    summaries = {"a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.8, 0.82, 0.81]}),
+    summaries = {"a": pd.DataFrame({"seed": SIX, "m": [0.8, 0.82, 0.81, 0.8, 0.8, 0.9]}),
                  "b": pd.DataFrame({"seed": [0, 1, 2], "m": [1.0, 1.0, 1.0]})}
     ours = Claim(**{**BASE, "claim_id": "ext", "origin": "extension", "task_kinds": ("sort",)})
     table = summarize(summaries, {"a": ("one_to_one", "aed"), "b": ("sort", "aed")}, (CLAIM, ours))
     assert table.verdict.tolist() == [REPRODUCED, UNDECIDABLE]
     md = to_markdown(table)
-    assert "**The papers' claims: 1 of 1 reproduced (0 not reproduced, 0 inconclusive, 0 undecidable at this n).**" in md
+    assert ("**The papers' claim rows: 1 of 1 reproduced (0 not reproduced, 0 inconclusive, 0 undecidable at this n, "
+            "0 not tested; 1 fragile).**") in md
     assert "The project's own checks" in md and "0 of 1 reproduced" in md
     assert "| **ext** (extension), §1 | q |" in md
-    assert "sign test" in md and "| 6 |" in md  # the saturated row says how many seeds would decide it
+    assert "| 6 → reproduced |" in md  # the unanimous three-seed row says how many seeds would decide it, and how
 
 
 def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
@@ -185,18 +205,20 @@ def test_committed_tables_are_shown_beside_this_run_per_claim():
     from attnrepro.claims_markdown import beside
 
     experiments = {"a": ("one_to_one", "aed"), "b": ("one_to_one", "aed")}
-    ours = summarize({"a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.8, 0.82, 0.81]})}, {"a": experiments["a"]},
-                     (CLAIM,))
+    ours = summarize({"a": pd.DataFrame({"seed": SIX, "m": [0.8, 0.82, 0.81, 0.8, 0.8, 0.8]})},
+                     {"a": experiments["a"]}, (CLAIM,))
     # the larger run measured the same claim on "a" (the other side of the threshold) and on "b" as well
-    slice_ = summarize({"a": pd.DataFrame({"seed": [0, 1, 2], "m": [0.1, 0.12, 0.11]}),
-                        "b": pd.DataFrame({"seed": [0, 1, 2], "m": [0.7, 0.72, 0.71]})}, experiments, (CLAIM,))
+    slice_ = summarize({"a": pd.DataFrame({"seed": SIX, "m": [0.1, 0.12, 0.11, 0.11, 0.11, 0.11]}),
+                        "b": pd.DataFrame({"seed": SIX, "m": [0.7, 0.72, 0.71, 0.71, 0.71, 0.71]})}, experiments,
+                       (CLAIM,))
     rows = beside(ours, {"paper slice": slice_})
     assert rows.experiment.tolist() == ["a", "b"]
     assert rows["this run: verdict"].tolist() == [REPRODUCED, "–"]
     assert rows["paper slice: verdict"].tolist() == [NOT_REPRODUCED, REPRODUCED]
-    assert rows["paper slice: ours"][0].startswith("0.11 (")
+    assert rows["paper slice: ours"][0].startswith("median 0.11 (")
     md = to_markdown(ours, references={"paper slice": slice_})
     assert "## Beside the committed runs" in md
     assert "| paper slice | 1 of 2 reproduced (1 not reproduced," in md
-    assert f"| c | a | 0.9 | 0.81 (" in md and f"| {REPRODUCED} | 0.11 (" in md and f"| {NOT_REPRODUCED} |" in md
+    assert "| c | a | 0.9 | median 0.8 (" in md and f"| {REPRODUCED} | median 0.11 (" in md
+    assert f"| {NOT_REPRODUCED} |" in md
     assert "## Beside" not in to_markdown(ours)  # no references, no section

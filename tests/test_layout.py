@@ -30,8 +30,9 @@ def test_claim_sources_route_each_kind_of_experiment(name):
     aer = set(layout.aer_experiments(cfg))
     for name, exp in cfg["experiments"].items():
         paths = [s.path for s in got[name]]
-        if exp["model"]["arch"] == "transformer":  # AER where the task has gold alignments, else its evaluation
-            assert paths == [f"results/analysis/{name}/{'aer_summary' if name in aer else 'evaluation'}.csv"]
+        if exp["model"]["arch"] == "transformer":  # its evaluation (the model check), and AER where it has gold
+            assert sorted(paths) == sorted([f"results/analysis/{name}/evaluation.csv"]
+                                           + ([f"results/analysis/{name}/aer_summary.csv"] if name in aer else []))
         else:
             aer_table = [f"results/analysis/{name}/aer_summary.csv"] if name in aer else []
             assert sorted(paths) == sorted([f"results/analysis/{name}/summary.csv", *aer_table])
@@ -39,15 +40,17 @@ def test_claim_sources_route_each_kind_of_experiment(name):
     assert [s.path for s in got["kobayashi2020_minilm"]] == [layout.KOBAYASHI_SUMMARY]
     assert any(name.startswith("snell2021_") for name in got)
     for label, (_, experiment, out_dir) in layout.aer_gold_sets(cfg).items():  # a gold set: its experiment's kind
-        (s,) = got[label]
+        *quality, s = got[label]
         assert s.path == f"{out_dir}/aer_summary.csv" and s.arch == cfg["experiments"][experiment]["model"]["arch"]
+        assert [q.path for q in quality] == [f"results/analysis/{experiment}/evaluation.csv"] * len(quality)
 
 
 def test_a_gold_set_reads_its_own_table_with_its_experiments_kind_and_model():
     cfg = json.loads(json.dumps(CONFIGS["config"]))
     name = next(n for n, e in cfg["experiments"].items() if e["model"]["arch"] == "transformer")
     cfg.setdefault("kobayashi2020_aer", {})["gold"] = {"toy": {"experiment": name}}
-    (s,) = by_experiment(layout.claim_sources(cfg))[f"{name}@toy"]
+    quality, s = by_experiment(layout.claim_sources(cfg))[f"{name}@toy"]
+    assert quality.path == f"results/analysis/{name}/evaluation.csv"  # its model's check
     exp = cfg["experiments"][name]
     assert s.path == f"results/analysis/{name}/gold_toy/aer_summary.csv"
     assert (s.task_kind, s.arch, s.cell) == (layout.task_spec(cfg, exp["task"])["kind"], "transformer",

@@ -40,9 +40,11 @@ def test_claims_row_has_a_verdict(smoke_run):
     claims = pd.read_csv(work / "results" / "claims.csv")
     row = claims[claims.claim_id == "one_to_one_temporal_alignment"].iloc[0]
     assert row.paper == "aitken2021" and row.n == 2 and row.unit == "seed" and row.origin == "paper"
-    assert 0 < row.measured_mean < 1 and row.ci_low < row.ci_high
-    assert row.interval == "sign" or row.ci_low <= row.measured_mean <= row.ci_high
-    assert row.verdict in {"reproduced", "not reproduced", "inconclusive", "undecidable at this n"}
+    assert 0 < row.measured_mean < 1 and row.interval == "rank" and row.range == "[0, 1]"
+    assert row.ci_low <= row.measured_mean <= row.ci_high  # two seeds: the interval is the measure's range
+    assert row.verdict in {"undecidable at this n", "not tested"} and isinstance(row.model_check, str)
+    by_claim = pd.read_csv(work / "results" / "claims_by_claim.csv")
+    assert set(by_claim.group) == set(claims.group) and by_claim.verdict.notna().all()
     assert row.quote.startswith("the alignment in (3)")
 
 

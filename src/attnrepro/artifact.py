@@ -45,8 +45,8 @@ from .io import atomic_path
 MANIFEST = "MANIFEST.sha256"
 ROOT = "artifact"
 # fnmatch patterns relative to results/ ('*' spans folders)
-RESULT_PATTERNS = ("figures/*", "claims.csv", "claims.md", "models/*/metrics.csv", "analysis/*.csv",
-                   "snell2021/*.csv", "data/*/vocab.json", "benchmarks/*.tsv", "logs/*.log")
+RESULT_PATTERNS = ("figures/*", "claims.csv", "claims.md", "claims_by_claim.csv", "models/*/metrics.csv",
+                   "analysis/*.csv", "snell2021/*.csv", "data/*/vocab.json", "benchmarks/*.tsv", "logs/*.log")
 ACTIVATION_PATTERNS = ("activations/*.parquet",)
 
 

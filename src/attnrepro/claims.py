@@ -7,22 +7,34 @@ the experiments it applies to (task kind and architecture). ``origin`` tells the
 project's extensions (the same analysis on a task the paper did not use); the summary line counts the papers'
 claims only. :func:`summarize` gives one row per (claim, experiment); each paper's claims live in its wing
 (``attnrepro.<paper>.claims``), gathered in :data:`attnrepro.papers.CLAIMS`.
+
+Beside the interval and verdict a row says what it rests on: ``model_check`` (the experiment's model against a
+:class:`ModelCheck` — a row on a model that failed its check is *not tested*, whatever its interval), ``tested_on``
+(the paper's setup, or what was substituted for it), ``samples`` (what a replicate is), ``fragile`` (leaving out
+one replicate moves the verdict) and ``diverged`` (runs whose loss went non-finite, counted as outcomes the claim
+names in ``diverged_value``).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from .errors import AttnReproError
-from .intervals import KINDS, VERDICTS, Rule, interval, replicates_to_decide, size_vs_reference, student_t, verdict
+from .intervals import (DECIDED, INCONCLUSIVE, KINDS, NOT_REPRODUCED, NOT_TESTED, REPRODUCED, UNDECIDABLE, UNIT,
+                        Rule, fragile, interval, replicates_to_decide, size_vs_reference, student_t, verdict)
 
-COLUMNS = ["paper", "claim_id", "origin", "section", "quote", "reading", "experiment", "measure", "kind", "rule",
-           "reference_value", "measured_mean", "ci_low", "ci_high", "interval", "n", "unit", "verdict",
-           "replicates_to_decide", "size_vs_paper", "figure"]
+COLUMNS = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "reading", "experiment", "measure",
+           "kind", "range", "rule", "threshold_from", "reference_value", "statistic", "measured_mean", "ci_low",
+           "ci_high", "interval", "n", "unit", "samples", "diverged", "model_check", "tested_on", "verdict",
+           "fragile", "replicates_to_decide", "would_decide", "size_vs_paper", "original", "figure"]
+STATISTIC = {"continuous": "median", "proportion": "rate", "fisher": "odds ratio"}
+THRESHOLD_FROM = ("stated", "paper", "margin")  # a reading of words; the paper's printed number; a margin around it
+COMBINE = ("all", "any")                        # a claim's rows: "both", "all tasks" / "some"
+PAPER_SETUP = "paper"
 
 PAPERS = {
     "aitken2021": "Aitken et al. 2021, Understanding How Encoder-Decoder Architectures Attend",
@@ -52,13 +64,33 @@ class Claim:
     # (task kind, arch) of a comparison experiment: the claim is then about the per-replicate difference
     # measure(this) − measure(that), paired by seed
     versus: tuple[str, str] | None = None
+    # the measure's range; declared by every continuous claim (proportions: [0, 1]; fisher: odds ratios [0, ∞])
+    bounds: tuple[float, float] | None = None
+    threshold_from: str = "stated"  # see THRESHOLD_FROM
+    group: str = ""                 # the paper's claim this row belongs to (default: claim_id)
+    combine: str = "all"            # how the group's rows make one verdict (COMBINE)
+    samples: str = ""               # what a replicate samples, where it is not plain training seeds / text folds
+    model_checked: bool = True      # False where the measure is the model's quality itself
+    diverged_value: float | None = None  # the outcome a diverged run counts as (proportions over runs)
+    original: str = ""              # the measure before a change of reading, reported beside the new one
 
     def __post_init__(self):
         if self.kind not in KINDS:
             raise ValueError(f"claim {self.claim_id}: kind {self.kind!r}; choose one of {KINDS}")
         if self.origin not in ORIGINS:
             raise ValueError(f"claim {self.claim_id}: origin {self.origin!r}; choose one of {ORIGINS}")
+        if self.kind == "continuous" and self.bounds is None:
+            raise ValueError(f"claim {self.claim_id}: a continuous measure declares its range (bounds)")
+        if self.kind == "fisher" and self.versus is None:
+            raise ValueError(f"claim {self.claim_id}: a fisher claim names its control (versus)")
+        if self.threshold_from not in THRESHOLD_FROM or self.combine not in COMBINE:
+            raise ValueError(f"claim {self.claim_id}: threshold_from {self.threshold_from!r} / combine "
+                             f"{self.combine!r}; choose from {THRESHOLD_FROM} / {COMBINE}")
         self.region  # validates direction and threshold
+
+    @property
+    def measure_range(self) -> tuple[float, float]:
+        return UNIT if self.kind == "proportion" else (0.0, math.inf) if self.kind == "fisher" else self.bounds
 
     @property
     def region(self) -> Rule:
@@ -67,8 +99,10 @@ class Claim:
 
     @property
     def rule(self) -> str:
+        if self.kind == "fisher":
+            return f"odds ratio of {self.measure} against {'/'.join(self.versus)} {self.region} (Fisher's exact test)"
         what = self.measure if self.versus is None else f"{self.measure} − that of {'/'.join(self.versus)}"
-        scale = "fraction of replicates" if self.kind == "proportion" else "mean"
+        scale = "fraction of replicates" if self.kind == "proportion" else "median"
         return f"{scale} of {what} {self.region}"
 
     def applies_to(self, task_kind: str, arch: str) -> bool:
@@ -80,36 +114,101 @@ def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[f
     return student_t(values, confidence)
 
 
+@dataclass(frozen=True)
+class ModelCheck:
+    """The level an experiment's model must reach before its rows test a claim: the mean over replicates of
+    ``measure`` (a column of its summary) ≥ ``threshold``; ``source``: "paper" (the paper prints that level) or
+    "stated" (the project's gate for a model that learnt its task)."""
+
+    measure: str
+    threshold: float
+    source: str = "stated"
+
+    def judge(self, df: pd.DataFrame) -> tuple[bool | None, str]:
+        """(passed, what the model_check column says); passed None where the measure is absent."""
+        if self.measure not in df.columns or df[self.measure].isna().all():
+            return None, f"not measured ({self.measure} absent)"
+        mean = float(df[self.measure].mean())
+        ok = mean >= self.threshold
+        return ok, (f"{'passed' if ok else 'failed'}: {self.measure} {mean:.3g} {'≥' if ok else '<'} "
+                    f"{self.threshold:g} ({self.source})")
+
+
+def _model_check(claim: Claim, names: list[str], summaries: dict[str, pd.DataFrame],
+                 experiments: dict[str, tuple[str, ...]], checks) -> tuple[bool, str]:
+    """Whether every model a row rests on passes its check, and what the column says."""
+    if not claim.model_checked:
+        return True, "none: the measure is the model's quality"
+    notes, ok = [], True
+    for name in names:
+        check = checks(claim.paper, *experiments[name][:2]) if checks else None
+        if check is None:
+            continue
+        passed, note = check.judge(summaries[name])
+        ok = ok and passed is not False
+        notes.append(note if len(names) == 1 else f"{name} {note}")
+    return ok, "; ".join(notes) if notes else "none"
+
+
 def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
-              claims: tuple[Claim, ...], confidence: float = 0.95) -> pd.DataFrame:
+              claims: tuple[Claim, ...], confidence: float = 0.95, checks=None, tested_on=None) -> pd.DataFrame:
     """One row per (claim, experiment it applies to).
 
     ``summaries``: experiment -> per-replicate DataFrame (column ``seed`` or ``fold``, and the measures);
     ``experiments``: experiment -> (task kind, architecture[, cell]); the cell picks a ``versus`` partner when
-    several experiments of the partner's kind and architecture exist (VED-GRU against AED-GRU).
+    several experiments of the partner's kind and architecture exist (VED-GRU against AED-GRU). ``checks(paper,
+    task kind, arch)``: its :class:`ModelCheck` or None; ``tested_on(paper, experiment, task kind, arch)``: "paper"
+    or what was substituted (:mod:`attnrepro.papers` gathers the wings').
     """
     rows = []
     for claim in claims:
         for name, (kind, arch, *_) in sorted(experiments.items()):
             if not claim.applies_to(kind, arch):
                 continue
-            values = _values(claim, name, summaries, experiments)
+            values, control, partner, diverged = _values(claim, name, summaries, experiments)
             if len(values) == 0:
                 continue
-            rule = claim.region
-            iv = interval(values, claim.kind, rule, confidence)
-            decision = verdict(iv, rule, confidence)
-            undecided = decision not in VERDICTS[:2]
+            rule, bounds = claim.region, claim.measure_range
+            try:
+                iv = interval(values, claim.kind, rule, confidence, bounds, control)
+            except ValueError as e:
+                raise AttnReproError(f"claim {claim.paper}/{claim.claim_id} on experiment {name}: {e}") from None
+            passed, check_note = _model_check(claim, [name] + ([partner] if partner else []), summaries,
+                                              experiments, checks)
+            decision = verdict(iv, rule, confidence) if passed else NOT_TESTED
+            to_decide, would = (replicates_to_decide(values, iv, rule, confidence, control)
+                                if decision not in DECIDED and passed else (math.nan, ""))
+            where = tested_on(claim.paper, name, kind, arch) if tested_on else PAPER_SETUP
+            unit = "fold" if "fold" in summaries[name].columns else "seed"
             rows.append({
-                "paper": claim.paper, "claim_id": claim.claim_id, "origin": claim.origin, "section": claim.section,
-                "quote": claim.quote, "reading": claim.reading, "experiment": name, "measure": claim.measure,
-                "kind": claim.kind, "rule": claim.rule, "reference_value": claim.reference_value,
+                "paper": claim.paper, "claim_id": claim.claim_id, "group": claim.group or claim.claim_id,
+                "combine": claim.combine, "origin": claim.origin, "section": claim.section, "quote": claim.quote,
+                "reading": claim.reading, "experiment": name, "measure": claim.measure, "kind": claim.kind,
+                "range": f"[{bounds[0]:g}, {bounds[1]:g}]", "rule": claim.rule, "threshold_from": claim.threshold_from,
+                "reference_value": claim.reference_value, "statistic": STATISTIC[claim.kind],
                 "measured_mean": iv.estimate, "ci_low": iv.low, "ci_high": iv.high, "interval": iv.method,
-                "n": iv.n, "unit": "fold" if "fold" in summaries[name].columns else "seed", "verdict": decision,
-                "replicates_to_decide": replicates_to_decide(values, iv, rule, confidence) if undecided else math.nan,
-                "size_vs_paper": size_vs_reference(iv, claim.reference_value), "figure": claim.figure,
+                "n": iv.n + (iv.n2 or 0), "unit": unit,
+                "samples": claim.samples or ("folds of one pretrained model's text" if unit == "fold"
+                                             else "training seeds"),
+                "diverged": diverged, "model_check": check_note, "tested_on": where, "verdict": decision,
+                "fragile": bool(passed) and fragile(values, claim.kind, rule, confidence, bounds, control),
+                "replicates_to_decide": to_decide, "would_decide": would,
+                # the paper's number is compared only with a measurement of the paper's setup, on a tested model
+                "size_vs_paper": size_vs_reference(iv, claim.reference_value)
+                if where == PAPER_SETUP and passed else "",
+                "original": _original(claim, name, summaries, experiments), "figure": claim.figure,
             })
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _original(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
+              experiments: dict[str, tuple[str, ...]]) -> str:
+    """The measure a changed reading replaced (paired with the same partner), its median over replicates."""
+    if not claim.original or claim.original not in summaries[name].columns:
+        return ""
+    before, *_ = _values(replace(claim, measure=claim.original, kind="continuous", bounds=(-math.inf, math.inf)),
+                         name, summaries, experiments)
+    return f"{claim.original}: median {float(np.median(before)):.3g}" if len(before) else ""
 
 
 def versus_partner(claim: Claim, name: str, experiments: dict[str, tuple[str, ...]]) -> str | None:
@@ -122,19 +221,34 @@ def versus_partner(claim: Claim, name: str, experiments: dict[str, tuple[str, ..
     return others[0] if len(others) == 1 else None
 
 
-def _values(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
-            experiments: dict[str, tuple[str, ...]]) -> np.ndarray:
+def _values(claim: Claim, name: str, summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]]
+            ) -> tuple[np.ndarray, np.ndarray | None, str | None, int]:
+    """(values, the control group's values for fisher, the versus partner, diverged runs counted)."""
+    empty = (np.array([]), None, None, 0)
     df = summaries[name]
     if claim.measure not in df.columns:
-        return np.array([])
+        return empty
     if claim.versus is None:
-        return df[claim.measure].dropna().to_numpy(dtype=float)
+        values, diverged = _outcomes(claim, df)
+        return values, None, None, diverged
     other = versus_partner(claim, name, experiments)
     if other is None or claim.measure not in summaries[other].columns:
-        return np.array([])
+        return empty
+    if claim.kind == "fisher":  # two independent groups of runs, not paired
+        (values, d1), (control, d2) = _outcomes(claim, df), _outcomes(claim, summaries[other])
+        return (values, control, other, d1 + d2) if len(control) else empty
     paired = df[["seed", claim.measure]].merge(summaries[other][["seed", claim.measure]], on="seed",
                                                suffixes=("", "_versus")).dropna()
-    return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy(dtype=float)
+    return (paired[claim.measure] - paired[f"{claim.measure}_versus"]).to_numpy(dtype=float), None, other, 0
+
+
+def _outcomes(claim: Claim, df: pd.DataFrame) -> tuple[np.ndarray, int]:
+    """One value per replicate; a diverged run (column ``diverged``) counts as ``claim.diverged_value``."""
+    values = df[claim.measure].astype(float)
+    diverged = df["diverged"].fillna(0).astype(bool) if "diverged" in df.columns else pd.Series(False, df.index)
+    if claim.diverged_value is not None:
+        values = values.where(~diverged, claim.diverged_value)
+    return values.dropna().to_numpy(dtype=float), int(diverged.sum()) if claim.diverged_value is not None else 0
 
 
 def merge_replicates(name: str, tables: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
@@ -192,3 +306,41 @@ def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) 
             rows.append(row)
     columns = ["experiment", "n_seeds"] + [f"{m}{s}" for m in MODEL_MEASURES for s in ("", "_low", "_high")]
     return pd.DataFrame(rows).reindex(columns=columns)
+
+
+BY_CLAIM_COLUMNS = ["paper", "group", "origin", "section", "quote", "combine", "rows", "experiments", "tested_on",
+                    "setup", "verdict", "fragile", "row_verdicts"]
+SETUPS = ("paper setup", "substitutes", "not tested")
+
+
+def by_claim(table: pd.DataFrame) -> pd.DataFrame:
+    """One verdict per paper claim (``group``): its rows combined as the sentence says. "all" ("both", "across all
+    tasks"): not reproduced if any tested row is; else not tested if any row is; reproduced if every row is; else
+    undecided (inconclusive if any row is, else undecidable). "any" ("some"): reproduced if any row is; not tested
+    if every row is; not reproduced if every tested row is and none is untested; else undecided. ``setup``: "not
+    tested" (the verdict), "substitutes" (some row is not on the paper's setup) or "paper setup"; ``fragile``: a
+    row the verdict rests on is fragile."""
+    rows = []
+    for (paper, group), g in table.groupby(["paper", "group"], sort=False):
+        v = g.verdict.tolist()
+        tested = [x for x in v if x != NOT_TESTED]
+        combine = g["combine"].iloc[0]
+        undecided = INCONCLUSIVE if INCONCLUSIVE in v else UNDECIDABLE
+        if combine == "all":
+            verdict_ = (NOT_REPRODUCED if NOT_REPRODUCED in tested else NOT_TESTED if NOT_TESTED in v
+                        else REPRODUCED if all(x == REPRODUCED for x in v) else undecided)
+            basis = g[g.verdict == verdict_] if verdict_ == NOT_REPRODUCED else g
+        else:
+            verdict_ = (REPRODUCED if REPRODUCED in v else NOT_TESTED if not tested
+                        else NOT_REPRODUCED if all(x == NOT_REPRODUCED for x in v) else undecided)
+            basis = g[g.verdict == verdict_] if verdict_ == REPRODUCED else g
+        where = sorted(set(g.tested_on))
+        setup = ("not tested" if verdict_ == NOT_TESTED else "paper setup" if where == [PAPER_SETUP]
+                 else "substitutes")
+        rows.append({"paper": paper, "group": group, "origin": g.origin.iloc[0], "section": g.section.iloc[0],
+                     "quote": g.quote.iloc[0], "combine": combine, "rows": len(g),
+                     "experiments": ", ".join(sorted(set(g.experiment))), "tested_on": "; ".join(where),
+                     "setup": setup, "verdict": verdict_,
+                     "fragile": bool(verdict_ in DECIDED and basis.fragile.astype(bool).any()),
+                     "row_verdicts": "; ".join(f"{r.claim_id}@{r.experiment}: {r.verdict}" for r in g.itertuples())})
+    return pd.DataFrame(rows, columns=BY_CLAIM_COLUMNS)

@@ -1,5 +1,6 @@
-"""``results/claims.md``: the claims table as a person reads it — per paper, the paper's sentence, our measure,
-our number with its interval, the verdict — then the test-split quality of every trained model."""
+"""``results/claims.md``: the claims table as a person reads it — first one verdict per paper claim, then per
+paper the paper's sentence, our measure, our number with its interval, the verdict and what it rests on — then the
+test-split quality of every trained model."""
 
 from __future__ import annotations
 
@@ -8,17 +9,21 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import MODEL_MEASURES, PAPERS
+from .claims import MODEL_MEASURES, PAPERS, SETUPS
 from .intervals import VERDICTS
 
 VERDICT_RULES = """\
 How to read a verdict. Each claim reads one number per replicate (a training seed; a fold of the text for the
-pretrained encoder) and gets a 95% interval by the kind of that number: Clopper–Pearson for a 0/1 outcome per run,
-Student-t over replicates for a continuous one, and the sign test (the share of replicates on the claimed side,
-which must exclude ½) when every replicate gives the same value. *reproduced*: the whole interval is on the claimed
-side of the threshold; *not reproduced*: wholly on the other side; *undecidable at this n*: even the most extreme
-result this many replicates can give would not decide, and the last column says how many would; else
-*inconclusive*. *vs paper* says whether the paper's own number lies in our interval."""
+pretrained encoder: the *samples* column says which) and gets a 95% interval that stays inside the measure's range:
+for a continuous measure the distribution-free interval of the median from order statistics (the range itself below
+6 replicates, where no order statistic reaches 95%), Clopper–Pearson for a 0/1 outcome per run, Fisher's exact test
+for a task's outcomes against its control's. *reproduced*: the whole interval is on the claimed side of the
+threshold; *not reproduced*: wholly on the other side; *not tested*: the experiment's model failed its model check
+(the row says which, and how far); *undecidable at this n*: no result this many replicates can give would decide;
+else *inconclusive*. An undecided row says how many replicates would decide it with 80% power if the replicates
+fell as these did, and which way. *fragile*: leaving out one replicate moves the verdict. *threshold from*: a
+reading of the paper's words (stated), the paper's own number (paper), or a margin around it (margin). *vs paper*
+says whether the paper's own number lies in our interval, only where the data are the paper's."""
 
 
 def _fmt(x) -> str:
@@ -28,16 +33,24 @@ def _fmt(x) -> str:
 def _ours(r) -> str:
     if r.interval == "clopper-pearson":
         return f"{_fmt(r.measured_mean)} = {round(r.measured_mean * r.n)}/{r.n} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
-    if r.interval == "sign":
-        return (f"{_fmt(r.measured_mean)}, every {r.unit} (sign test: share on the claimed side "
-                f"{_fmt(r.ci_low)} – {_fmt(r.ci_high)})")
-    return f"{_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
+    if r.interval == "fisher":
+        return f"odds ratio {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
+    # a committed table of the earlier rules (Student-t or sign test) reads as it was written
+    scale = "median" if r.interval == "rank" else "mean"
+    return f"{scale} {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
 
 
 def _counts(rows: pd.DataFrame) -> str:
     counts = rows.verdict.value_counts()
     parts = [f"{int(counts.get(v, 0))} {v}" for v in VERDICTS[1:]]
-    return f"{int(counts.get(VERDICTS[0], 0))} of {len(rows)} reproduced ({', '.join(parts)})"
+    fragile = int(rows.fragile.astype(bool).sum()) if "fragile" in rows else 0
+    return (f"{int(counts.get(VERDICTS[0], 0))} of {len(rows)} reproduced ({', '.join(parts)}; "
+            f"{fragile} fragile)")
+
+
+def _decide(r) -> str:
+    n = _fmt(r.replicates_to_decide)
+    return f"{n} → {r.would_decide}" if isinstance(r.would_decide, str) and r.would_decide else n
 
 
 def _cell(text: str) -> str:
@@ -80,27 +93,52 @@ def _beside_lines(table: pd.DataFrame, references: dict[str, pd.DataFrame]) -> l
     return lines + [""]
 
 
+def _by_claim_lines(claims: pd.DataFrame) -> list[str]:
+    papers = claims[claims.origin == "paper"]
+    parts = [f"{setup}: {_counts(papers[papers.setup == setup])}" if setup != "not tested"
+             else f"not tested: {int((papers.setup == setup).sum())}" for setup in SETUPS]
+    lines = ["## One verdict per claim", "",
+             f"**The papers' claims: {len(papers)} — " + "; ".join(parts) + ".**", "",
+             "A claim's rows (its experiments, and the rows a sentence such as \"in both the AED and AO networks\" "
+             "joins) combined as the sentence says: *all* — reproduced only if every row is, not reproduced if any "
+             "tested row is not; *any* — reproduced if some row is. *paper setup*: every row on the paper's model, "
+             "task and data; *substitutes*: some row stands in for them (tested on).", "",
+             "| paper | claim | combine | experiments | tested on | verdict | fragile |", "|---|---|---|---|---|---|---|"]
+    for r in claims.itertuples():
+        tag = " (extension)" if r.origin == "extension" else ""
+        lines.append(f"| {r.paper} | **{r.group}**{tag} | {r.combine} | {_cell(r.experiments)} | {_cell(r.tested_on)} "
+                     f"| {r.verdict} | {'fragile' if r.fragile else ''} |")
+    return lines + [""]
+
+
 def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing: pd.DataFrame | None = None,
-                references: dict[str, pd.DataFrame] | None = None) -> str:
+                references: dict[str, pd.DataFrame] | None = None, claims: pd.DataFrame | None = None) -> str:
     papers = table[table.origin == "paper"]
     extensions = table[table.origin == "extension"]
-    lines = ["# Claims", "", f"**The papers' claims: {_counts(papers)}.**"]
+    lines = ["# Claims", ""]
+    if claims is not None and len(claims):
+        lines += _by_claim_lines(claims)
+    lines += ["## Rows: one per claim and experiment", "", f"**The papers' claim rows: {_counts(papers)}.**"]
     if len(extensions):
         lines.append(f"The project's own checks (the papers' analyses on tasks or models they did not use; not "
                      f"counted above): {_counts(extensions)}.")
     lines += ["", VERDICT_RULES, ""]
     for paper, rows in table.groupby("paper", sort=False):
-        lines += [f"## {PAPERS.get(paper, paper)}", "",
-                  "| claim | the paper says | how we read it | experiment | paper | ours (95% interval) | n | verdict "
-                  "| n to decide | vs paper | figure |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
+        lines += [f"### {PAPERS.get(paper, paper)}", "",
+                  "| claim | the paper says | how we read it | experiment | tested on | model check | paper "
+                  "| ours (95% interval) | n | verdict | fragile | n to decide (80% power) | vs paper | original "
+                  "| figure |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows.itertuples():
             fig = f"[{Path(r.figure).name}]({r.figure})" if isinstance(r.figure, str) and r.figure else ""
             tag = " (extension)" if r.origin == "extension" else ""
+            diverged = f", {int(r.diverged)} diverged counted" if r.diverged else ""
             lines.append(
                 f"| **{r.claim_id}**{tag}, {_cell(r.section)} | {_cell(r.quote)} | {_cell(r.reading)}; "
-                f"`{_cell(r.rule)}` | {r.experiment} | {_fmt(r.reference_value)} | {_ours(r)} | {r.n} {r.unit}s "
-                f"| {r.verdict} | {_fmt(r.replicates_to_decide)} | {r.size_vs_paper} | {fig} |")
+                f"`{_cell(r.rule)}` in {r.range}, threshold from {r.threshold_from} | {r.experiment} "
+                f"| {_cell(r.tested_on)} | {_cell(r.model_check)} | {_fmt(r.reference_value)} | {_ours(r)} "
+                f"| {r.n} ({_cell(r.samples)}{diverged}) | {r.verdict} | {'fragile' if r.fragile else ''} "
+                f"| {_decide(r)} | {r.size_vs_paper} | {_cell(r.original) if isinstance(r.original, str) else ''} | {fig} |")
         lines.append("")
     if models is not None and len(models):
         lines += ["## Trained models on their test split", "",

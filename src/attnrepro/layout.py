@@ -100,15 +100,18 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
     for name in config["experiments"]:
         if name in exclude:
             continue
-        if name in transformers:  # its AER where its task has gold alignments, else its test evaluation
-            paths = [f"{analysis_dir(name)}/{'aer_summary' if name in aer else 'evaluation'}.csv"]
+        if name in transformers:  # its test evaluation (the claims' model check), and its AER where it has gold
+            paths = [f"{analysis_dir(name)}/evaluation.csv"] + ([f"{analysis_dir(name)}/aer_summary.csv"]
+                                                                 if name in aer else [])
         else:  # a recurrent model scored for AER has that table too
             paths = [f"{analysis_dir(name)}/summary.csv"] + ([f"{analysis_dir(name)}/aer_summary.csv"]
                                                              if name in aer else [])
         out += experiment_sources(config, name, paths)
     for label, (_, experiment, out_dir) in aer_gold_sets(config).items():  # rows of their experiment's kind, arch
         of = experiment_sources(config, experiment, [""])[0]
-        out.append(ClaimSource(label, of.task_kind, of.arch, of.cell, f"{out_dir}/aer_summary.csv"))
+        quality = [f"{analysis_dir(experiment)}/evaluation.csv"] if experiment in transformers else []
+        out += [ClaimSource(label, of.task_kind, of.arch, of.cell, path)
+                for path in quality + [f"{out_dir}/aer_summary.csv"]]
     if "kobayashi2020" in config:
         out.append(ClaimSource(KOBAYASHI_MODEL, "news", "minilm", "", KOBAYASHI_SUMMARY))
     if config.get("snell2021"):

@@ -23,6 +23,7 @@ td.long { min-width: 24em; max-width: 48em; }
 .verdict-reproduced { background: #dcfce7; }
 .verdict-not-reproduced { background: #fee2e2; }
 .verdict-inconclusive, [class^="verdict-undecidable"] { background: #fef9c3; }
+.verdict-not-tested { background: #e2e8f0; }
 p.summary { font-weight: 600; }
 """
 

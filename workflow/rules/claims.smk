@@ -5,6 +5,7 @@ rule claims:
     output:
         csv=report("results/claims.csv", caption="../report/claims.rst", category="Claims"),
         md=report("results/claims.md", caption="../report/claims.rst", category="Claims"),
+        by_claim=report("results/claims_by_claim.csv", caption="../report/claims.rst", category="Claims"),
     params:
         sources=json_arg([vars(s) for s in claim_sources()]),
         confidence=config["claims"]["confidence"],
@@ -15,4 +16,4 @@ rule claims:
         "results/benchmarks/claims.tsv"
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence}"
-        " --out {output.csv} --markdown {output.md}{params.references} > {log} 2>&1"
+        " --out {output.csv} --markdown {output.md} --by-claim {output.by_claim}{params.references} > {log} 2>&1"

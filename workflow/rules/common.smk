@@ -91,7 +91,7 @@ def final_targets():
         + corpus_targets()
         + all_figures()
         + transformer_evaluations()
-        + ["results/claims.csv", "results/claims.md", "results/report/claims.html"]
+        + ["results/claims.csv", "results/claims.md", "results/claims_by_claim.csv", "results/report/claims.html"]
         + [f"results/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
 

@@ -12,8 +12,10 @@ rule claims_html:
         "results/benchmarks/report/claims.tsv"
     shell:
         "attnrepro report-table --csv {input} --group-by paper --title 'Claims: every paper claim we test'"
-        " --note 'One row per claim and experiment: the paper value where it prints one, our mean over seeds with"
-        " its interval, the number of seeds, and the verdict. The same table: results/claims.csv, results/claims.md.'"
+        " --note 'One row per claim and experiment: the paper value where it prints one, our median (or rate) over"
+        " replicates with its interval, the number of replicates, the model check, what stands in for the paper"
+        " (tested_on) and the verdict. The same table: results/claims.csv, results/claims.md; one verdict per claim:"
+        " results/claims_by_claim.csv.'"
         " --out {output} > {log} 2>&1"
 
 

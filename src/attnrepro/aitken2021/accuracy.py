@@ -71,3 +71,15 @@ def word_accuracy(dec: pd.DataFrame) -> float:
     errors = sum(edit_distance(h.split(), r.split()) for h, r in zip(hyps, refs))
     words = sum(len(r.split()) for r in refs)
     return 1.0 - errors / words if words else float("nan")
+
+
+def early_late_gap(dec: pd.DataFrame) -> float:
+    """Token accuracy on the first third of each example's output words minus on its last third (by relative
+    position s / length): the post's trade-off of reading the source reversed — early words closer to their
+    source, easier; later ones farther, harder — shows as a larger gap reversed than forwards."""
+    real = dec[dec.target != PAD]
+    length = real.groupby("example").s.transform("max") + 1
+    where = real.s / length
+    correct = (real.predicted == real.target).astype(float)
+    early, late = correct[where < 1 / 3], correct[where >= 2 / 3]
+    return float(early.mean() - late.mean()) if len(early) and len(late) else float("nan")

@@ -136,12 +136,14 @@ def temporal_peaks(dec_mu: np.ndarray, enc_mu: np.ndarray, predicted: pd.DataFra
 def peak_measures(peaks: pd.DataFrame) -> dict[str, float]:
     """``offset_prediction_gain``: mean |observed| (the diagonal's error) minus mean |observed − predicted| (the
     prediction's), > 0 when the peak follows the data's offset better than t = s; ``offset_peak_late``: the mean
-    observed offset over the later half of the steps (< 0: the decoder attends to earlier encoder times)."""
+    observed offset over the later half of the steps (< 0: the decoder attends to earlier encoder times);
+    ``offset_error``: mean |observed − predicted| in steps (Fig. 5b: the peak follows the predicted offset)."""
     if peaks.empty:
-        return {"offset_prediction_gain": np.nan, "offset_peak_late": np.nan}
+        return {"offset_prediction_gain": np.nan, "offset_peak_late": np.nan, "offset_error": np.nan}
     late = peaks[peaks.s >= peaks.s.median()]
     return {"offset_prediction_gain": float(peaks.observed.abs().mean() - (peaks.observed - peaks.predicted).abs().mean()),
-            "offset_peak_late": float(late.observed.mean())}
+            "offset_peak_late": float(late.observed.mean()),
+            "offset_error": float((peaks.observed - peaks.predicted).abs().mean())}
 
 
 def word_offset_measures(offsets: pd.DataFrame, words: tuple[str, ...] = ("and", "twice"),
@@ -173,3 +175,13 @@ def temporal_argmax_correlation(dec_mu: np.ndarray, enc_mu: np.ndarray, n_steps:
     if np.ptp(best) == 0:
         return 0.0
     return float(spearmanr(np.arange(len(best)), best).statistic)
+
+
+def temporal_diagonal_share(dec_mu: np.ndarray, enc_mu: np.ndarray, n_steps: int, mirrored: bool = False) -> float:
+    """§3, Fig. 2a/g: the share of the first ``n_steps`` decoder steps s (those every example reaches) whose
+    argmax_t μ_s^D·μ_t^E is t = s, or t = n_steps − 1 − s when ``mirrored`` (the reversed task's anti-diagonal). A
+    peak one step off counts as off the diagonal, unlike a rank correlation of s with the argmax."""
+    d, e = dec_mu[:n_steps], enc_mu[:n_steps]
+    best = np.nanargmax(d @ e.T, axis=1)
+    s = np.arange(len(best))
+    return float(np.mean(best == (len(best) - 1 - s if mirrored else s)))

@@ -10,11 +10,11 @@ import numpy as np
 import pandas as pd
 
 from ..tokens import PAD
-from .accuracy import accuracy_by_length, corpus_bleu, short_long_gap, word_accuracy
+from .accuracy import accuracy_by_length, corpus_bleu, early_late_gap, short_long_gap, word_accuracy
 from .alignment import (PARTS, attention_maps, offset_alignment, peak_measures, predicted_offset,
-                        temporal_argmax_correlation, temporal_peaks, word_offset_measures)
+                        temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures)
 from .decomposition import (TERMS, Decomposition, alignment_terms, decompose, projected_relative_delta,
-                            temporal_input_delta_cosine, top_alignment_shares)
+                            random_abs_cosine, temporal_input_delta_cosine, top_alignment_shares)
 from .readout import readout_alignment, readout_match
 from .variance import variance_drop, word_variance
 
@@ -92,7 +92,10 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "decoder_delta_norm": _relative_norm(D),
         "variance_drop": variance_drop(out["word_variance"]),
         "temporal_argmax_rho": temporal_argmax_correlation(D.mu, E.mu, n_steps),
+        "temporal_diagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps),
+        "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
         "short_long_gap": short_long_gap(out["accuracy"]),
+        "early_late_gap": early_late_gap(dec),
     }
     if readout is not None:
         out["readout_alignment"] = readout_alignment(E.chi, src_vocab, readout, tgt_vocab).dropna()
@@ -117,6 +120,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         summary["share_max"] = float(shares.max())
         summary["share_delta_chi_margin"] = float(shares["delta_chi"] - shares.drop("delta_chi").max())
         summary["cos_temporal_input_delta"] = temporal_input_delta_cosine(D_a, E_a)
+        summary["cos_temporal_input_delta_excess"] = (summary["cos_temporal_input_delta"]
+                                                      - random_abs_cosine(D_a.mu.shape[1]))
         lengths = lambda df, pos: df.groupby("example")[pos].max().to_numpy() + 1  # noqa: E731 (<eos> included)
         predicted = predicted_offset(lengths(enc, "t"), lengths(dec, "s"), len(D_a.mu))
         summary.update(peak_measures(temporal_peaks(D_a.mu, E_a.mu, predicted[predicted.s < n_half(dec)])))

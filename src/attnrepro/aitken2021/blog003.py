@@ -3,7 +3,8 @@ bottleneck for long inputs; reading the source reversed (Sutskever et al. 2014) 
 
 The post argues from principle and measures nothing, so these rows are the project's own checks of its argument
 (``origin="extension"``), measured by ``short_long_gap``: token accuracy on the shortest third of input lengths
-minus on the longest third (:func:`attnrepro.aitken2021.accuracy.short_long_gap`), on the ``bottleneck`` tasks.
+minus on the longest third (:func:`attnrepro.aitken2021.accuracy.short_long_gap`), on the ``bottleneck`` tasks; and
+by ``early_late_gap`` (accuracy on early minus late output words) for the trade-off of reversal.
 """
 
 from ..claims import Claim
@@ -18,15 +19,19 @@ CLAIMS: tuple[Claim, ...] = (
               "longer input sequences",
         reading="a VED's token accuracy on the longest third of input lengths is more than 10 points below that "
                 "on the shortest third",
-        measure="short_long_gap", kind="continuous", direction=">", threshold=0.1,
+        measure="short_long_gap", kind="continuous", bounds=(-1.0, 1.0), model_checked=False, direction=">", threshold=0.1,
         task_kinds=("bottleneck",), archs=("ved",), figure=_FIG),
     Claim(
         paper="blog003", claim_id="reversal_eases_bottleneck", section="'Benefits of attention: shorter path lengths'",
         origin="extension",
         quote="If we instead reverse the order of the input sequence, the information from the first time-step in "
               "the input has a shorter path length",
-        reading="per seed, the VED's short-long gap with the source reversed minus with it forwards, below 0",
-        measure="short_long_gap", kind="continuous", direction="<", threshold=0.0,
+        reading="the trade-off the post describes (early output words closer to their source, easier; later ones "
+                "farther, harder): per seed, the VED's accuracy on the first third of output words minus on the "
+                "last third, with the source reversed minus forwards, above 0 (the earlier reading, the short-long "
+                "input-length gap, beside it)",
+        measure="early_late_gap", kind="continuous", bounds=(-2.0, 2.0), model_checked=False, direction=">",
+        threshold=0.0, original="short_long_gap",
         task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"), figure=_FIG),
     Claim(
         paper="blog003", claim_id="attention_removes_bottleneck", section="'Benefits of attention: shorter path lengths'",
@@ -34,6 +39,6 @@ CLAIMS: tuple[Claim, ...] = (
         quote="The attention mechanism helps alleviate this bottleneck by allowing the decoder to search across the "
               "entire input sequence",
         reading="an AED's short-long gap below 5 points",
-        measure="short_long_gap", kind="continuous", direction="<", threshold=0.05,
+        measure="short_long_gap", kind="continuous", bounds=(-1.0, 1.0), model_checked=False, direction="<", threshold=0.05,
         task_kinds=("bottleneck",), archs=("aed",), figure=_FIG),
 )

@@ -104,6 +104,14 @@ def temporal_input_delta_cosine(dec: Decomposition, enc: Decomposition) -> float
     return float(np.mean(np.abs(np.einsum("nh,nh->n", mu[good], v[good])) / norms[good])) if good.any() else float("nan")
 
 
+def random_abs_cosine(width: int) -> float:
+    """E|cos| between two independent uniformly random directions in R^width, Γ(H/2) / (√π Γ((H+1)/2)): the
+    baseline 'close to orthogonal' is judged against (≈ 0.10 at H = 64, where random directions already are)."""
+    from scipy.special import gammaln
+
+    return float(np.exp(gammaln(width / 2) - gammaln((width + 1) / 2)) / np.sqrt(np.pi))
+
+
 TERMS = ("mu_mu", "mu_chi", "mu_delta", "chi_mu", "chi_chi", "chi_delta", "delta_mu", "delta_chi", "delta_delta")
 """The nine terms of Eq. 3, named decoder part first: ``mu_chi`` is μ_s^D · χ_x^E."""
 

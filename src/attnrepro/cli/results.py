@@ -13,9 +13,9 @@ from .common import SPEC_HELP, sub
 
 # -- claims -------------------------------------------------------------------------------------------------
 def cmd_claims(args) -> None:
-    from ..claims import merge_replicates, model_quality, summarize, unmeasured
+    from ..claims import by_claim, merge_replicates, model_quality, summarize, unmeasured
     from ..claims_markdown import to_markdown
-    from ..papers import CLAIMS
+    from ..papers import CLAIMS, model_check, tested_on
     from ..io import atomic_path, read_csv_checked, write_csv
     from ..layout import ClaimSource
 
@@ -28,8 +28,11 @@ def cmd_claims(args) -> None:
         # a header-only table is a real result (no K-head model)
         tables.setdefault(s.experiment, []).append((s.path, read_csv_checked(s.path)))
     summaries = {name: merge_replicates(name, ts) for name, ts in tables.items()}
-    table = summarize(summaries, experiments, CLAIMS, confidence=args.confidence)
+    table = summarize(summaries, experiments, CLAIMS, confidence=args.confidence, checks=model_check,
+                      tested_on=tested_on)
     write_csv(table, args.out)
+    if args.by_claim:
+        write_csv(by_claim(table), args.by_claim)
     if args.markdown:
         missing = unmeasured(table, summaries, experiments, CLAIMS)
         references = {}
@@ -41,7 +44,8 @@ def cmd_claims(args) -> None:
                                                                 "reference_value", "measured_mean", "ci_low",
                                                                 "ci_high", "n", "unit", "interval", "verdict"])
         with atomic_path(args.markdown) as tmp:
-            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing, references) + "\n")
+            tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing, references,
+                                       by_claim(table)) + "\n")
     print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
           .to_string(), file=sys.stderr)
 
@@ -116,6 +120,7 @@ def add_parsers(subparsers) -> None:
     c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
+    c.add_argument("--by-claim", help="also write one verdict per paper claim (results/claims_by_claim.csv)")
     c.add_argument("--reference", action="append", default=[], metavar="LABEL=CSV",
                    help="a committed claims table (another config's claims.csv) shown beside this run's in the "
                         "Markdown, per claim (repeatable)")

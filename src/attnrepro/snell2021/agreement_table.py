@@ -36,6 +36,21 @@ def second_run_curve(alpha_ref: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndar
                          "performance": np.asarray(perf_b, dtype=float)})
 
 
+def peak_inside(scores: np.ndarray) -> float:
+    """App. A.7's peak: the largest score over checkpoints minus the larger of the first and last (≥ 0 always)."""
+    scores = np.asarray(scores, dtype=float)
+    return float(scores.max() - max(scores[0], scores[-1]))
+
+
+def peak_inside_excess(scores: np.ndarray, seed: int, n_shuffles: int = 200) -> float:
+    """:func:`peak_inside` minus its mean over the same scores with the checkpoints in random order: the null of
+    a curve with no shape in training time (a flat noisy curve scores ≈ 0, a rise-then-fall above 0)."""
+    rng = np.random.default_rng(seed)
+    scores = np.asarray(scores, dtype=float)
+    null = np.mean([peak_inside(rng.permutation(scores)) for _ in range(n_shuffles)])
+    return peak_inside(scores) - float(null)
+
+
 def target_token_rows(probe: np.ndarray, tgt_mask: np.ndarray, src_len: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A probe over padded sentence pairs, [..., B, T, L], as rows of the real target tokens, [..., N, L], with
     each row's source length [N] (N = number of true entries of ``tgt_mask`` [B, T], in row-major order)."""
@@ -72,7 +87,8 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: n
         row[f"{name}_excess"] = row[name] - row["A_hat"]
     row["tau_alpha_beta_uf_excess"] = row["tau_alpha_beta_uf"] - row["tau_hat"]
     # App. A.7: A(α, β^uf(τ)) rises, then falls — its peak above both ends of training
-    row["A_alpha_beta_uf_peak_inside"] = max(uf_scores) - max(uf_scores[0], uf_scores[-1])
+    row["A_alpha_beta_uf_peak_inside"] = peak_inside(uf_scores)
+    row["A_alpha_beta_uf_peak_excess"] = peak_inside_excess(uf_scores, seed)
     if alpha_fr is not None:
         row["A_alpha_alpha_fr"] = max(A(a, f) for f in alpha_fr)
         row["A_beta_uf_minus_alpha_fr"] = row["A_alpha_beta_uf"] - row["A_alpha_alpha_fr"]

@@ -2,8 +2,8 @@
 
 A run *fails* when its final teacher-forced token accuracy is below ``fail_below`` (the authors' bad-head rule,
 0.6) and *learns* at the first evaluation at or above ``good_above`` (their good-head rule, 0.95); a member whose
-loss or gradient went non-finite is *diverged*: counted apart, neither failed nor succeeded (its measures are NaN),
-so Fig. 3's failure rate and Fig. 6's success rate are over the runs that trained.
+loss or gradient went non-finite is *diverged*: marked apart here (its measures are NaN); the claims count it as a
+failed run and say how many (``attnrepro.claims``, a claim's ``diverged_value``).
 """
 
 from __future__ import annotations
