@@ -101,8 +101,8 @@ def test_fold_summary_uses_disjoint_folds(cache):
 
 def test_claims_read_the_fold_summary(cache):
     s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 3, N_LAYERS, N_HEADS)
-    table = summarize({"minilm": s}, {"minilm": ("news", "minilm")}, CLAIMS)
-    mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "minilm")]
+    table = summarize({"minilm": s}, {"minilm": ("news", "pretrained")}, CLAIMS)
+    mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "pretrained")]
     assert len(table) == len(mine) >= 10
     assert (table.n == 3).all() and (table.unit == "fold").all()
     verdicts = table.set_index("claim_id").verdict

@@ -165,12 +165,9 @@ def claim_reference_args():
 CORPORA = config.get("corpora") or {}
 # every pinned set the download rule fetches: the corpora and the Kobayashi encoder and rank file where configured
 PINNED = {**CORPORA}
-for _key in ("encoder", "ranks"):
+for _key in ("encoder", "ranks"):  # their names differ from the corpora's (config.check)
     _set = (config.get("kobayashi2020") or {}).get(_key)
     if _set:
-        if _set["name"] in PINNED:
-            raise WorkflowError(f"config: kobayashi2020.{_key}.name {_set['name']!r} is already a download folder "
-                                f"(a corpus or the other kobayashi2020 set); give it its own name")
         PINNED[_set["name"]] = _set
 
 
@@ -222,7 +219,8 @@ from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
 
 KOBAYASHI_FIGURES = list(FIGURES)
 
-KOBAYASHI_SUMMARY = layout.KOBAYASHI_SUMMARY
+KOBAYASHI_MODEL = layout.kobayashi_model(config)  # kobayashi2020_minilm, or _<name> of a downloaded encoder
+KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
 
 
 def kobayashi2020_figures():

@@ -19,7 +19,7 @@ rule kobayashi2020_data:
         encoder=kobayashi_pinned("encoder"),
         ranks=kobayashi_pinned("ranks"),
     output:
-        "results/data/kobayashi2020_minilm/tokens.parquet",
+        f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
     params:
         n_sequences=KOBA.get("n_sequences"),
         max_len=KOBA.get("max_len"),
@@ -36,10 +36,10 @@ rule kobayashi2020_data:
 
 rule kobayashi2020_cache:
     input:
-        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
+        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
         encoder=kobayashi_pinned("encoder"),
     output:
-        expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+        expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     params:
         torch_threads=config["threads"],
         out_dir=lambda wc, output: Path(output[0]).parent,
@@ -62,8 +62,8 @@ rule kobayashi2020_cache:
 
 rule kobayashi2020_summary:
     input:
-        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
-        cache=expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        cache=expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         KOBAYASHI_SUMMARY,
     params:
@@ -80,14 +80,14 @@ rule kobayashi2020_summary:
 
 rule kobayashi2020_figure:
     input:
-        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
-        cache=expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        cache=expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         png=report(
             "results/figures/kobayashi2020/{name}.png",
             caption="../report/kobayashi2020.rst",
             category="Kobayashi et al. 2020",
-            subcategory="MiniLM",
+            subcategory="pretrained encoder",
             labels={"figure": "{name}"},
         ),
         pdf="results/figures/kobayashi2020/{name}.pdf",

@@ -13,7 +13,7 @@ project's own check on the synthetic tasks with exact alignments.
 
 from ..claims import Claim
 
-_ENCODER = dict(paper="kobayashi2020", kind="continuous", task_kinds=("news",), archs=("minilm",))
+_ENCODER = dict(paper="kobayashi2020", kind="continuous", task_kinds=("news",), archs=("pretrained",))
 _FIG = "figures/kobayashi2020/"
 _FOLDS = "; folds of the text as replicates"
 _TABLE2_QUOTE = ("the vectors for specific tokens ([CLS], [SEP], and punctuation) gain remarkably large attention "
