@@ -102,3 +102,28 @@ def test_changed_weights_are_refused_before_loading(mirror, tmp_path, capsys):
                  "--local-name", "tiny_bert/config.json"]) == 2
     assert "sha256 mismatch for config.json" in capsys.readouterr().err
     assert not (tmp_path / "again" / "config.json").exists()
+
+
+@pytest.mark.slow
+def test_rules_download_the_pinned_encoder_from_the_mirror(mirror, tmp_path):
+    """The workflow's own route: kobayashi2020.encoder and .ranks in the config, downloads.local_dir the mirror;
+    the download rule fetches and verifies each file, the encoder's tables are named after it."""
+    import yaml
+
+    from conftest import ROOT, job_counts, snakemake
+
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg.pop("snell2021", None)
+    cfg["downloads"] = {"local_dir": str(mirror), "allow_unpinned": False}
+    cfg["kobayashi2020"] = {"n_sequences": 6, "max_len": 48, "batch_size": 3, "pair_fraction": 0.2, "seed": 0,
+                            "folds": 3, "max_points": 1000, "dpi": 60, "first_article": 5,
+                            "encoder": pinned(mirror, "tiny_bert"), "ranks": pinned(mirror, "ranks")}
+    (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    summary = "results/analysis/kobayashi2020_tiny_bert/summary.csv"
+    proc = snakemake("--cores", "1", summary, "--configfile", "tiny.yaml", cwd=tmp_path, timeout=600)
+    assert job_counts(proc.stdout + proc.stderr)["download"] == 5  # 4 files of the model, 1 rank file
+    assert len(pd.read_csv(tmp_path / summary)) == 3
+    tokens = pd.read_parquet(tmp_path / "results" / "data" / "kobayashi2020_tiny_bert" / "tokens.parquet")
+    assert tokens.article.min() >= 5 and tokens.groupby("token")["rank"].first()["[SEP]"] == 28
+    log = (tmp_path / "results" / "logs" / "download" / "tiny_bert" / "model.safetensors.log").read_text()
+    assert "sha256 verified" in log and str(mirror) in log
