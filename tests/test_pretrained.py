@@ -84,9 +84,12 @@ def test_demo_and_paper_sequences_are_disjoint(encoder, root):
     packed = encoder_text.pack_pairs(encoder_text.read_news(), encoder.tokenizer.tokenize, demo["n_sequences"],
                                      demo["max_len"], demo.get("first_article", 0))
     assert len(packed) == demo["n_sequences"]
-    for name in ("paper.yaml", "paper_slice.yaml"):
-        paper = yaml.safe_load((root / "config" / name).read_text())["kobayashi2020"]
-        assert packed[-1][0] < paper["first_article"], name
+    slice_ = yaml.safe_load((root / "config" / "paper_slice.yaml").read_text())["kobayashi2020"]
+    paper = yaml.safe_load((root / "config" / "paper.yaml").read_text())["kobayashi2020"]
+    assert packed[-1][0] < slice_["first_article"] == paper["first_article"]
+    later = encoder_text.pack_pairs(encoder_text.read_news(), encoder.tokenizer.tokenize, slice_["n_sequences"],
+                                    slice_["max_len"], slice_["first_article"])
+    assert len(later) == slice_["n_sequences"]  # the paper's 992 fit in the articles after the demo's
 
 
 def test_sentences():
