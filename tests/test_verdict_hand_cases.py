@@ -131,7 +131,7 @@ def test_an_untrained_models_row_is_not_tested():
 
 def test_minilm_rows_name_the_substitute_and_sample_folds_not_models():
     row = _table(["fnorm_dispersion"], {"minilm": pd.DataFrame({"fold": range(6), "cv_fnorm_mean": [0.3] * 6})},
-                 {"minilm": ("news", "minilm")}).iloc[0]
+                 {"minilm": ("news", "pretrained")}).iloc[0]
     assert "MiniLM" in row.tested_on and "BERT-base" in row.tested_on and "not sampled" in row.samples
     assert row.size_vs_paper == ""  # the paper's 0.22 is BERT-base's
 

@@ -121,6 +121,7 @@ def check(config: dict[str, Any]) -> None:
     _check_gold_sets(config)
     _check_figures(config)
     check_corpora(config)
+    _check_pinned_sets(config)
     # sizes that cannot fit, with the estimate
     check_memory(config, {e["task"]: task_spec(config, e["task"]) for e in config.get("experiments", {}).values()})
     if "snell2021" in config:  # Snell et al. 2021's own block
@@ -205,6 +206,22 @@ def corpus_family(corpus: dict[str, Any]) -> str:
     from .corpora import FORMATS
 
     return FORMATS[corpus["format"]].FAMILY
+
+
+def _check_pinned_sets(config: dict) -> None:
+    """kobayashi2020.encoder and .ranks download into results/downloads/<name>/, beside the corpora: one folder each."""
+    taken = {name: f"corpora.{name}" for name in config.get("corpora") or {}}
+    for key in ("encoder", "ranks"):
+        pinned = (config.get("kobayashi2020") or {}).get(key)
+        if not pinned:
+            continue
+        if pinned["name"] in taken:
+            raise AttnReproError(f"kobayashi2020.{key}.name: {pinned['name']!r} is already the download folder of "
+                                 f"{taken[pinned['name']]}; give it a name of its own")
+        taken[pinned["name"]] = f"kobayashi2020.{key}"
+    ranks = (config.get("kobayashi2020") or {}).get("ranks")
+    if ranks and len(ranks["files"]) != 1:
+        raise AttnReproError(f"kobayashi2020.ranks.files: one 'rank count id' file, not {len(ranks['files'])}")
 
 
 def check_corpora(config: dict[str, Any]) -> None:

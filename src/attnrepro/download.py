@@ -150,3 +150,13 @@ def _archive_problem(path: Path) -> str | None:
     except (OSError, EOFError, zlib.error, zipfile.BadZipFile) as err:
         return f"{type(err).__name__}: {err}"
     return None
+
+
+def verified_files(directory: str | Path, files: dict[str, dict]) -> Path:
+    """``directory`` once every file of ``files`` (name -> {sha256, md5}, a config's pinned set) in it passes
+    :func:`verify_download`: a set of files read together (a model's weights, tokenizer and config) is read only
+    when all of them are the pinned bytes."""
+    directory = Path(directory)
+    for name, spec in files.items():
+        verify_download(directory / name, spec.get("sha256"), spec.get("md5"))
+    return directory

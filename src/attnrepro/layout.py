@@ -15,14 +15,21 @@ from .config import GOLD_TASK_KINDS, task_spec
 from .errors import AttnReproError
 
 RESULTS = "results"
-KOBAYASHI_MODEL = "kobayashi2020_minilm"  # the one pretrained encoder; its replicates are folds, not seeds
 
 
 def analysis_dir(name: str) -> str:
     return f"{RESULTS}/analysis/{name}"
 
 
-KOBAYASHI_SUMMARY = f"{analysis_dir(KOBAYASHI_MODEL)}/summary.csv"
+def kobayashi_model(config: dict) -> str:
+    """The one pretrained encoder's results name (its replicates are folds, not seeds): kobayashi2020_<name> of
+    the downloaded ``kobayashi2020.encoder``, kobayashi2020_minilm for the offline default."""
+    encoder = (config.get("kobayashi2020") or {}).get("encoder")
+    return f"kobayashi2020_{encoder['name'] if encoder else 'minilm'}"
+
+
+def kobayashi_summary(config: dict) -> str:
+    return f"{analysis_dir(kobayashi_model(config))}/summary.csv"
 
 
 @dataclass(frozen=True)
@@ -113,7 +120,7 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
         out += [ClaimSource(label, of.task_kind, of.arch, of.cell, path)
                 for path in quality + [f"{out_dir}/aer_summary.csv"]]
     if "kobayashi2020" in config:
-        out.append(ClaimSource(KOBAYASHI_MODEL, "news", "minilm", "", KOBAYASHI_SUMMARY))
+        out.append(ClaimSource(kobayashi_model(config), "news", "pretrained", "", kobayashi_summary(config)))
     if config.get("snell2021"):
         out += [ClaimSource(name, kind, arch, "", path)
                 for name, (kind, arch, path) in snellcfg.claim_experiments(config["snell2021"]).items()]

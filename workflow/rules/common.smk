@@ -163,24 +163,36 @@ def claim_reference_args():
 
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
 CORPORA = config.get("corpora") or {}
+# every pinned set the download rule fetches: the corpora and the Kobayashi encoder and rank file where configured
+PINNED = {**CORPORA}
+for _key in ("encoder", "ranks"):  # their names differ from the corpora's (config.check)
+    _set = (config.get("kobayashi2020") or {}).get(_key)
+    if _set:
+        PINNED[_set["name"]] = _set
 
 
 def corpus_pattern(family=None):
-    """The corpus names (of one family) as a wildcard constraint; one that matches nothing when there are none."""
-    names = [n for n, c in CORPORA.items() if family is None or cfglib.corpus_family(c) == family]
+    """The corpus names (of one family; every pinned set when None) as a wildcard constraint; one that matches
+    nothing when there are none."""
+    names = [n for n, c in (PINNED if family is None else CORPORA).items()
+             if family is None or cfglib.corpus_family(c) == family]
     return "|".join(names) if names else "(?!)"
 
 
 def corpus_file(wildcards):
-    return CORPORA[wildcards.corpus]["files"][wildcards.file]
+    return PINNED[wildcards.corpus]["files"][wildcards.file]
 
 
 def corpus_downloads(wildcards):
-    return [f"results/downloads/{wildcards.corpus}/{f}" for f in CORPORA[wildcards.corpus]["files"]]
+    return pinned_downloads(wildcards.corpus)
+
+
+def pinned_downloads(name):
+    return [f"results/downloads/{name}/{f}" for f in PINNED[name]["files"]]
 
 
 def all_downloads():
-    return [f"results/downloads/{name}/{f}" for name, c in CORPORA.items() for f in c["files"]]
+    return [f"results/downloads/{name}/{f}" for name, c in PINNED.items() for f in c["files"]]
 
 
 def corpus_targets():
@@ -207,7 +219,8 @@ from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
 
 KOBAYASHI_FIGURES = list(FIGURES)
 
-KOBAYASHI_SUMMARY = layout.KOBAYASHI_SUMMARY
+KOBAYASHI_MODEL = layout.kobayashi_model(config)  # kobayashi2020_minilm, or _<name> of a downloaded encoder
+KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
 
 
 def kobayashi2020_figures():

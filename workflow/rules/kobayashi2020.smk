@@ -1,34 +1,52 @@
-# Kobayashi et al. 2020 on the pretrained encoder (all-MiniLM-L6-v2, offline): pack news paragraphs, run the
-# encoder once into a Parquet cache, then every table and figure is a pure function of that cache.
+# Kobayashi et al. 2020 on a pretrained encoder (all-MiniLM-L6-v2 offline by default; the paper's bert-base-uncased
+# where kobayashi2020.encoder pins it, downloaded by the download rule): pack news paragraphs, run the encoder once
+# into a Parquet cache, then every table and figure is a pure function of that cache.
 KOBA = config.get("kobayashi2020", {})
 
 
+def kobayashi_pinned(key):
+    """The downloaded files of kobayashi2020.<key> (encoder or ranks), none when it is not set."""
+    return pinned_downloads(KOBA[key]["name"]) if KOBA.get(key) else []
+
+
+def kobayashi_pinned_args(*keys):
+    """--encoder-json / --ranks-json for the configured sets (their files checked again before they are read)."""
+    return "".join(f" --{key}-json {json_arg(KOBA[key])}" for key in keys if KOBA.get(key))
+
+
 rule kobayashi2020_data:
+    input:
+        encoder=kobayashi_pinned("encoder"),
+        ranks=kobayashi_pinned("ranks"),
     output:
-        "results/data/kobayashi2020_minilm/tokens.parquet",
+        f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
     params:
         n_sequences=KOBA.get("n_sequences"),
         max_len=KOBA.get("max_len"),
+        first_article=KOBA.get("first_article", 0),
+        pinned=kobayashi_pinned_args("encoder", "ranks"),
     log:
         "results/logs/kobayashi2020/data.log",
     benchmark:
         "results/benchmarks/kobayashi2020/data.tsv"
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
-        " --out {output} > {log} 2>&1"
+        " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
 
 
 rule kobayashi2020_cache:
     input:
-        "results/data/kobayashi2020_minilm/tokens.parquet",
+        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        encoder=kobayashi_pinned("encoder"),
     output:
-        expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+        expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     params:
         torch_threads=config["threads"],
         out_dir=lambda wc, output: Path(output[0]).parent,
         batch_size=KOBA.get("batch_size"),
         pair_fraction=KOBA.get("pair_fraction"),
         seed=KOBA.get("seed"),
+        pinned=kobayashi_pinned_args("encoder"),
     threads: config["threads"]
     resources:
         **needs("kobayashi2020_cache"),
@@ -37,15 +55,15 @@ rule kobayashi2020_cache:
     benchmark:
         "results/benchmarks/kobayashi2020/cache.tsv"
     shell:
-        "attnrepro kobayashi2020 cache --tokens {input} --batch-size {params.batch_size}"
-        " --pair-fraction {params.pair_fraction} --seed {params.seed} --out-dir {params.out_dir}"
+        "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
+        " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned} --out-dir {params.out_dir}"
         " --threads {params.torch_threads} > {log} 2>&1"
 
 
 rule kobayashi2020_summary:
     input:
-        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
-        cache=expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        cache=expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         KOBAYASHI_SUMMARY,
     params:
@@ -62,14 +80,14 @@ rule kobayashi2020_summary:
 
 rule kobayashi2020_figure:
     input:
-        tokens="results/data/kobayashi2020_minilm/tokens.parquet",
-        cache=expand("results/activations/kobayashi2020_minilm/{name}.parquet", name=KOBAYASHI_CACHE),
+        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        cache=expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         png=report(
             "results/figures/kobayashi2020/{name}.png",
             caption="../report/kobayashi2020.rst",
             category="Kobayashi et al. 2020",
-            subcategory="MiniLM",
+            subcategory="pretrained encoder",
             labels={"figure": "{name}"},
         ),
         pdf="results/figures/kobayashi2020/{name}.pdf",

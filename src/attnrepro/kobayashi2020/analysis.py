@@ -76,12 +76,13 @@ def alpha_fnorm_correlation(pairs: pd.DataFrame, tokens: pd.DataFrame, n_layers:
 
 
 def frequency_points(heads: pd.DataFrame, tokens: pd.DataFrame) -> pd.DataFrame:
-    """Fig. 6's points: every ranked token occurrence x^(r,o) with α^(r,o) (the attention it receives, averaged
-    over the sequence's queries in each head, then over all heads of all layers, footnote 6) and ‖f(x^(r,o))‖
-    averaged over all heads."""
+    """Fig. 6's points: every token occurrence x^(r,o) (``##`` pieces, single characters and special tokens
+    included, as the authors' code ranks them) with α^(r,o) (the attention it receives, averaged over the
+    sequence's queries in each head, then over all heads of all layers, footnote 6) and ‖f(x^(r,o))‖ averaged over
+    all heads."""
     per_token = heads.groupby(["seq", "pos"])[["alpha_mean", "f_norm"]].mean().reset_index()
     df = per_token.merge(tokens[["seq", "pos", "token", "category", "rank"]], on=["seq", "pos"])
-    df = df[df["rank"].notna()].rename(columns={"alpha_mean": "alpha"})
+    df = df.rename(columns={"alpha_mean": "alpha"})
     return df[["seq", "pos", "token", "category", "rank", "alpha", "f_norm"]].reset_index(drop=True)
 
 
@@ -133,9 +134,7 @@ def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame,
         row = {"fold": fold, "n_sequences": len(seqs)}
         for c, key in (("[CLS]", "cls"), ("[SEP]", "sep"), ("punct", "punct"), ("other", "other")):
             row[f"rho_alpha_fnorm_{key}"] = corr.loc[c, "spearman_rho"]
-        row["abs_rho_alpha_fnorm_other"] = abs(row["rho_alpha_fnorm_other"])
         row.update(freq)
-        row["abs_rho_rank_alpha"] = abs(freq["rho_rank_alpha"])
         row["cv_fnorm_mean"] = disp["cv"].mean()
         row["cv_x_mean"] = x_disp["cv"].mean()
         row["cv_fnorm_minus_x"] = row["cv_fnorm_mean"] - row["cv_x_mean"]

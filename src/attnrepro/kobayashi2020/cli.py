@@ -13,29 +13,68 @@ from ..errors import AttnReproError
 from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES
 
 
+def _pinned(text: str | None, option: str) -> dict | None:
+    """A pinned set of downloaded files ({"name", "files"}) from its JSON option; None when not given."""
+    if text is None:
+        return None
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise AttnReproError(f"{option}: not JSON ({err})") from None
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not isinstance(spec.get("files"), dict):
+        raise AttnReproError(f'{option}: expected {{"name": ..., "files": {{file: {{"sha256": ...}}}}}}')
+    return spec
+
+
+def _encoder(args):
+    from .pretrained import encoder_dir, load_encoder
+
+    return load_encoder(encoder_dir(_pinned(args.encoder_json, "--encoder-json"), args.downloads_dir))
+
+
+def _rank_table(args, encoder, news_texts):
+    """The authors' rank file when it is configured (one pinned file), else the substitute: word-piece counts
+    over every sequence the news corpus packs into (:mod:`.ranks`)."""
+    from ..download import verified_files
+    from . import news
+    from .ranks import count_ranks, read_rank_file
+
+    spec = _pinned(args.ranks_json, "--ranks-json")
+    if spec is not None:
+        if len(spec["files"]) != 1:
+            raise AttnReproError(f"kobayashi2020.ranks.files: one rank file, not {len(spec['files'])}")
+        folder = verified_files(Path(args.downloads_dir) / spec["name"], spec["files"])
+        return read_rank_file(folder / next(iter(spec["files"])))
+    every = news.pack_pairs(news_texts, encoder.tokenizer.tokenize, None, args.max_len)
+    return count_ranks(news.sequence_table(every, encoder.tokenizer).token_id)
+
+
 def cmd_data(args) -> None:
     from ..io import write_parquet
     from . import news
-    from .pretrained import load_encoder
+    from .ranks import rank_tokens
 
-    encoder = load_encoder()
-    packed = news.pack_pairs(news.read_news(), encoder.tokenizer.tokenize, args.n_sequences, args.max_len)
+    encoder = _encoder(args)
+    texts = news.read_news()
+    packed = news.pack_pairs(texts, encoder.tokenizer.tokenize, args.n_sequences, args.max_len, args.first_article)
     if len(packed) < args.n_sequences:
         raise AttnReproError(f"kobayashi2020.n_sequences: only {len(packed)} sequences of at most {args.max_len} "
-                             f"tokens can be packed, not {args.n_sequences}")
-    tokens = news.sequence_table(packed, encoder.tokenizer, news.read_frequency_ranks())
+                             f"tokens can be packed from article {args.first_article} on, not {args.n_sequences}")
+    tokens = news.sequence_table(packed, encoder.tokenizer)
+    tokens["rank"] = rank_tokens(tokens.token_id, _rank_table(args, encoder, texts))
     write_parquet(tokens, args.out)
-    print(f"{len(packed)} sequences, {len(tokens)} tokens, mean length {len(tokens) / len(packed):.1f}", file=sys.stderr)
+    print(f"{len(packed)} sequences (articles {packed[0][0]}-{packed[-1][0]}), {len(tokens)} tokens, mean length "
+          f"{len(tokens) / len(packed):.1f}", file=sys.stderr)
 
 
 def cmd_cache(args) -> None:
     from ..io import read_parquet, write_parquet
     from .norms import check_eq3
-    from .pretrained import load_encoder, norm_cache, singular_value_table
+    from .pretrained import norm_cache, singular_value_table
 
     threads(args.threads)
     tokens = read_parquet(args.tokens, require=COLUMNS["tokens"], nonempty=True)
-    encoder = load_encoder()
+    encoder = _encoder(args)
     cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed, log=sys.stderr)
     cache["svals"] = singular_value_table(encoder)
     check_eq3(float(cache["error"].max_abs_error.max()))
@@ -163,21 +202,34 @@ def cmd_nmt_figure(args) -> None:
     write_figure(*NMT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
 
 
+def _encoder_options(parser) -> None:
+    parser.add_argument("--encoder-json", default=None,
+                        help="the pinned encoder (kobayashi2020.encoder: name and files); default: MiniLM's wheel")
+    parser.add_argument("--downloads-dir", default="results/downloads",
+                        help="where the download rule put <name>/<file> of the pinned files")
+
+
 def add_parser(subparsers) -> None:
-    k = subparsers.add_parser("kobayashi2020", help="Kobayashi et al. 2020: the pretrained encoder (MiniLM) and AER",
-                       description="Kobayashi et al. 2020: attention read as ‖αf(x)‖, on the pretrained MiniLM "
-                                   "encoder (§4) and on the workflow's own models (AER, §5).")
+    k = subparsers.add_parser("kobayashi2020", help="Kobayashi et al. 2020: a pretrained encoder (MiniLM or BERT) and AER",
+                       description="Kobayashi et al. 2020: attention read as ‖αf(x)‖, on a pretrained encoder "
+                                   "(MiniLM offline, or a pinned download such as bert-base-uncased) (§4) and on the workflow's own models (AER, §5).")
     ks = k.add_subparsers(dest="step", required=True, metavar="STEP")
     kd = sub(ks, "data", "pack news paragraphs as [CLS] p1 [SEP] p2 [SEP] with frequency ranks",
               cmd_data)
     kd.add_argument("--n-sequences", type=int, required=True, help="sequences packed")
     kd.add_argument("--max-len", type=int, required=True, help="tokens per sequence at most")
+    kd.add_argument("--first-article", type=int, default=0, help="news articles before this one are not used")
+    kd.add_argument("--ranks-json", default=None,
+                    help="the pinned rank file (kobayashi2020.ranks: name and files); default: word-piece counts "
+                         "over the whole news corpus")
+    _encoder_options(kd)
     kd.add_argument("--out", required=True, help="the token table (Parquet)")
     kc = sub(ks, "cache", "run the encoder once; cache ‖f(x)‖, α and sampled pairs to Parquet", cmd_cache)
     kc.add_argument("--tokens", required=True, help="the token table of `kobayashi2020 data`")
     kc.add_argument("--batch-size", type=int, required=True, help="sequences per forward pass")
     kc.add_argument("--pair-fraction", type=float, required=True, help="share of (query, key) pairs kept")
     kc.add_argument("--seed", type=int, required=True, help="which pairs are kept")
+    _encoder_options(kc)
     kc.add_argument("--out-dir", required=True, help="writes " + ", ".join(f"{n}.parquet" for n in CACHE_TABLES))
     kc.add_argument("--threads", type=int, default=None, help="torch CPU threads")
     kss = sub(ks, "summary", "per-fold measures for the claims", cmd_summary)

