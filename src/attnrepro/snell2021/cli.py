@@ -85,7 +85,8 @@ def cmd_analyze(args) -> None:
     if kind == "copy":
         metrics = read_csv_checked(models / spec["runs"]["run"] / "metrics.csv")
         write_parquet(sr.curves(metrics), out / "curves.parquet")
-        summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"])
+        write_csv(sr.failure_curve(metrics, spec["fail_below"], args.name), out / "failures.csv")
+        summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"], spec.get("judge_step"))
     elif kind == "multihead":
         roles = spec["runs"]
         outcomes = read_parquet(models / roles["candidates"] / "candidates.parquet")

@@ -60,6 +60,10 @@ def check(block: dict[str, Any]) -> None:
         if name not in COPY_RUNS:
             raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
     _check_multihead(block["multihead"])
+    judge = c.get("judge_step")
+    if judge is not None and judge > block["train"]["steps"]:
+        raise AttnReproError(f"snell2021.copy.judge_step ({judge}) exceeds snell2021.train.steps "
+                             f"({block['train']['steps']})")
     for run, spec in runs(block).items():
         t = spec["train"]
         if t["eval_every"] > t["steps"]:
@@ -125,7 +129,8 @@ def _table2_runs(prefix: str, data: dict, model: dict, train: dict, seeds: list[
 def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every training job of the block: name -> spec (:mod:`attnrepro.snell2021.runs`)."""
     c, seeds, out = block["copy"], block["seeds"], {}
-    seq2seq = {"type": "seq2seq", "hidden": c["hidden"], "heads": 1}
+    seq2seq = {"type": "seq2seq", "hidden": c["hidden"], "heads": 1,
+               **({"score_bias": True} if c.get("score_bias") else {})}  # absent when off: specs (and reruns) as before
     for name in COPY_RUNS:
         if name == TABLE2_COPY:
             continue
@@ -144,7 +149,9 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out["multihead_candidates"] = {"model": {**seq2seq, "attention": "learned"}, "data": data, "train": mh_train,
                                    "record": [], "divergence": "freeze", "multihead": m}
     for combo in COMBOS:
-        out[f"multihead_{combo}"] = {"model": {**seq2seq, "heads": m["heads"], "attention": "learned"}, "data": data,
+        combine = {"heads_combine": m["combine"]} if m.get("combine", "sum") != "sum" else {}
+        out[f"multihead_{combo}"] = {"model": {**seq2seq, "heads": m["heads"], "attention": "learned", **combine},
+                                     "data": data,
                                      "train": mh_train, "record": ["head_alignment"], "divergence": "freeze",
                                      "combo": combo, "multihead": m}
     k = block["keyword"]
@@ -205,8 +212,10 @@ def table2_analyses(block: dict[str, Any]) -> dict[str, str]:
 
 def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every analysis job: name -> spec (``kind``, the runs it reads by role, its parameters)."""
+    judge = block["copy"].get("judge_step")  # the authors' last evaluation (191 updates); None = the run's last
     out = {name: {"kind": "copy", "runs": {"run": name}, "fail_below": block["fail_below"],
-                  "good_above": block["good_above"]} for name in copy_analyses(block)}
+                  "good_above": block["good_above"], **({"judge_step": judge} if judge is not None else {})}
+           for name in copy_analyses(block)}
     out["multihead"] = {"kind": "multihead", "runs": {"candidates": "multihead_candidates",
                                                        **{c: f"multihead_{c}" for c in COMBOS}},
                         "fail_below": block["fail_below"], "good_above": block["good_above"]}
@@ -241,7 +250,7 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
     return files
 
 
-ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet"], "keyword": ["summary.csv", "curves.parquet"],
+ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet", "failures.csv"], "keyword": ["summary.csv", "curves.parquet"],
                     "multihead": [*(f"summary_{c}.csv" for c in COMBOS), "curves.parquet", "candidates.parquet"],
                     "counts": ["summary.csv", "tables.parquet"], "table2": ["summary.csv", "xi_curves.csv"]}
 
@@ -277,7 +286,8 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
     translation = {name: translation_label(name) for name in translation_sets(block)}
     references = {translation[name]: s["reference"] for name, s in block.get("translation", {}).get("sets", {}).items()
                   if s.get("reference")}
-    return {"fail_below": block["fail_below"], "classification": classification_sets(block),
+    return {"fail_below": block["fail_below"], "judge_step": c.get("judge_step"),
+            "classification": classification_sets(block),
             "translation": translation_sets(block), "references": references,
             "uniform": [n.removeprefix("copy_") for n in c.get("uniform", [])], "labels": {**translation,
         "same": f"permutations of the same {length} words", "subset": f"{length} of {v} words",

@@ -56,6 +56,27 @@ def fig3(same: pd.DataFrame, subset: pd.DataFrame, mixture: pd.DataFrame, unifor
     return fig, _curve_data(drawn)
 
 
+def fig3_failures(failures: pd.DataFrame, labels: dict[str, str], judge_step: int | None):
+    """The failure rate of every copy run against the step (``failures``: run, step, n_seeds, n_below), with its
+    95% Clopper–Pearson band; the dotted line marks where the runs are judged (the authors' last evaluation)."""
+    from ..intervals import clopper_pearson
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for run, f in failures.sort_values("step").groupby("run", sort=False):
+        band = np.array([clopper_pearson(int(k), int(n)) for k, n in zip(f.n_below, f.n_seeds)])
+        key = run.removeprefix("copy_").removesuffix("_uniform")
+        label = labels.get(key, key) + (", uniform α" if run.endswith("_uniform") else "")
+        line, = ax.plot(f.step, f.n_below / f.n_seeds, "--" if run.endswith("_uniform") else "-", lw=1, label=label)
+        ax.fill_between(f.step, band[:, 0], band[:, 1], color=line.get_color(), alpha=0.12)
+    if judge_step is not None:
+        ax.axvline(judge_step, color=GREY, lw=0.6, ls=":")
+    ax.set(xlabel="training step", ylabel="fraction of seeds below the failure threshold", ylim=(-0.02, 1.02),
+           title="Fig. 3: failure rate at every evaluation (band: 95% Clopper–Pearson)")
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig, failures.reset_index(drop=True)
+
+
 def sec6_2(copy: pd.DataFrame, permute: pd.DataFrame, labels: dict[str, str], fail_below: float):
     fig, ax = plt.subplots(figsize=(6, 4.2))
     _curves(ax, copy, BLUE, labels["copy"], fail_below)

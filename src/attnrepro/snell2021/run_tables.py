@@ -1,7 +1,8 @@
 """Per-run summaries of Snell et al. 2021's training runs, from their metrics and probe tables (no I/O).
 
-A run *fails* when its final teacher-forced token accuracy is below ``fail_below`` (the authors' bad-head rule,
-0.6) and *learns* at the first evaluation at or above ``good_above`` (their good-head rule, 0.95); a member whose
+A run *fails* when its teacher-forced token accuracy at its last evaluation is below ``fail_below`` (the authors'
+bad-head rule, 0.6); ``judge_step`` moves that reading to the last evaluation at or before it (the authors' copy
+runs train 200 steps and evaluate last after 191 updates) and *learns* at the first evaluation at or above ``good_above`` (their good-head rule, 0.95); a member whose
 loss or gradient went non-finite is *diverged*: counted apart, neither failed nor succeeded (its measures are NaN),
 so Fig. 3's failure rate and Fig. 6's success rate are over the runs that trained.
 """
@@ -15,13 +16,17 @@ SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "reached_
                    "steps_to_good_censored", "mean_acc", "diverged"]
 
 
-def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float) -> pd.DataFrame:
+def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float,
+                  judge_step: int | None = None) -> pd.DataFrame:
     """Per member (``metrics``: the engine's rows): final and best token accuracy, ``failed`` (final <
     ``fail_below``), ``reached_good`` (accuracy ≥ ``good_above`` at some evaluation), ``steps_to_good`` (the first
     such evaluation, NaN if never — Fig. 3's "converges slower"), ``steps_to_good_censored`` (the same, a run that
     never gets there counted one evaluation past its last step), the mean accuracy over evaluations and
-    ``diverged`` (0/1; a diverged run's other measures are NaN)."""
+    ``diverged`` (0/1; a diverged run's other measures are NaN). With ``judge_step``, only the evaluations at or
+    before it count."""
     rows = []
+    if judge_step is not None:
+        metrics = metrics[metrics.step <= judge_step]
     for (member, seed), c in metrics.sort_values("step").groupby(["member", "seed"]):
         if c.diverged.any():
             rows.append({"seed": seed, "member": member, "diverged": 1.0})
@@ -35,6 +40,21 @@ def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float) -
                      "steps_to_good": first, "steps_to_good_censored": beyond if np.isnan(first) else first,
                      "mean_acc": c.token_acc.mean(), "diverged": 0.0})
     return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
+
+
+FAILURE_COLUMNS = ["run", "step", "n_seeds", "n_below"]
+
+
+def failure_curve(metrics: pd.DataFrame, fail_below: float, run: str) -> pd.DataFrame:
+    """Fig. 3's failure rate at every evaluation: per ``step``, ``n_seeds`` (members evaluated there; a member
+    that diverged at any point is left out, as :func:`curve_summary` leaves it out of the failure rate) and
+    ``n_below`` (those whose token accuracy is below ``fail_below``), so the rate can be read at the authors' last
+    evaluation (191 updates) and at any other alike."""
+    gone = metrics.groupby("member").diverged.transform("any").astype(bool)
+    ok = metrics[~gone]
+    g = ok.assign(below=ok.token_acc < fail_below).groupby("step").below
+    out = pd.DataFrame({"step": g.size().index, "n_seeds": g.size().to_numpy(), "n_below": g.sum().to_numpy()})
+    return out.assign(run=run, n_below=out.n_below.astype(int)).reindex(columns=FAILURE_COLUMNS)
 
 
 def curves(metrics: pd.DataFrame) -> pd.DataFrame:

@@ -70,7 +70,8 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
     kind = model["type"]
     seeds = [m.seed for m in members]
     if kind == "seq2seq":
-        cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"])
+        cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"],
+                            model.get("score_bias", False), model.get("heads_combine", "sum"))
         return Seq2Seq(cfg, seeds, [list(m.head_seeds) for m in members])
     if kind == "classifier":
         return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"]), seeds)
