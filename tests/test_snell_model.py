@@ -143,8 +143,16 @@ def test_stacked_classifier_on_a_stored_set_equals_separate_runs_and_saliency(tm
     model = Classifier(cfg, [0, 1])
     bt = expand(data.subset(slice(0, 4)), 2)
     d = model.saliency(*args(bt), bt.tgt_out)[:, :, 0]
-    assert d.shape == bt.src.shape and (d >= 0).all()
-    assert (d[~bt.src_mask()] == 0).all() and (d[bt.src_mask()] > 0).all()   # padding has no influence
+    assert d.shape == bt.src.shape
+    assert (d[~bt.src_mask()] == 0).all() and (d[bt.src_mask()] != 0).all()   # padding has no influence
+    # gradient × input: Σ_l Δ_l is the first-order change of log p(y) when every embedding grows by a factor 1 + ε
+    eps = 1e-3
+    logp = lambda e: torch.log_softmax(model.run_with_cache(bt.src, bt.src_len, embedded=e)[0], -1).gather(  # noqa
+        -1, bt.tgt_out[..., None]).squeeze(-1).sum(-1)
+    with torch.no_grad():
+        e = model.embed(bt.src)
+        change = (logp(e * (1 + eps)) - logp(e * (1 - eps))) / (2 * eps)
+    torch.testing.assert_close(change, d.sum(-1), rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("kind", tasks.COPY_KINDS)
@@ -209,3 +217,46 @@ def test_proxy_learns_identity_from_subsets_but_not_from_permutations_of_one_set
     beta = proxy.lexical_probe(*args(bt), bt.tgt_out)                      # Eq. 6
     th = proxy.theta()[0]
     assert beta.shape == (1, 5, 7, 7) and beta[0, 1, 2, 4] == th[bt.src[0, 1, 4], bt.tgt_out[0, 1, 2]]
+
+
+def test_score_bias_is_the_authors_attn_lin():
+    """(W s + b)·h_l with W, b of an nn.Linear(H, H) (the authors' attn_lin) on a hand case."""
+    model = Seq2Seq(Seq2SeqConfig(vocab=5, hidden=3, heads=1, score_bias=True), [0])
+    lin = torch.nn.Linear(3, 3)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[1.0, 0.0, 2.0], [0.0, -1.0, 0.0], [0.5, 0.5, 0.5]]))
+        lin.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+        model.heads.att_w[0, 0] = lin.weight.T       # ours: q = s W_ours + b, W_ours = W_authorsᵀ
+        model.heads.att_b[0, 0, 0] = lin.bias
+    s = torch.tensor([[1.0, 2.0, -1.0]])                         # one decoder state
+    h = torch.tensor([[0.5, 0.0, 1.0], [-1.0, 1.0, 0.0], [2.0, 0.0, 0.0]])  # three encoder states
+    alpha = model.attention(s[None, None], h[None, None], torch.tensor([[3]]))[0, 0, 0, 0]
+    with torch.no_grad():
+        expected = torch.softmax(h @ lin(s[0]), -1)
+    torch.testing.assert_close(alpha, expected)
+    no_bias = Seq2Seq(Seq2SeqConfig(vocab=5, hidden=3, heads=1), [0])
+    assert not hasattr(no_bias.heads, "att_b")
+    # the bias is drawn after the other parameters: everything else is as without it
+    for name, p in no_bias.named_parameters():
+        torch.testing.assert_close(p, dict(Seq2Seq(Seq2SeqConfig(5, 3, 1, score_bias=True), [0])
+                                           .named_parameters())[name])
+
+
+def test_heads_mean_versus_sum():
+    """Eq. 21 as printed sums the heads' projected contexts Σ_k (P_k c_k + b_k); the authors' multihead.py averages
+    them: a hand case with K = 2, H = 2."""
+    cfgs = {c: Seq2SeqConfig(vocab=4, hidden=2, heads=2, heads_combine=c) for c in ("sum", "mean")}
+    models = {c: Seq2Seq(cfg, [0]) for c, cfg in cfgs.items()}
+    contexts = torch.tensor([[1.0, 2.0], [3.0, -1.0]])            # c_1, c_2
+    p = torch.tensor([[[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 0.0]]])
+    b = torch.tensor([[[0.5, 0.5]], [[0.0, 1.0]]])
+    for m in models.values():
+        with torch.no_grad():
+            m.heads.proj_w[0] = p
+            m.heads.proj_b[0] = b
+    x = contexts[None, None, :, None]                             # [S=1, B=1, K=2, T=1, H=2]
+    # P_1 c_1 + b_1 = [1.5, 2.5], P_2 c_2 + b_2 = [6.0, 1.0]
+    torch.testing.assert_close(models["sum"].combine(x)[0, 0, 0], torch.tensor([7.5, 3.5]))
+    torch.testing.assert_close(models["mean"].combine(x)[0, 0, 0], torch.tensor([3.75, 1.75]))
+    with pytest.raises(ValueError, match="heads_combine"):
+        Seq2SeqConfig(vocab=4, hidden=2, heads_combine="max")

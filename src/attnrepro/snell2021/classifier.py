@@ -96,9 +96,11 @@ class Classifier(StackedModule):
         return torch.sigmoid((2 * tgt_out.to(gamma.dtype) - 1) * gamma)[:, :, None]
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
-        """Δ_l = ‖∂ log p(y) / ∂ e_{x_l}‖₂ (Ebrahimi et al. 2018's first-order word influence, §5.1): [S,B,1,L]."""
+        """Δ_l = ∇_{e_l} log p(y) · e_l, gradient × input (§5.1), [S,B,1,L]. The authors' released classification
+        code negates this twice (eval_dump, then flip_grads), which looks like a sign slip; the paper's definition
+        is followed (docs/deviations.md)."""
         embedded = self.embed(src).detach().requires_grad_()
         logits, _ = self.run_with_cache(src, src_len, embedded=embedded)
         logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None]).sum()
         (grad,) = torch.autograd.grad(logp, embedded)
-        return grad.norm(dim=-1)[:, :, None].detach()
+        return (grad * embedded).sum(-1)[:, :, None].detach()

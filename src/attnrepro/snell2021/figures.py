@@ -260,9 +260,9 @@ def fig2(frame: pd.DataFrame):
         for seed, c in t.groupby("seed"):
             lw, alpha = (1.8, 1.0) if seed == first else (0.7, 0.35)
             top.plot(c.step, c.agreement, "-o", ms=2.5 if seed == first else 0, color=GREY, lw=lw, alpha=alpha,
-                     label=f"A(α, α̂(τ)): seed {seed} vs run {c.second_run_seed.iloc[0]}" if seed == first else None)
+                     label=f"A(α, α̂(τ)): seed {seed} vs the other runs (mean)" if seed == first else None)
             bottom.plot(c.step, c.performance, "-o", ms=2.5 if seed == first else 0, color=GREY, lw=lw, alpha=alpha,
-                        label="p̂(τ), second run" if seed == first else None)
+                        label="p̂(τ), other runs (mean)" if seed == first else None)
         c = t[t.seed == first]
         for key, (name, colour) in FIG2_LEVELS.items():
             level, tau0, value = c[f"A_{key}"].iloc[0], c[f"tau0_{key}"].iloc[0], c[f"xi_{key}"].iloc[0]

@@ -207,15 +207,15 @@ class Seq2Seq(StackedModule):
         return logp.gather(-1, gold)[..., 0].exp()
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
-        """Gradient saliency Δ_tl = ‖∂ log p_t(y_t) / ∂ e_{x_l}‖₂ (the first-order word influence of Ebrahimi et
-        al. 2018 that Snell et al. §5.1 use), [S,B,T,L]: one backward pass per output position."""
+        """Saliency Δ_tl = ∇_{e_l} log p_t(y_t) · e_l, gradient × input (Snell et al. §5.1 and the authors'
+        translation code), [S,B,T,L]: one backward pass per output position."""
         embedded = self.embed(src).detach().requires_grad_()
         logits, _ = self.run_with_cache(src, src_len, tgt_in, embedded)
         logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]          # [S,B,T]
         out = []
         for t in range(logp.shape[-1]):
             (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
-            out.append(g.norm(dim=-1))
+            out.append((g * embedded).sum(-1))
         return torch.stack(out, 2).detach()
 
     @torch.no_grad()
