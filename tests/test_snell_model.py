@@ -260,3 +260,29 @@ def test_heads_mean_versus_sum():
     torch.testing.assert_close(models["mean"].combine(x)[0, 0, 0], torch.tensor([3.75, 1.75]))
     with pytest.raises(ValueError, match="heads_combine"):
         Seq2SeqConfig(vocab=4, hidden=2, heads_combine="max")
+
+
+def test_proxy_bias_trains_but_is_not_read():
+    """The authors' embedding_beta.py: an output bias in training, β^px = softmax(E W) read without it."""
+    plain = Proxy(ProxyConfig(6, 4, 3), [0])
+    biased = Proxy(ProxyConfig(6, 4, 3, bias=True), [0])
+    torch.testing.assert_close(plain.theta(), biased.theta())      # e, w drawn as without the bias
+    with torch.no_grad():
+        biased.b[0, 0] = torch.tensor([5.0, 0.0, 0.0, 0.0])
+    src, src_len, tgt_in = torch.tensor([[[1, 2]]]), torch.tensor([[2]]), torch.zeros(1, 1, 1, dtype=torch.long)
+    torch.testing.assert_close(biased(src, src_len, tgt_in) - plain(src, src_len, tgt_in),
+                               torch.tensor([5.0, 0.0, 0.0, 0.0]).expand(1, 1, 1, 4))
+    torch.testing.assert_close(plain.theta(), biased.theta())      # the probe ignores b
+
+
+def test_classification_inputs_with_bos_eos():
+    from attnrepro.snell2021.classification_sets import prepare
+
+    df = pd.DataFrame({"text": ["good film", "bad film", "good good", "bad bad", "film"] * 4, "label": [1, 0] * 10})
+    train, test, vocab = prepare(df, n_test=4, max_len=5, min_count=1, seed=0, bos_eos=True)
+    assert vocab[:2] == ["<pad>", "<unk>"] and vocab[-2:] == ["<sos>", "<eos>"]
+    rows = np.arange(len(train))
+    assert (train.src[:, 0] == vocab.index("<sos>")).all()
+    assert (train.src[rows, train.src_len - 1] == vocab.index("<eos>")).all()
+    plain = prepare(df, n_test=4, max_len=5, min_count=1, seed=0)[0]
+    assert (train.src_len == plain.src_len + 2).all()

@@ -119,12 +119,19 @@ def table2_table(seeds: list[int], steps: np.ndarray, perf: np.ndarray, alpha: n
     return pd.DataFrame(rows), pd.concat(xi_curves, ignore_index=True)
 
 
+def best_proxy_step(proxy_metrics: pd.DataFrame) -> int:
+    """The evaluation of the proxy with the least held-out loss (the authors keep the best validation epoch)."""
+    return int(proxy_metrics.loc[proxy_metrics.valid_loss.idxmin(), "step"])
+
+
 def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, saliency: pd.DataFrame,
-                     final_accuracy: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     final_accuracy: bool = False, proxy_metrics: pd.DataFrame | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`table2_table` from one task's run tables: ``probes`` by role (learned, uniform, proxy and optionally
     frozen_beta; each run's probes.parquet), the learned run's metrics.csv and its exported saliency.parquet.
     Every member of the learned run is one seed, paired by member index with the uniform and frozen-β runs;
-    ``final_accuracy`` adds its last token accuracy (translation reports it beside BLEU)."""
+    ``final_accuracy`` adds its last token accuracy (translation reports it beside BLEU). β^px is the proxy's
+    probe at its best evaluation (:func:`best_proxy_step` of ``proxy_metrics``), or at its last without them."""
     members = sorted(metrics.member.unique())
     seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
     per = lambda role, column: [stacked(probes[role], column, m) for m in members]  # noqa: E731
@@ -132,7 +139,8 @@ def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, sal
     steps, lengths = learned_a[0][0], learned_a[0][2]
     perf = np.stack([metrics[metrics.member == m].sort_values("step").token_acc.to_numpy() for m in members])
     proxy = probes["proxy"]
-    beta_px, _ = padded(proxy[proxy.step == proxy.step.max()].sort_values(["example", "t"]), "beta")
+    step = proxy.step.max() if proxy_metrics is None else best_proxy_step(proxy_metrics)
+    beta_px, _ = padded(proxy[proxy.step == step].sort_values(["example", "t"]), "beta")
     delta = np.stack([padded(saliency[saliency.member == m].sort_values(["example", "t"]), "delta")[0]
                       for m in members])
     alpha_fr = np.stack([p[1] for p in per("frozen_beta", "alpha")]) if "frozen_beta" in probes else None

@@ -10,7 +10,7 @@ classes, whose cross-entropy is the binary cross-entropy of Eq. 8.
 
 h_l = [→h_l; ←h_l] from a 1-layer BiLSTM (:class:`attnrepro.cells.LSTMCell` both ways, PyTorch's bias law as the
 authors' ``nn.LSTM``) over word embeddings (the authors' code: hidden 256 per direction, an attention MLP of width
-256). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model: ``learned``, ``uniform`` (α = 1/L,
+256; word embeddings of width ``embed``, 300 there). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model: ``learned``, ``uniform`` (α = 1/L,
 §3.2) and ``frozen_beta`` (only Q and v train, App. A.6).
 """
 
@@ -31,6 +31,7 @@ class ClassifierConfig(ModeChecked):
     hidden: int                # per direction
     attention_hidden: int = 0  # width of Q; 0 = hidden
     attention: str = "learned"
+    embed: int = 0             # word embedding width; 0 = hidden (the authors': 300)
 
 
 class Classifier(StackedModule):
@@ -41,12 +42,13 @@ class Classifier(StackedModule):
         self.cfg, self.seeds = cfg, [int(s) for s in seeds]
         n, h = len(self.seeds), cfg.hidden
         a = cfg.attention_hidden or h
-        self.param("embedding", n, cfg.vocab, h, bound=1.0, normal=True)
+        e = cfg.embed or h
+        self.param("embedding", n, cfg.vocab, e, bound=1.0, normal=True)
         self.param("att_q", n, 2 * h, a, bound=fan_in_bound(2 * h))
         self.param("att_v", n, a, 1, bound=fan_in_bound(a))
         self.param("w", n, 2 * h, 1, bound=fan_in_bound(2 * h))
-        self.fwd = LSTMCell(n, h, h)
-        self.bwd = LSTMCell(n, h, h)
+        self.fwd = LSTMCell(n, e, h)
+        self.bwd = LSTMCell(n, e, h)
         init_stacked(self, self.seeds)
         if cfg.attention == "frozen_beta":
             for name, p in self.named_parameters():

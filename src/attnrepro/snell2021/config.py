@@ -141,7 +141,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 "members": _plain(seeds, SEED_OFFSET[mode]), "record": [], "divergence": "freeze"}
     p = block["table2"]["proxy"]
     out.update(_table2_runs(TABLE2_COPY, copy_data(block, TABLE2_COPY), seq2seq, train_of(block), seeds,
-                            ("learned", "uniform"), {"type": "proxy", "dim": c["hidden"]}, p["seed"],
+                            ("learned", "uniform"), proxy_model(p, c["hidden"]), p["seed"],
                             train_of(block, p.get("train"))))
     m = block["multihead"]
     data = copy_data(block, "copy_same")
@@ -162,10 +162,13 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for name in classification_sets(block):
         cl = block["classification"]
         out.update(_table2_runs(f"cls_{name}", classification_data(block, name),
-                                {"type": "classifier", "hidden": cl["hidden"]}, train_of(block, cl.get("train")),
+                                {"type": "classifier", "hidden": cl["hidden"],
+                                 **({"embed": cl["embed"]} if cl.get("embed") else {})},
+                                train_of(block, cl.get("train")),
                                 cl["seeds"], ("learned", "uniform", "frozen_beta"),
-                                {"type": "proxy", "dim": cl["hidden"], "classification": True}, cl["proxy"]["seed"],
-                                train_of(block, cl.get("train"), cl["proxy"].get("train"))))
+                                proxy_model(cl["proxy"], cl.get("embed") or cl["hidden"], classification=True), cl["proxy"]["seed"],
+                                train_of(block, cl.get("train"), cl["proxy"].get("train"),
+                                         cl["sets"][name].get("proxy_train"))))
     for name in translation_sets(block):
         t = block["translation"]
         s = t["sets"][name]
@@ -173,9 +176,15 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out.update(_table2_runs(f"mt_{name}", {"task": "translation", "data_dir": prepared_dir(name),
                                                "test_seed": s["test_seed"]},
                                 {**seq2seq, "hidden": t["hidden"]}, train, t["seeds"], ("learned", "uniform"),
-                                {"type": "proxy", "dim": t["hidden"]}, t["proxy"]["seed"],
+                                proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
                                 {**train, **t["proxy"].get("train", {})}))
     return out
+
+
+def proxy_model(proxy: dict[str, Any], dim: int, classification: bool = False) -> dict[str, Any]:
+    """The proxy's model spec; keys left out when off, so specs (and reruns) stay as they were."""
+    return {"type": "proxy", "dim": dim, **({"classification": True} if classification else {}),
+            **({"bias": True} if proxy.get("bias") else {})}
 
 
 def run_inputs(block: dict[str, Any], run: str) -> list[str]:
@@ -306,7 +315,9 @@ def classification_data(block: dict[str, Any], name: str) -> dict[str, Any]:
     prepared into ``results/data/<name>/`` (its own train/test splits and vocabulary)."""
     from .classification_sets import SOURCES
 
-    data = {"task": "classification", "name": name, **block["classification"]["sets"][name]}
+    data = {"task": "classification", "name": name, **{k: v for k, v in block["classification"]["sets"][name].items()
+                                                          if k != "proxy_train"},
+            **({"bos_eos": True} if block["classification"].get("bos_eos") else {})}
     if name not in SOURCES:
         data["data_dir"] = prepared_dir(name)
     return data

@@ -51,10 +51,11 @@ def load_data(data: dict, n_eval: int) -> tuple[object, Encoded, dict]:
         from . import classification_sets as text
 
         if "data_dir" in data:  # a corpus prepared by the download rules: its own splits and vocabulary
-            train, test, words = text.from_prepared(data["data_dir"], data["max_len"])
+            train, test, words = text.from_prepared(data["data_dir"], data["max_len"], data.get("bos_eos", False))
         else:
             train, test, words = text.prepare(text.load(data["name"]), n_test=data["n_test"],
-                                              max_len=data["max_len"], min_count=data["min_count"], seed=data["seed"])
+                                              max_len=data["max_len"], min_count=data["min_count"], seed=data["seed"],
+                                              bos_eos=data.get("bos_eos", False))
         return train, test.subset(slice(0, n_eval)), {"size": len(words), "words": words}
     if task == "translation":
         from . import parallel
@@ -74,10 +75,11 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
                             model.get("score_bias", False), model.get("heads_combine", "sum"))
         return Seq2Seq(cfg, seeds, [list(m.head_seeds) for m in members])
     if kind == "classifier":
-        return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"]), seeds)
+        return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"],
+                                           embed=model.get("embed", 0)), seeds)
     if kind == "proxy":
         n_out = 2 if model.get("classification") else vocab["size"]
-        return Proxy(ProxyConfig(vocab["size"], n_out, model["dim"]), seeds)
+        return Proxy(ProxyConfig(vocab["size"], n_out, model["dim"], model.get("bias", False)), seeds)
     raise ValueError(f"unknown Snell et al. model {kind!r}")
 
 
