@@ -286,3 +286,29 @@ def test_classification_inputs_with_bos_eos():
     assert (train.src[rows, train.src_len - 1] == vocab.index("<eos>")).all()
     plain = prepare(df, n_test=4, max_len=5, min_count=1, seed=0)[0]
     assert (train.src_len == plain.src_len + 2).all()
+
+
+def test_translation_model_is_the_authors():
+    """App. A.8: 6,132,544 non-embedding parameters at H = 256 and 8,000 pieces; the encoder is a 2-layer
+    bidirectional LSTM whose states equal torch's nn.LSTM with the same weights, and the decoder starts from the
+    direction-averaged final (h, c) of each layer."""
+    from attnrepro.snell2021.translation_seq2seq import TranslationConfig, TranslationSeq2Seq
+
+    assert TranslationSeq2Seq(TranslationConfig(8000), [0]).non_embedding_parameters() == 6_132_544
+    h, v = 4, 11
+    model = TranslationSeq2Seq(TranslationConfig(v, hidden=h, dropout=0.0), [3]).eval()
+    ref = torch.nn.LSTM(h, h, num_layers=2, bidirectional=True)
+    with torch.no_grad():
+        for k in range(2):
+            for cell, suffix in ((model.enc_fwd[k], ""), (model.enc_bwd[k], "_reverse")):
+                getattr(ref, f"weight_ih_l{k}{suffix}").copy_(cell.w_x[0].T)
+                getattr(ref, f"weight_hh_l{k}{suffix}").copy_(cell.w_h[0].T)
+                getattr(ref, f"bias_ih_l{k}{suffix}").copy_(cell.b_x[0, 0])
+                getattr(ref, f"bias_hh_l{k}{suffix}").copy_(cell.b_h[0, 0])
+    src = torch.tensor([[[3, 5, 7, 2, 9]]])
+    enc_h, initial = model.encode(src, torch.tensor([[5]]))
+    out, (h_n, c_n) = ref(model.embedding[0, src[0, 0]][:, None])
+    torch.testing.assert_close(enc_h[0, 0], out[:, 0], rtol=1e-5, atol=1e-6)
+    for k in range(2):
+        torch.testing.assert_close(initial[k][0, 0], torch.cat([h_n[2 * k:2 * k + 2, 0].mean(0),
+                                                                c_n[2 * k:2 * k + 2, 0].mean(0)]), rtol=1e-5, atol=1e-6)

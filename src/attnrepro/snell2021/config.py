@@ -173,9 +173,12 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
         t = block["translation"]
         s = t["sets"][name]
         train = train_of(block, t.get("train"), s.get("train"))
+        # "authors": their 2-layer biLSTM model (App. A.8); absent: the 1-layer copy model
+        model = ({"type": "translation", "hidden": t["hidden"], "dropout": t.get("dropout", 0.5)}
+                 if t.get("architecture") == "authors" else {**seq2seq, "hidden": t["hidden"]})
         out.update(_table2_runs(f"mt_{name}", {"task": "translation", "data_dir": prepared_dir(name),
                                                "test_seed": s["test_seed"]},
-                                {**seq2seq, "hidden": t["hidden"]}, train, t["seeds"], ("learned", "uniform"),
+                                model, train, t["seeds"], ("learned", "uniform"),
                                 proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
                                 {**train, **t["proxy"].get("train", {})}))
     return out

@@ -74,6 +74,11 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
         cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"],
                             model.get("score_bias", False), model.get("heads_combine", "sum"))
         return Seq2Seq(cfg, seeds, [list(m.head_seeds) for m in members])
+    if kind == "translation":
+        from .translation_seq2seq import TranslationConfig, TranslationSeq2Seq
+
+        return TranslationSeq2Seq(TranslationConfig(vocab["size"], model["hidden"], model["dropout"],
+                                                    model["attention"]), seeds)
     if kind == "classifier":
         return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"],
                                            embed=model.get("embed", 0)), seeds)
@@ -172,7 +177,7 @@ def export(path) -> tuple[pa.Table, pa.Table]:
                          "example": pa.array(table.example, pa.int32()), "t": pa.array(table.t, pa.int16()),
                          "src_len": pa.array(table.src_len, pa.int16()), "delta": ragged(table.delta.to_list())})
     decoded = []
-    if spec["model"]["type"] == "seq2seq":
+    if spec["model"]["type"] in ("seq2seq", "translation"):
         start = vocab["words"].index(SOS) if "words" in vocab else vocab["size"] - 1
         pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).numpy()
         decoded = [(seeds[s], s, b, pred[s, b]) for s in range(pred.shape[0]) for b in range(pred.shape[1])]
