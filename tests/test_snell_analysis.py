@@ -189,8 +189,6 @@ def test_max_over_checkpoints_null():
 
 
 def test_xi_marked_and_averaged_curve():
-    import pandas as pd
-
     from attnrepro.snell2021.contextual_agreement import averaged_curve, xi_marked
 
     c1 = pd.DataFrame({"step": [0, 10, 20], "agreement": [0.1, 0.3, 0.5], "performance": [0.2, 0.6, 0.8]})
@@ -335,3 +333,24 @@ def test_member_bleu_scores_each_member_against_the_padded_references():
     wrong = [np.array([8, 8, 8, 8, 2]), np.array([4, 4, 4, 4, 2])]
     decodes = pd.DataFrame({"member": [1, 1, 0, 0], "example": [0, 1, 0, 1], "predicted": wrong + right})
     assert member_bleu(refs, decodes, words) == [pytest.approx(100.0), pytest.approx(0.0)]
+
+
+def test_failure_curve_and_judging_at_the_authors_last_evaluation():
+    """Hand case: 3 seeds evaluated after 1, 191 and 200 updates; seed 1 climbs past 0.6 only after 191, seed 2
+    diverges. Judged at 191 (the authors' last evaluation) seed 1 fails; at 200 it does not."""
+    from attnrepro.snell2021.run_tables import curve_summary, failure_curve
+
+    rows = []
+    for member, accs in enumerate([(0.1, 0.9, 0.95), (0.1, 0.5, 0.7), (0.1, np.nan, np.nan)]):
+        for step, acc in zip((1, 191, 200), accs):
+            rows.append({"step": step, "member": member, "seed": 10 + member, "token_acc": acc,
+                         "diverged": member == 2 and step > 1})
+    metrics = pd.DataFrame(rows)
+    curve = failure_curve(metrics, 0.6, "copy_same")
+    assert list(curve.columns) == ["run", "step", "n_seeds", "n_below"]
+    assert curve.step.tolist() == [1, 191, 200] and (curve.n_seeds == 2).all()   # the diverged seed left out
+    assert curve.n_below.tolist() == [2, 1, 0] and (curve.run == "copy_same").all()
+    judged = curve_summary(metrics, 0.6, 0.95, judge_step=191).set_index("seed")
+    last = curve_summary(metrics, 0.6, 0.95).set_index("seed")
+    assert judged.loc[11, "failed"] == 1.0 and last.loc[11, "failed"] == 0.0
+    assert judged.loc[10, "final_acc"] == 0.9 and judged.loc[12, "diverged"] == 1.0
