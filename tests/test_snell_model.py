@@ -312,3 +312,19 @@ def test_translation_model_is_the_authors():
     for k in range(2):
         torch.testing.assert_close(initial[k][0, 0], torch.cat([h_n[2 * k:2 * k + 2, 0].mean(0),
                                                                 c_n[2 * k:2 * k + 2, 0].mean(0)]), rtol=1e-5, atol=1e-6)
+
+
+def test_multihead_architecture_of_the_authors():
+    """GRU encoder and decoder and a target embedding of its own (multihead.py): the decoder reads the target
+    through it, so changing it changes the logits, and the model trains through the engine's interface."""
+    cfg = Seq2SeqConfig(vocab=7, hidden=5, heads=2, cell="gru", shared_embedding=False, score_bias=True,
+                        heads_combine="mean")
+    model = Seq2Seq(cfg, [0])
+    assert type(model.encoder).__name__ == "GRUCell" and model.tgt_embedding.shape == model.embedding.shape
+    src, src_len = torch.tensor([[[1, 2, 3, 5]]]), torch.tensor([[4]])
+    tgt_in = torch.tensor([[[6, 1, 2, 3]]])
+    before = model(src, src_len, tgt_in)
+    with torch.no_grad():
+        model.tgt_embedding.add_(1.0)
+    assert not torch.allclose(before, model(src, src_len, tgt_in))
+    assert model.lexical_probe(src, src_len, tgt_in, tgt_in).shape == (1, 1, 4, 4)

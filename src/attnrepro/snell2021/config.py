@@ -146,11 +146,14 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     m = block["multihead"]
     data = copy_data(block, "copy_same")
     mh_train = train_of(block, m.get("train"))
-    out["multihead_candidates"] = {"model": {**seq2seq, "attention": "learned"}, "data": data, "train": mh_train,
+    # "authors": their multihead.py's GRU encoder and decoder, embeddings apart, attn_proj with a bias
+    mh_model = {**seq2seq, **({"cell": "gru", "shared_embedding": False, "score_bias": True}
+                              if m.get("architecture") == "authors" else {})}
+    out["multihead_candidates"] = {"model": {**mh_model, "attention": "learned"}, "data": data, "train": mh_train,
                                    "record": [], "divergence": "freeze", "multihead": m}
     for combo in COMBOS:
         combine = {"heads_combine": m["combine"]} if m.get("combine", "sum") != "sum" else {}
-        out[f"multihead_{combo}"] = {"model": {**seq2seq, "heads": m["heads"], "attention": "learned", **combine},
+        out[f"multihead_{combo}"] = {"model": {**mh_model, "heads": m["heads"], "attention": "learned", **combine},
                                      "data": data,
                                      "train": mh_train, "record": ["head_alignment"], "divergence": "freeze",
                                      "combo": combo, "multihead": m}

@@ -72,7 +72,8 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
     seeds = [m.seed for m in members]
     if kind == "seq2seq":
         cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"],
-                            model.get("score_bias", False), model.get("heads_combine", "sum"))
+                            model.get("score_bias", False), model.get("heads_combine", "sum"),
+                            model.get("cell", "lstm"), model.get("shared_embedding", True))
         return Seq2Seq(cfg, seeds, [list(m.head_seeds) for m in members])
     if kind == "translation":
         from .translation_seq2seq import TranslationConfig, TranslationSeq2Seq

@@ -8,7 +8,8 @@ Eq. 21: with K heads the projected contexts are summed before N (``heads_combine
 Eq. 4:  β_tl = N([h_l; s_t])_{y_t}  — the lexical probe (:meth:`Seq2Seq.lexical_probe`).
 
 Where the paper is silent we follow the authors' code (``../shared/reference/authors-code.md``): one shared
-word embedding (dimension = hidden, N(0, 1)) for source and target; 1-layer LSTM encoder and decoder
+word embedding (dimension = hidden, N(0, 1)) for source and target (their multi-head code: one each,
+``shared_embedding=False``); 1-layer LSTM encoder and decoder (GRU in their multi-head code, ``cell="gru"``)
 (:class:`attnrepro.cells.LSTMCell`, run by ``Cell.sequence``); the decoder starts from the encoder's final (h, c)
 and is teacher forced; each head's context goes through its own linear ``project_enc`` P_k before N; N = linear →
 tanh → linear. The K projected contexts are summed as Eq. 21 says, or averaged as the authors' multi-head code
@@ -36,7 +37,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from ..cells import LSTMCell
+from ..cells import make_cell
 from ..stacked import StackedModule, affine, fan_in_bound, init_member, lookup
 from ..seeding import stream_seeds
 
@@ -63,9 +64,13 @@ class Seq2SeqConfig(ModeChecked):
     attention: str = "learned"
     score_bias: bool = False     # (W s + b)·h_l, the authors' attn_lin; False = Eq. 1
     heads_combine: str = "sum"   # Eq. 21 as printed; "mean" = the authors' multihead.py
+    cell: str = "lstm"           # "gru": the authors' multihead.py
+    shared_embedding: bool = True  # False: source and target embeddings apart (the authors' multihead.py)
 
     def __post_init__(self):
         super().__post_init__()
+        if self.cell not in ("lstm", "gru"):
+            raise ValueError(f"cell {self.cell!r}; choose 'lstm' or 'gru'")
         if self.heads_combine not in ("sum", "mean"):
             raise ValueError(f"heads_combine {self.heads_combine!r}; choose 'sum' (Eq. 21) or 'mean' (authors' code)")
 
@@ -124,8 +129,10 @@ class Seq2Seq(StackedModule):
             raise ValueError("head_seeds must hold one list of `heads` seeds per backbone seed")
         n, h = len(self.backbone_seeds), cfg.hidden
         self.param("embedding", n, cfg.vocab, h, bound=1.0, normal=True)
-        self.encoder = LSTMCell(n, h, h)
-        self.decoder = LSTMCell(n, h, h)
+        if not cfg.shared_embedding:
+            self.param("tgt_embedding", n, cfg.vocab, h, bound=1.0, normal=True)
+        self.encoder = make_cell(cfg.cell, n, h, h)
+        self.decoder = make_cell(cfg.cell, n, h, h)
         self.readout = NetworkN(n, h, cfg.vocab)
         self.heads = Heads(n, cfg.heads, h, cfg.score_bias)
         with torch.no_grad():
@@ -144,6 +151,9 @@ class Seq2Seq(StackedModule):
     # -- pieces ----------------------------------------------------------------------------------------------
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         return lookup(self.embedding, tokens)
+
+    def embed_target(self, tokens: torch.Tensor) -> torch.Tensor:
+        return lookup(self.embedding if self.cfg.shared_embedding else self.tgt_embedding, tokens)
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor, embedded: torch.Tensor | None = None):
         """Encoder states h_l [S,B,L,H] and the final state [h; c]; ``embedded`` replaces the source's word
@@ -177,7 +187,7 @@ class Seq2Seq(StackedModule):
     def run_with_cache(self, src, src_len, tgt_in, embedded=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Teacher-forced logits [S,B,T,V] and named activations."""
         enc_h, state = self.encode(src, src_len, embedded)
-        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
+        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed_target(tgt_in)), state)[0]
         alpha = self.attention(dec_h, enc_h, src_len)
         context = self.combine(torch.einsum("sbktl,sblh->sbkth", alpha, enc_h))
         logits = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
@@ -199,7 +209,7 @@ class Seq2Seq(StackedModule):
 
     def _lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
         enc_h, state = self.encode(src, src_len)
-        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
+        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed_target(tgt_in)), state)[0]
         as_context = self.combine(enc_h[:, :, None].expand(-1, -1, self.cfg.heads, -1, -1))     # [S,B,L,H]
         pre = self.readout.state_part(dec_h)[:, :, :, None] + self.readout.context_part(as_context)[:, :, None]
         logp = torch.log_softmax(self.readout.logits(pre), dim=-1)                          # [S,B,T,L,V]
@@ -225,7 +235,7 @@ class Seq2Seq(StackedModule):
         token = torch.full(src.shape[:2], sos, dtype=torch.long, device=src.device)
         out = []
         for _ in range(n_steps):
-            state = self.decoder.step(self.decoder.input_projection(self.embed(token[..., None]))[:, :, 0], state)
+            state = self.decoder.step(self.decoder.input_projection(self.embed_target(token[..., None]))[:, :, 0], state)
             dec_h = self.decoder.output(state)[:, :, None]
             context = self.combine(torch.einsum("sbktl,sblh->sbkth", self.attention(dec_h, enc_h, src_len), enc_h))
             token = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
