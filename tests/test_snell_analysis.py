@@ -354,3 +354,17 @@ def test_failure_curve_and_judging_at_the_authors_last_evaluation():
     last = curve_summary(metrics, 0.6, 0.95).set_index("seed")
     assert judged.loc[11, "failed"] == 1.0 and last.loc[11, "failed"] == 0.0
     assert judged.loc[10, "final_acc"] == 0.9 and judged.loc[12, "diverged"] == 1.0
+
+
+def test_keyword_statistics_converge_where_they_stop_moving():
+    from attnrepro.snell2021.run_tables import converged_step, keyword_summary
+
+    steps = [0, 100, 200, 300, 400, 500, 600]
+    last = [0.0, 1.0, 2.0, 3.0, 3.05, 3.08, 3.1]            # moves until 300, then within 5% of 3.0
+    rows = [{"step": s, "seed": 0, "acc": 0.9, "gamma_key": 0.2, "gamma_next": 0.3 + 0.5 * (s > 0),
+             "gamma_mean": 0.21, "gamma_last": g} for s, g in zip(steps, last)]
+    curve = pd.DataFrame(rows)
+    assert converged_step(curve) == 300
+    assert np.isnan(converged_step(curve, window=4))        # only 3 evaluations after it: not shown yet
+    s = keyword_summary(curve).iloc[0]
+    assert s.converged_step == 300 and s.obs3_converged == 1

@@ -118,12 +118,30 @@ def keyword_curves(gamma: pd.DataFrame, position: np.ndarray, metrics: pd.DataFr
     return out.merge(metrics[["step", "member", "token_acc"]].rename(columns={"token_acc": "acc"}), on=["step", "member"])
 
 
+GAMMAS = ["gamma_key", "gamma_next", "gamma_mean", "gamma_last"]
+
+
+def converged_step(curve: pd.DataFrame, rtol: float = 0.05, window: int = 3) -> float:
+    """Where Eq. 25's "asymptotically" is read: the first evaluation from which none of the four γ statistics moves
+    by more than ``rtol`` of its size (max(|γ|, 1)) at any later evaluation, with at least ``window`` later
+    evaluations to show it; NaN when training ended before that (train longer)."""
+    c = curve.sort_values("step")
+    values = c[GAMMAS].to_numpy()
+    for i in range(len(c) - window):
+        scale = np.maximum(np.abs(values[i]), 1.0)
+        if (np.abs(values[i + 1:] - values[i]) <= rtol * scale).all():
+            return float(c.step.iloc[i])
+    return float("nan")
+
+
 def keyword_summary(curves_: pd.DataFrame) -> pd.DataFrame:
     """Per seed: ``hyp2_early`` — Hypothesis 2 (Eq. 24) at the first evaluation after step 0:
     γ_{l*} > γ_{l*+1} > γ̄ ≈ γ_L; ``obs3_final`` — Observation 3 (Eq. 25) at the last evaluation:
     γ_L > γ_{l*+1} > γ̄ ≈ γ_{l*}; ``obs3_step`` — the first evaluation from which Eq. 25 holds to the end, as a
-    fraction of training (1 = only at the end, NaN = never). "≈" is read on the scale of the order it sits in:
-    |γ̄ − γ_L| (Eq. 24) or |γ̄ − γ_{l*}| (Eq. 25) below the gap γ_{l*+1} − γ̄."""
+    fraction of training (1 = only at the end, NaN = never); ``converged_step`` (:func:`converged_step`) and
+    ``obs3_converged`` — Eq. 25 at that step, the paper's "asymptotically" (NaN when the statistics never stopped
+    moving within training). "≈" is read on the scale of the order it sits in: |γ̄ − γ_L| (Eq. 24) or
+    |γ̄ − γ_{l*}| (Eq. 25) below the gap γ_{l*+1} − γ̄."""
     rows = []
     for seed, c in curves_.sort_values("step").groupby("seed"):
         gap = c.gamma_next - c.gamma_mean
@@ -132,6 +150,9 @@ def keyword_summary(curves_: pd.DataFrame) -> pd.DataFrame:
         holds_to_end = obs3[::-1].cummin()[::-1]
         steps = c.step.to_numpy()
         first = steps[holds_to_end.to_numpy()]
+        converged = converged_step(c)
+        at = obs3[c.step.to_numpy() == converged]
         rows.append({"seed": seed, "hyp2_early": float(hyp2.iloc[1]), "obs3_final": float(obs3.iloc[-1]),
-                     "obs3_step": first[0] / steps[-1] if len(first) else np.nan, "final_acc": c.acc.iloc[-1]})
+                     "obs3_step": first[0] / steps[-1] if len(first) else np.nan, "final_acc": c.acc.iloc[-1],
+                     "converged_step": converged, "obs3_converged": float(at.iloc[0]) if len(at) else np.nan})
     return pd.DataFrame(rows)
