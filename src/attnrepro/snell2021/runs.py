@@ -161,7 +161,7 @@ def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
         model.load_state_dict(blob["state_dict"])
     except RuntimeError as err:
         raise AttnReproError(f"{path}: does not match its own spec ({err}); retrain it") from err
-    return spec, model, valid, vocab
+    return spec, model.eval(), valid, vocab   # eval: no dropout in the exported saliency and decodes
 
 
 def export(path) -> tuple[pa.Table, pa.Table]:

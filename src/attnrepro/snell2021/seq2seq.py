@@ -217,16 +217,7 @@ class Seq2Seq(StackedModule):
         return logp.gather(-1, gold)[..., 0].exp()
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
-        """Saliency Δ_tl = ∇_{e_l} log p_t(y_t) · e_l, gradient × input (Snell et al. §5.1 and the authors'
-        translation code), [S,B,T,L]: one backward pass per output position."""
-        embedded = self.embed(src).detach().requires_grad_()
-        logits, _ = self.run_with_cache(src, src_len, tgt_in, embedded)
-        logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]          # [S,B,T]
-        out = []
-        for t in range(logp.shape[-1]):
-            (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
-            out.append((g * embedded).sum(-1))
-        return torch.stack(out, 2).detach()
+        return gradient_times_input(self, src, src_len, tgt_in, tgt_out)
 
     @torch.no_grad()
     def greedy_decode(self, src, src_len, n_steps: int, sos: int) -> torch.Tensor:
@@ -242,3 +233,17 @@ class Seq2Seq(StackedModule):
             token = token.argmax(-1)[..., 0]
             out.append(token)
         return torch.stack(out, -1)
+
+
+def gradient_times_input(model, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+    """Saliency Δ_tl = ∇_{e_l} log p_t(y_t) · e_l, gradient × input (Snell et al. §5.1 and the authors'
+    translation code), [S,B,T,L] for a seq2seq ``model`` (``embed``, ``run_with_cache`` with ``embedded``): one
+    backward pass per output position."""
+    embedded = model.embed(src).detach().requires_grad_()
+    logits, _ = model.run_with_cache(src, src_len, tgt_in, embedded)
+    logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]          # [S,B,T]
+    out = []
+    for t in range(logp.shape[-1]):
+        (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
+        out.append((g * embedded).sum(-1))
+    return torch.stack(out, 2).detach()

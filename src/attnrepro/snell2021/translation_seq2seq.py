@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from ..cells import LSTMCell
 from ..stacked import Linear, StackedModule, init_stacked, lookup
-from .seq2seq import ModeChecked
+from .seq2seq import ModeChecked, gradient_times_input
 
 LAYERS = 2
 
@@ -65,12 +65,15 @@ class TranslationSeq2Seq(StackedModule):
         """Parameters per member, the embedding left out (App. A.8 counts 6,132,544)."""
         return sum(p[0].numel() for name, p in self.named_parameters() if name != "embedding")
 
+    def embed(self, tokens: torch.Tensor) -> torch.Tensor:
+        return lookup(self.embedding, tokens)
+
     def _drop(self, x: torch.Tensor) -> torch.Tensor:
         return F.dropout(x, self.cfg.dropout, self.training)
 
     def encode(self, src, src_len, embedded=None):
         """Encoder states h_l [S,B,L,2H] and the decoder's initial states, one [h; c] per layer."""
-        x = lookup(self.embedding, src) if embedded is None else embedded
+        x = self.embed(src) if embedded is None else embedded
         mask = torch.arange(src.shape[-1], device=src.device) < src_len[..., None]
         full = bool(mask.all())
         zero = self.dec[0].initial_state(src.shape[0], src.shape[1], device=src.device)
@@ -87,7 +90,7 @@ class TranslationSeq2Seq(StackedModule):
 
     def _decoder(self, tokens, states):
         """The decoder's top-layer outputs [S,B,T,H] over ``tokens`` [S,B,T] and its final states."""
-        x, out = lookup(self.embedding, tokens), []
+        x, out = self.embed(tokens), []
         for k in range(LAYERS):
             if k:
                 x = self._drop(x)
@@ -138,14 +141,7 @@ class TranslationSeq2Seq(StackedModule):
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
         """Δ_tl = ∇_{e_l} log p_t(y_t) · e_l (gradient × input, the authors' translation code), [S,B,T,L]."""
-        embedded = lookup(self.embedding, src).detach().requires_grad_()
-        logits = self.run_with_cache(src, src_len, tgt_in, embedded)[0]
-        logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]
-        out = []
-        for t in range(logp.shape[-1]):
-            (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
-            out.append((g * embedded).sum(-1))
-        return torch.stack(out, 2).detach()
+        return gradient_times_input(self, src, src_len, tgt_in, tgt_out)
 
     @torch.no_grad()
     def greedy_decode(self, src, src_len, n_steps: int, sos: int) -> torch.Tensor:
