@@ -12,7 +12,7 @@ from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
 from conftest import ROOT, job_counts, snakemake
 
-FIGURES = ["fig2", "fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
+FIGURES = ["fig2", "fig3", "fig3_failures", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
 
 
 def smoke_config():
@@ -103,6 +103,9 @@ def test_smoke_run_summaries_and_claims(smoke_run):
     res = work / "results" / "analysis" / "snell2021"
     s = pd.read_csv(res / "copy_same" / "summary.csv")
     assert sorted(s.seed) == [0, 1] and {"final_acc", "failed", "steps_to_good", "diverged"} <= set(s.columns)
+    failures = pd.read_csv(work / "results" / "figures" / "snell2021" / "fig3_failures.csv")
+    assert list(failures.columns) == ["run", "step", "n_seeds", "n_below"] and "copy_same" in set(failures.run)
+    assert (failures.n_below <= failures.n_seeds).all() and (failures.n_seeds <= 2).all()
     curves = pd.read_parquet(res / "copy_same_uniform" / "curves.parquet")
     assert curves.step.max() == 6 and set(curves.seed) == {10_000, 10_001}
     probes = pd.read_parquet(work / "results" / "models" / "snell2021" / "copy_subset" / "probes.parquet")
