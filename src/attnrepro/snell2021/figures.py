@@ -154,6 +154,8 @@ TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α, β_uf)", "A_beta_uf_beta_px": "A(β_
 
 
 TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat")
+# CSV only: the nulls matched to the maxima over checkpoints (beside Â)
+NULL_COLUMNS = ("A_alpha_beta_uf_null", "A_alpha_beta_null")
 
 # translation only: the learned run's final teacher-forced token accuracy (as a fraction) and corpus BLEU (0-100)
 TRANSLATION_COLUMNS = {"token_acc": "acc", "bleu": "BLEU"}
@@ -179,17 +181,21 @@ def paper_reference(name: str) -> dict[str, float]:
 
 def table2_frame(summaries: dict[str, pd.DataFrame], references: dict[str, str] | None = None) -> pd.DataFrame:
     """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV), plus
-    Table 3's Kendall τ variant of the agreement columns (CSV only), and for translation the token accuracy, the
+    Table 3's Kendall τ variant of the agreement columns, the nulls of the maxima and the number of seeds whose ξ
+    is ξ* (``*_n_starred``; CSV only), and for translation the token accuracy, the
     BLEU and, where ``references`` names one (task -> paper row), the paper's numbers as ``ref_*`` columns."""
     references = references or {}
     rows = []
     for task, s in summaries.items():
         row = {"task": task, "n_seeds": len(s)}
-        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *TRANSLATION_COLUMNS):
+        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *NULL_COLUMNS, *TRANSLATION_COLUMNS):
             scale = 1 if col == "bleu" else 100
             values = s[col] if col in s else pd.Series(np.nan, index=s.index)
             row[col] = scale * values.mean()
             row[f"{col}_sd"] = scale * values.std()
+        for col in ("xi_alpha_beta_uf", "xi_alpha_beta"):   # seeds whose ξ is ξ* (the paper's "*")
+            starred = s.get(f"{col}_starred")
+            row[f"{col}_n_starred"] = int(starred.astype(bool).sum()) if starred is not None else 0
         row["reference"] = references.get(task, "")
         row.update(paper_reference(row["reference"]) if row["reference"] else {})
         rows.append(row)
