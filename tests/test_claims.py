@@ -48,7 +48,7 @@ def test_registered_claims_are_unique_and_quote_the_paper():
 
 
 def test_claims_over_0_1_outcomes_are_proportions():
-    binary = {"failed", "success", "hyp2_early", "obs3_final", "reached_good"}
+    binary = {"failed", "success", "hyp2_early", "obs3_final", "obs3_converged", "reached_good"}
     assert {c.kind for c in CLAIMS if c.measure in binary} == {"proportion", "fisher"}
 
 

@@ -106,6 +106,12 @@ def test_ibm1_cannot_learn_from_permutations_of_one_set():
     np.testing.assert_allclose(trans, 0.2)
 
 
+def _curve(alpha_ref, alpha_b, perf_b):
+    from attnrepro.snell2021.agreement_table import second_run_curve
+
+    return second_run_curve(alpha_ref, alpha_b, perf_b, np.arange(len(perf_b)) * 10)
+
+
 def test_table2_row_on_identical_probes():
     from attnrepro.snell2021.agreement_table import table2_row
 
@@ -114,13 +120,16 @@ def test_table2_row_on_identical_probes():
     ckpts = np.stack([rng.random((200, 40)), a, a])               # the best checkpoint (index 1) is a
     perf = np.array([0.1, 0.9, 0.8])
     alpha_b = np.stack([rng.random((200, 40)), rng.random((200, 40)), a])
-    row = table2_row(ckpts, perf, ckpts, ckpts, a, a, alpha_b, np.array([0.2, 0.5, 0.7]), np.array([0, 10, 20]), seed=7)
+    perf_b = np.array([0.2, 0.5, 0.7])
+    row = table2_row(ckpts, perf, ckpts, ckpts, a, a, alpha_b, perf_b, _curve(a, alpha_b, perf_b), seed=7)
     for col in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "tau_alpha_beta_uf"):
         assert row[col] == pytest.approx(1.0)
     assert row["A_hat"] == pytest.approx(0.05, abs=0.04)
-    assert math.isnan(row["xi_alpha_beta"])                       # nothing agrees more than 1.0
+    # nothing agrees more than 1.0: ξ := ξ*, marked, the seed kept (the paper's "*")
+    assert row["xi_alpha_beta"] == 0.7 and row["xi_alpha_beta_starred"]
     assert row["xi_star"] == 0.7
     assert row["A_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["A_hat"])
+    assert row["A_alpha_beta_uf_excess_null"] == pytest.approx(1.0 - row["A_alpha_beta_uf_null"])
     assert row["tau_alpha_beta_uf_excess"] == pytest.approx(1.0 - row["tau_hat"])
     # β^uf agrees fully from the second checkpoint to the last: no peak inside training
     assert row["A_alpha_beta_uf_peak_inside"] == pytest.approx(0.0)
@@ -135,13 +144,60 @@ def test_table2_row_peak_inside_and_xi_progress():
     alpha = np.stack([noise(), a, a])
     beta_uf = np.stack([noise(), 0.8 * a + 0.2 * noise(), noise()])  # agrees (partly) only mid-training, App. A.7
     alpha_b = np.stack([noise(), noise(), a])                    # the second run agrees only at its end
-    row = table2_row(alpha, np.array([0.1, 0.9, 0.8]), alpha, beta_uf, a, a, alpha_b, np.array([0.5, 0.8, 0.9]),
-                     np.array([0, 10, 20]), seed=3)
+    perf_b = np.array([0.5, 0.8, 0.9])
+    row = table2_row(alpha, np.array([0.1, 0.9, 0.8]), alpha, beta_uf, a, a, alpha_b, perf_b,
+                     _curve(a, alpha_b, perf_b), seed=3)
     assert 0.3 < row["A_alpha_beta_uf"] < 1 and row["A_alpha_beta_uf_peak_inside"] > 0.2
     # ξ(α, β^uf) is reached only at the last checkpoint: the whole learning curve
     assert row["xi_alpha_beta_uf"] == 0.9 and row["xi_alpha_beta_uf_progress"] == pytest.approx(1.0)
+    assert not row["xi_alpha_beta_uf_starred"]
     assert xi_progress(0.6, 0.5, 0.9) == pytest.approx(0.25)
     assert math.isnan(xi_progress(0.6, 0.5, 0.5))               # a run that does not learn has no scale
+
+
+def test_alpha_of_run_a_against_beta_of_run_b():
+    """Authors' utils.py: A(α, β) pairs run A's α with run B's β, and Â shuffles α_B; hand case: B's β matches
+    A's α at one checkpoint, A's own β never — the same-run pairing would give 0, the authors' 1."""
+    from attnrepro.snell2021.agreement_table import table2_table
+
+    rng = np.random.default_rng(4)
+    n, length = 60, 20
+    a0 = rng.random((n, length))
+    wrong = np.roll(a0, 5, axis=1)                                # top position moved: never agrees with a0
+    alpha = np.stack([np.stack([a0, a0]), np.stack([a0, a0])])    # both runs attend as a0
+    beta = np.stack([np.stack([wrong, wrong]), np.stack([wrong, a0])])   # run 1's β agrees at its 2nd checkpoint
+    perf = np.array([[0.5, 0.9], [0.5, 0.9]])
+    rows, curves = table2_table([0, 1], np.array([0, 10]), perf, alpha, beta, beta, a0, np.stack([a0, a0]),
+                                None)
+    assert rows.loc[0, "A_alpha_beta"] == 1.0 and rows.loc[1, "A_alpha_beta"] == 0.0
+    assert rows.loc[0, "second_run_seed"] == 1
+
+
+def test_max_over_checkpoints_null():
+    """A hand case: with one all-ties checkpoint (every v_j equal, nothing strictly above) the maximum over
+    checkpoints against shuffled partners is 1, while one shuffle of a single checkpoint sits near chance."""
+    from attnrepro.snell2021.agreement import max_over_checkpoints_null, shuffled_baseline
+
+    rng = np.random.default_rng(5)
+    u = rng.random((400, 40))
+    noise = rng.random((400, 40))
+    assert max_over_checkpoints_null(u, np.stack([noise, np.ones((400, 40))])) == 1.0
+    one = shuffled_baseline(u, noise, seed=0)
+    several = max_over_checkpoints_null(u, np.stack([rng.random((400, 40)) for _ in range(20)]), seed=0)
+    assert one == pytest.approx(0.05, abs=0.03) and several >= one
+    assert max_over_checkpoints_null(u, noise[None], seed=0) == shuffled_baseline(u, noise, seed=[0, 0])
+
+
+def test_xi_marked_and_averaged_curve():
+    from attnrepro.snell2021.contextual_agreement import averaged_curve, xi_marked
+
+    c1 = pd.DataFrame({"step": [0, 10, 20], "agreement": [0.1, 0.3, 0.5], "performance": [0.2, 0.6, 0.8]})
+    c2 = pd.DataFrame({"step": [0, 10, 20], "agreement": [0.3, 0.5, 0.9], "performance": [0.4, 0.8, 1.0]})
+    mean = averaged_curve([c1, c2])
+    np.testing.assert_allclose(mean.agreement, [0.2, 0.4, 0.7])
+    np.testing.assert_allclose(mean.performance, [0.3, 0.7, 0.9])
+    assert xi_marked(0.35, mean) == (pytest.approx(0.7), False)   # first above 0.35: step 10
+    assert xi_marked(0.8, mean) == (pytest.approx(0.9), True)     # none above: ξ := ξ*, starred
 
 
 def test_rotten_tomatoes_loads_and_encodes():
@@ -277,3 +333,38 @@ def test_member_bleu_scores_each_member_against_the_padded_references():
     wrong = [np.array([8, 8, 8, 8, 2]), np.array([4, 4, 4, 4, 2])]
     decodes = pd.DataFrame({"member": [1, 1, 0, 0], "example": [0, 1, 0, 1], "predicted": wrong + right})
     assert member_bleu(refs, decodes, words) == [pytest.approx(100.0), pytest.approx(0.0)]
+
+
+def test_failure_curve_and_judging_at_the_authors_last_evaluation():
+    """Hand case: 3 seeds evaluated after 1, 191 and 200 updates; seed 1 climbs past 0.6 only after 191, seed 2
+    diverges. Judged at 191 (the authors' last evaluation) seed 1 fails; at 200 it does not."""
+    from attnrepro.snell2021.run_tables import curve_summary, failure_curve
+
+    rows = []
+    for member, accs in enumerate([(0.1, 0.9, 0.95), (0.1, 0.5, 0.7), (0.1, np.nan, np.nan)]):
+        for step, acc in zip((1, 191, 200), accs):
+            rows.append({"step": step, "member": member, "seed": 10 + member, "token_acc": acc,
+                         "diverged": member == 2 and step > 1})
+    metrics = pd.DataFrame(rows)
+    curve = failure_curve(metrics, 0.6, "copy_same")
+    assert list(curve.columns) == ["run", "step", "n_seeds", "n_below"]
+    assert curve.step.tolist() == [1, 191, 200] and (curve.n_seeds == 2).all()   # the diverged seed left out
+    assert curve.n_below.tolist() == [2, 1, 0] and (curve.run == "copy_same").all()
+    judged = curve_summary(metrics, 0.6, 0.95, judge_step=191).set_index("seed")
+    last = curve_summary(metrics, 0.6, 0.95).set_index("seed")
+    assert judged.loc[11, "failed"] == 1.0 and last.loc[11, "failed"] == 0.0
+    assert judged.loc[10, "final_acc"] == 0.9 and judged.loc[12, "diverged"] == 1.0
+
+
+def test_keyword_statistics_converge_where_they_stop_moving():
+    from attnrepro.snell2021.run_tables import converged_step, keyword_summary
+
+    steps = [0, 100, 200, 300, 400, 500, 600]
+    last = [0.0, 1.0, 2.0, 3.0, 3.05, 3.08, 3.1]            # moves until 300, then within 5% of 3.0
+    rows = [{"step": s, "seed": 0, "acc": 0.9, "gamma_key": 0.2, "gamma_next": 0.3 + 0.5 * (s > 0),
+             "gamma_mean": 0.21, "gamma_last": g} for s, g in zip(steps, last)]
+    curve = pd.DataFrame(rows)
+    assert converged_step(curve) == 300
+    assert np.isnan(converged_step(curve, window=4))        # only 3 evaluations after it: not shown yet
+    s = keyword_summary(curve).iloc[0]
+    assert s.converged_step == 300 and s.obs3_converged == 1

@@ -143,8 +143,16 @@ def test_stacked_classifier_on_a_stored_set_equals_separate_runs_and_saliency(tm
     model = Classifier(cfg, [0, 1])
     bt = expand(data.subset(slice(0, 4)), 2)
     d = model.saliency(*args(bt), bt.tgt_out)[:, :, 0]
-    assert d.shape == bt.src.shape and (d >= 0).all()
-    assert (d[~bt.src_mask()] == 0).all() and (d[bt.src_mask()] > 0).all()   # padding has no influence
+    assert d.shape == bt.src.shape
+    assert (d[~bt.src_mask()] == 0).all() and (d[bt.src_mask()] != 0).all()   # padding has no influence
+    # gradient × input: Σ_l Δ_l is the first-order change of log p(y) when every embedding grows by a factor 1 + ε
+    eps = 1e-3
+    logp = lambda e: torch.log_softmax(model.run_with_cache(bt.src, bt.src_len, embedded=e)[0], -1).gather(  # noqa
+        -1, bt.tgt_out[..., None]).squeeze(-1).sum(-1)
+    with torch.no_grad():
+        e = model.embed(bt.src)
+        change = (logp(e * (1 + eps)) - logp(e * (1 - eps))) / (2 * eps)
+    torch.testing.assert_close(change, d.sum(-1), rtol=1e-3, atol=1e-4)
 
 
 @pytest.mark.parametrize("kind", tasks.COPY_KINDS)
@@ -209,3 +217,114 @@ def test_proxy_learns_identity_from_subsets_but_not_from_permutations_of_one_set
     beta = proxy.lexical_probe(*args(bt), bt.tgt_out)                      # Eq. 6
     th = proxy.theta()[0]
     assert beta.shape == (1, 5, 7, 7) and beta[0, 1, 2, 4] == th[bt.src[0, 1, 4], bt.tgt_out[0, 1, 2]]
+
+
+def test_score_bias_is_the_authors_attn_lin():
+    """(W s + b)·h_l with W, b of an nn.Linear(H, H) (the authors' attn_lin) on a hand case."""
+    model = Seq2Seq(Seq2SeqConfig(vocab=5, hidden=3, heads=1, score_bias=True), [0])
+    lin = torch.nn.Linear(3, 3)
+    with torch.no_grad():
+        lin.weight.copy_(torch.tensor([[1.0, 0.0, 2.0], [0.0, -1.0, 0.0], [0.5, 0.5, 0.5]]))
+        lin.bias.copy_(torch.tensor([0.1, -0.2, 0.3]))
+        model.heads.att_w[0, 0] = lin.weight.T       # ours: q = s W_ours + b, W_ours = W_authorsᵀ
+        model.heads.att_b[0, 0, 0] = lin.bias
+    s = torch.tensor([[1.0, 2.0, -1.0]])                         # one decoder state
+    h = torch.tensor([[0.5, 0.0, 1.0], [-1.0, 1.0, 0.0], [2.0, 0.0, 0.0]])  # three encoder states
+    alpha = model.attention(s[None, None], h[None, None], torch.tensor([[3]]))[0, 0, 0, 0]
+    with torch.no_grad():
+        expected = torch.softmax(h @ lin(s[0]), -1)
+    torch.testing.assert_close(alpha, expected)
+    no_bias = Seq2Seq(Seq2SeqConfig(vocab=5, hidden=3, heads=1), [0])
+    assert not hasattr(no_bias.heads, "att_b")
+    # the bias is drawn after the other parameters: everything else is as without it
+    for name, p in no_bias.named_parameters():
+        torch.testing.assert_close(p, dict(Seq2Seq(Seq2SeqConfig(5, 3, 1, score_bias=True), [0])
+                                           .named_parameters())[name])
+
+
+def test_heads_mean_versus_sum():
+    """Eq. 21 as printed sums the heads' projected contexts Σ_k (P_k c_k + b_k); the authors' multihead.py averages
+    them: a hand case with K = 2, H = 2."""
+    cfgs = {c: Seq2SeqConfig(vocab=4, hidden=2, heads=2, heads_combine=c) for c in ("sum", "mean")}
+    models = {c: Seq2Seq(cfg, [0]) for c, cfg in cfgs.items()}
+    contexts = torch.tensor([[1.0, 2.0], [3.0, -1.0]])            # c_1, c_2
+    p = torch.tensor([[[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [0.0, 0.0]]])
+    b = torch.tensor([[[0.5, 0.5]], [[0.0, 1.0]]])
+    for m in models.values():
+        with torch.no_grad():
+            m.heads.proj_w[0] = p
+            m.heads.proj_b[0] = b
+    x = contexts[None, None, :, None]                             # [S=1, B=1, K=2, T=1, H=2]
+    # P_1 c_1 + b_1 = [1.5, 2.5], P_2 c_2 + b_2 = [6.0, 1.0]
+    torch.testing.assert_close(models["sum"].combine(x)[0, 0, 0], torch.tensor([7.5, 3.5]))
+    torch.testing.assert_close(models["mean"].combine(x)[0, 0, 0], torch.tensor([3.75, 1.75]))
+    with pytest.raises(ValueError, match="heads_combine"):
+        Seq2SeqConfig(vocab=4, hidden=2, heads_combine="max")
+
+
+def test_proxy_bias_trains_but_is_not_read():
+    """The authors' embedding_beta.py: an output bias in training, β^px = softmax(E W) read without it."""
+    plain = Proxy(ProxyConfig(6, 4, 3), [0])
+    biased = Proxy(ProxyConfig(6, 4, 3, bias=True), [0])
+    torch.testing.assert_close(plain.theta(), biased.theta())      # e, w drawn as without the bias
+    with torch.no_grad():
+        biased.b[0, 0] = torch.tensor([5.0, 0.0, 0.0, 0.0])
+    src, src_len, tgt_in = torch.tensor([[[1, 2]]]), torch.tensor([[2]]), torch.zeros(1, 1, 1, dtype=torch.long)
+    torch.testing.assert_close(biased(src, src_len, tgt_in) - plain(src, src_len, tgt_in),
+                               torch.tensor([5.0, 0.0, 0.0, 0.0]).expand(1, 1, 1, 4))
+    torch.testing.assert_close(plain.theta(), biased.theta())      # the probe ignores b
+
+
+def test_classification_inputs_with_bos_eos():
+    from attnrepro.snell2021.classification_sets import prepare
+
+    df = pd.DataFrame({"text": ["good film", "bad film", "good good", "bad bad", "film"] * 4, "label": [1, 0] * 10})
+    train, test, vocab = prepare(df, n_test=4, max_len=5, min_count=1, seed=0, bos_eos=True)
+    assert vocab[:2] == ["<pad>", "<unk>"] and vocab[-2:] == ["<sos>", "<eos>"]
+    rows = np.arange(len(train))
+    assert (train.src[:, 0] == vocab.index("<sos>")).all()
+    assert (train.src[rows, train.src_len - 1] == vocab.index("<eos>")).all()
+    plain = prepare(df, n_test=4, max_len=5, min_count=1, seed=0)[0]
+    assert (train.src_len == plain.src_len + 2).all()
+
+
+def test_translation_model_is_the_authors():
+    """App. A.8: 6,132,544 non-embedding parameters at H = 256 and 8,000 pieces; the encoder is a 2-layer
+    bidirectional LSTM whose states equal torch's nn.LSTM with the same weights, and the decoder starts from the
+    direction-averaged final (h, c) of each layer."""
+    from attnrepro.snell2021.translation_seq2seq import TranslationConfig, TranslationSeq2Seq
+
+    assert TranslationSeq2Seq(TranslationConfig(8000), [0]).non_embedding_parameters() == 6_132_544
+    h, v = 4, 11
+    model = TranslationSeq2Seq(TranslationConfig(v, hidden=h, dropout=0.0), [3]).eval()
+    ref = torch.nn.LSTM(h, h, num_layers=2, bidirectional=True)
+    with torch.no_grad():
+        for k in range(2):
+            for cell, suffix in ((model.enc_fwd[k], ""), (model.enc_bwd[k], "_reverse")):
+                getattr(ref, f"weight_ih_l{k}{suffix}").copy_(cell.w_x[0].T)
+                getattr(ref, f"weight_hh_l{k}{suffix}").copy_(cell.w_h[0].T)
+                getattr(ref, f"bias_ih_l{k}{suffix}").copy_(cell.b_x[0, 0])
+                getattr(ref, f"bias_hh_l{k}{suffix}").copy_(cell.b_h[0, 0])
+    src = torch.tensor([[[3, 5, 7, 2, 9]]])
+    enc_h, initial = model.encode(src, torch.tensor([[5]]))
+    out, (h_n, c_n) = ref(model.embedding[0, src[0, 0]][:, None])
+    torch.testing.assert_close(enc_h[0, 0], out[:, 0], rtol=1e-5, atol=1e-6)
+    for k in range(2):
+        torch.testing.assert_close(initial[k][0, 0], torch.cat([h_n[2 * k:2 * k + 2, 0].mean(0),
+                                                                c_n[2 * k:2 * k + 2, 0].mean(0)]), rtol=1e-5, atol=1e-6)
+
+
+def test_multihead_architecture_of_the_authors():
+    """GRU encoder and decoder and a target embedding of its own (multihead.py): the decoder reads the target
+    through it, so changing it changes the logits, and the model trains through the engine's interface."""
+    cfg = Seq2SeqConfig(vocab=7, hidden=5, heads=2, cell="gru", shared_embedding=False, score_bias=True,
+                        heads_combine="mean")
+    model = Seq2Seq(cfg, [0])
+    assert type(model.encoder).__name__ == "GRUCell" and model.tgt_embedding.shape == model.embedding.shape
+    src, src_len = torch.tensor([[[1, 2, 3, 5]]]), torch.tensor([[4]])
+    tgt_in = torch.tensor([[[6, 1, 2, 3]]])
+    before = model(src, src_len, tgt_in)
+    with torch.no_grad():
+        model.tgt_embedding.add_(1.0)
+    assert not torch.allclose(before, model(src, src_len, tgt_in))
+    assert model.lexical_probe(src, src_len, tgt_in, tgt_in).shape == (1, 1, 4, 4)

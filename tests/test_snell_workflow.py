@@ -12,7 +12,7 @@ from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
 from conftest import ROOT, job_counts, snakemake
 
-FIGURES = ["fig2", "fig3", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
+FIGURES = ["fig2", "fig3", "fig3_failures", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
 
 
 def smoke_config():
@@ -72,6 +72,23 @@ def test_dry_run_lists_the_snell_jobs(tmp_path):
     assert counts["snell2021_table_figure"] == 2 and counts["snell2021_fig2"] == 1
 
 
+def test_paper_config_follows_the_authors_code():
+    """Issue 28: what config/paper.yaml's Snell runs are (docs/deviations.md, Snell section)."""
+    block = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
+    runs = snellcfg.runs(block)
+    copy = runs["copy_same"]
+    assert copy["model"]["score_bias"] and copy["train"]["steps"] == 200
+    assert max(copy["train"]["eval_at"]) == 191 and snellcfg.analyses(block)["copy_same"]["judge_step"] == 191
+    mh = runs["multihead_one_good"]
+    assert (mh["model"]["cell"], mh["model"]["shared_embedding"], mh["model"]["heads_combine"]) == ("gru", False, "mean")
+    assert mh["train"]["eval_every"] == 10 and mh["train"]["n_eval"] == 400
+    assert runs["mt_iwslt14_learned"]["model"]["type"] == "translation"
+    assert runs["mt_iwslt14_learned"]["train"]["steps"] == 300_000
+    assert runs["cls_imdb_learned"]["model"]["embed"] == 300 and runs["cls_imdb_learned"]["data"]["bos_eos"]
+    assert runs["cls_imdb_proxy"]["model"]["bias"] and runs["cls_imdb_proxy"]["train"]["lr"] == 5e-5
+    assert runs["cls_sst_proxy"]["train"]["lr"] == 1.5e-4 and "proxy_train" not in runs["cls_imdb_learned"]["data"]
+
+
 def test_translation_sets_must_be_prepared_data():
     cfg = copy.deepcopy(smoke_config())
     cfg["snell2021"]["translation"]["sets"]["nowhere"] = {"test_seed": 0}
@@ -103,6 +120,9 @@ def test_smoke_run_summaries_and_claims(smoke_run):
     res = work / "results" / "analysis" / "snell2021"
     s = pd.read_csv(res / "copy_same" / "summary.csv")
     assert sorted(s.seed) == [0, 1] and {"final_acc", "failed", "steps_to_good", "diverged"} <= set(s.columns)
+    failures = pd.read_csv(work / "results" / "figures" / "snell2021" / "fig3_failures.csv")
+    assert list(failures.columns) == ["run", "step", "n_seeds", "n_below"] and "copy_same" in set(failures.run)
+    assert (failures.n_below <= failures.n_seeds).all() and (failures.n_seeds <= 2).all()
     curves = pd.read_parquet(res / "copy_same_uniform" / "curves.parquet")
     assert curves.step.max() == 6 and set(curves.seed) == {10_000, 10_001}
     probes = pd.read_parquet(work / "results" / "models" / "snell2021" / "copy_subset" / "probes.parquet")

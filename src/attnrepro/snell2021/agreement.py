@@ -5,6 +5,10 @@ every target token. As the authors' ``TopPercentMatch``, "5% L" is ceil(0.05·L)
 positions count and Â is 2/40 = 5%; with L = 41 (copy inputs with ``<eos>``) it is 3/41 ≈ 7.3% — the "integer
 rounding" of §3.1. Â is A(u, v') with v' = v shuffled independently for every token (the authors' baseline).
 
+A reported agreement is often the maximum over a probe's checkpoints (App. A.7); its null is then
+:func:`max_over_checkpoints_null`, the same maximum against shuffled partners, since one shuffle against a maximum
+leaves the maximum's selection gain in the excess.
+
 Inputs are [N, L] arrays (one row per target token) and optionally ``lengths`` [N]: positions ≥ length are
 ignored (right padding).
 """
@@ -40,8 +44,8 @@ def agreement(u, v, lengths=None, p: float = 0.05) -> float:
     return float(agreement_rows(u, v, lengths, p).mean())
 
 
-def shuffle_rows(v: np.ndarray, lengths: np.ndarray | None, seed: int) -> np.ndarray:
-    """v with each row's valid entries permuted independently."""
+def shuffle_rows(v: np.ndarray, lengths: np.ndarray | None, seed: int | list[int]) -> np.ndarray:
+    """v with each row's valid entries permuted independently (``seed``: numpy's seed, an int or a sequence)."""
     v = np.array(v, dtype=float)
     rng = np.random.default_rng(seed)
     valid = _valid(v.shape, lengths)
@@ -53,3 +57,10 @@ def shuffle_rows(v: np.ndarray, lengths: np.ndarray | None, seed: int) -> np.nda
 def shuffled_baseline(u, v, lengths=None, seed: int = 0, p: float = 0.05) -> float:
     """Â: A(u, v shuffled once per token)."""
     return agreement(u, shuffle_rows(v, lengths, seed), lengths, p)
+
+
+def max_over_checkpoints_null(u: np.ndarray, vs: np.ndarray, lengths: np.ndarray | None = None, seed: int = 0,
+                              p: float = 0.05) -> float:
+    """max_c A(u, v_c shuffled) over checkpoints ``vs`` [C, N, L], each checkpoint shuffled with its own seed: the
+    null of a statistic maximised over those checkpoints (max_c A(u, v_c))."""
+    return max(agreement(u, shuffle_rows(v, lengths, [seed, c]), lengths, p) for c, v in enumerate(vs))

@@ -6,10 +6,11 @@ input positions), checkpoints in training order:
 - ``alpha``: the reference run's attention; α is taken at its best-accuracy checkpoint (authors' code).
 - ``beta``: the reference run's lexical probe (Eq. 4); ``beta_uf``: the probe of a run with frozen uniform
   attention (§3.2); ``beta_px`` [N, L]: the bag-of-words proxy (Eq. 6); ``delta`` [N, L]: gradient saliency.
-- ``alpha_b`` / ``perf_b``: a second run's attention and performance at its checkpoints, for ξ (Eq. 11).
+- ``alpha_b`` / ``perf_b`` / ``beta_b``: a second run's attention, performance and probe at its checkpoints.
 
 As App. A.7 and the authors' code, A against a trained probe is the maximum over that probe's checkpoints; the
-checkpoint of β^uf that agrees most with α is also the one compared with β^px and Δ. Â is A(α, β^uf shuffled).
+checkpoint of β^uf that agrees most with α is also the one compared with β^px and Δ. As their utils.py, A(α, β)
+pairs α with the second run's β and Â is A(α, α_B shuffled); the maxima also get their matching null.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .agreement import agreement, shuffle_rows
-from .contextual_agreement import xi
+from .agreement import agreement, max_over_checkpoints_null, shuffle_rows
+from .contextual_agreement import averaged_curve, xi_marked
 from .kendall import kendall_agreement
 from .probes import padded, stacked
 
@@ -60,24 +61,31 @@ def target_token_rows(probe: np.ndarray, tgt_mask: np.ndarray, src_len: np.ndarr
     return rows, lengths
 
 
-def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: np.ndarray, beta_px: np.ndarray,
-               delta: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray, steps: np.ndarray,
-               steps_b: np.ndarray | None = None, seed: int = 0, lengths: np.ndarray | None = None,
-               alpha_fr: np.ndarray | None = None) -> dict[str, float]:
-    """``lengths`` [N]: real input lengths of right-padded rows. ``alpha_fr`` [checkpoints, N, L]: attention of a
-    frozen-β run (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
+def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf: np.ndarray, beta_px: np.ndarray,
+               delta: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray, curve: pd.DataFrame, seed: int = 0,
+               lengths: np.ndarray | None = None, alpha_fr: np.ndarray | None = None) -> dict[str, float]:
+    """One seed's row. As the authors' code (utils.py): A(α, β) compares this run's α with the second run B's β
+    (``beta_b`` [C, N, L], max over B's checkpoints), and Â is A(α, α_B shuffled once per token) (``alpha_b`` /
+    ``perf_b``: B's attention and performance, α_B at its best checkpoint). Beside Â, each statistic maximised over
+    checkpoints gets the null that matches it (``*_null``: the same maximum against shuffled partners,
+    :func:`.agreement.max_over_checkpoints_null`); ``*_excess`` is over Â, ``*_excess_null`` over that null.
+    ``curve``: the ξ curve (:func:`.contextual_agreement.averaged_curve` of the other runs); ξ := ξ* where no
+    checkpoint agrees enough, marked in ``*_starred``. ``alpha_fr`` [C'', N, L]: attention of a frozen-β run
+    (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
     a = reference_alpha(alpha, perf)
     A = lambda u, v: agreement(u, v, lengths)
     tau = lambda u, v: kendall_agreement(u, v, lengths)
     uf_scores = [A(a, b) for b in beta_uf]
     uf = beta_uf[int(np.argmax(uf_scores))]
-    shuffled = shuffle_rows(uf, lengths, seed)
+    shuffled = shuffle_rows(reference_alpha(alpha_b, perf_b), lengths, seed)
     row = {
         "A_alpha_beta_uf": max(uf_scores),
         "A_beta_uf_beta_px": A(uf, beta_px),
         "A_delta_beta_uf": A(delta, uf),
-        "A_alpha_beta": max(A(a, b) for b in beta),
+        "A_alpha_beta": max(A(a, b) for b in beta_b),
         "A_hat": A(a, shuffled),
+        "A_alpha_beta_uf_null": max_over_checkpoints_null(a, beta_uf, lengths, seed),
+        "A_alpha_beta_null": max_over_checkpoints_null(a, beta_b, lengths, seed),
         "tau_alpha_beta_uf": max(tau(a, b) for b in beta_uf),
         "tau_beta_uf_beta_px": tau(uf, beta_px),
         "tau_delta_beta_uf": tau(delta, uf),
@@ -85,6 +93,8 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: n
     }
     for name in ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_alpha_beta", "A_delta_beta_uf"):
         row[f"{name}_excess"] = row[name] - row["A_hat"]
+    for name in ("A_alpha_beta_uf", "A_alpha_beta"):
+        row[f"{name}_excess_null"] = row[name] - row[f"{name}_null"]
     row["tau_alpha_beta_uf_excess"] = row["tau_alpha_beta_uf"] - row["tau_hat"]
     # App. A.7: A(α, β^uf(τ)) rises, then falls — its peak above both ends of training
     row["A_alpha_beta_uf_peak_inside"] = peak_inside(uf_scores)
@@ -92,9 +102,9 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta: np.ndarray, beta_uf: n
     if alpha_fr is not None:
         row["A_alpha_alpha_fr"] = max(A(a, f) for f in alpha_fr)
         row["A_beta_uf_minus_alpha_fr"] = row["A_alpha_beta_uf"] - row["A_alpha_alpha_fr"]
-    curve = second_run_curve(a, alpha_b, perf_b, steps if steps_b is None else steps_b, lengths).sort_values("step")
-    row["xi_alpha_beta_uf"] = xi(row["A_alpha_beta_uf"], curve)
-    row["xi_alpha_beta"] = xi(row["A_alpha_beta"], curve)
+    curve = curve.sort_values("step")
+    row["xi_alpha_beta_uf"], row["xi_alpha_beta_uf_starred"] = xi_marked(row["A_alpha_beta_uf"], curve)
+    row["xi_alpha_beta"], row["xi_alpha_beta_starred"] = xi_marked(row["A_alpha_beta"], curve)
     row["xi_star"] = float(curve.performance.iloc[-1])
     row["xi_alpha_beta_uf_progress"] = xi_progress(row["xi_alpha_beta_uf"], float(curve.performance.iloc[0]),
                                                    row["xi_star"])
@@ -106,28 +116,38 @@ def table2_table(seeds: list[int], steps: np.ndarray, perf: np.ndarray, alpha: n
                  alpha_fr: np.ndarray | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Table 2 (and Table 3, Table 10) for every seed of a learned run: ``perf`` [S, C] and ``alpha`` / ``beta``
     [S, C, N, L] of the learned run at its checkpoints ``steps``, ``beta_uf`` [S, C', N, L] of the uniform run
-    paired with it by index, ``beta_px`` [N, L] of the proxy, ``delta`` [S, N, L] of the learned run at its end,
-    ``alpha_fr`` [S, C'', N, L] of the frozen-β run. The second run of seed i for ξ is seed i+1 (cyclically).
-    Returns (one row per seed, :func:`table2_row`'s columns; the ξ curves of Fig. 2)."""
+    paired with it by index, ``beta_px`` [N, L] of the proxy, ``delta`` [S, N, L] of the learned run,
+    ``alpha_fr`` [S, C'', N, L] of the frozen-β run. Run B of seed i (its β, its shuffled α for Â) is seed i+1
+    (cyclically); its ξ curve is the mean over every other seed's curve (one other seed when S = 2).
+    Returns (one row per seed, :func:`table2_row`'s columns; the averaged ξ curves of Fig. 2)."""
     rows, xi_curves = [], []
     n = len(seeds)
     for i, seed in enumerate(seeds):
         j = (i + 1) % n
-        row = table2_row(alpha[i], perf[i], beta[i], beta_uf[i], beta_px, delta[i], alpha[j], perf[j], steps,
+        a = reference_alpha(alpha[i], perf[i])
+        curve = averaged_curve([second_run_curve(a, alpha[k], perf[k], steps, lengths) for k in range(n) if k != i]
+                               or [second_run_curve(a, alpha[i], perf[i], steps, lengths)])
+        row = table2_row(alpha[i], perf[i], beta[j], beta_uf[i], beta_px, delta[i], alpha[j], perf[j], curve,
                          seed=seed, lengths=lengths, alpha_fr=None if alpha_fr is None else alpha_fr[i])
         row.update({"seed": seed, "second_run_seed": seeds[j]})
         rows.append(row)
-        xi_curves.append(second_run_curve(reference_alpha(alpha[i], perf[i]), alpha[j], perf[j], steps, lengths)
-                         .assign(seed=seed, second_run_seed=seeds[j]))
+        xi_curves.append(curve.assign(seed=seed, second_run_seed=seeds[j]))
     return pd.DataFrame(rows), pd.concat(xi_curves, ignore_index=True)
 
 
+def best_proxy_step(proxy_metrics: pd.DataFrame) -> int:
+    """The evaluation of the proxy with the least held-out loss (the authors keep the best validation epoch)."""
+    return int(proxy_metrics.loc[proxy_metrics.valid_loss.idxmin(), "step"])
+
+
 def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, saliency: pd.DataFrame,
-                     final_accuracy: bool = False) -> tuple[pd.DataFrame, pd.DataFrame]:
+                     final_accuracy: bool = False, proxy_metrics: pd.DataFrame | None = None
+                     ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`table2_table` from one task's run tables: ``probes`` by role (learned, uniform, proxy and optionally
     frozen_beta; each run's probes.parquet), the learned run's metrics.csv and its exported saliency.parquet.
     Every member of the learned run is one seed, paired by member index with the uniform and frozen-β runs;
-    ``final_accuracy`` adds its last token accuracy (translation reports it beside BLEU)."""
+    ``final_accuracy`` adds its last token accuracy (translation reports it beside BLEU). β^px is the proxy's
+    probe at its best evaluation (:func:`best_proxy_step` of ``proxy_metrics``), or at its last without them."""
     members = sorted(metrics.member.unique())
     seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
     per = lambda role, column: [stacked(probes[role], column, m) for m in members]  # noqa: E731
@@ -135,7 +155,8 @@ def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, sal
     steps, lengths = learned_a[0][0], learned_a[0][2]
     perf = np.stack([metrics[metrics.member == m].sort_values("step").token_acc.to_numpy() for m in members])
     proxy = probes["proxy"]
-    beta_px, _ = padded(proxy[proxy.step == proxy.step.max()].sort_values(["example", "t"]), "beta")
+    step = proxy.step.max() if proxy_metrics is None else best_proxy_step(proxy_metrics)
+    beta_px, _ = padded(proxy[proxy.step == step].sort_values(["example", "t"]), "beta")
     delta = np.stack([padded(saliency[saliency.member == m].sort_values(["example", "t"]), "delta")[0]
                       for m in members])
     alpha_fr = np.stack([p[1] for p in per("frozen_beta", "alpha")]) if "frozen_beta" in probes else None

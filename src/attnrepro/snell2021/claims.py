@@ -5,8 +5,9 @@ the copy runs ``copy_same`` / ``copy_subset`` / ``copy_mixture`` / ``copy_permut
 (``bilstm_attention``) and ``translation`` (``lstm_attention``) for Table 2's real data sets, ``copy_table2`` for the
 same table on the copy task (the project's own check: the paper's Table 2 has no copy row).
 
-A run *fails* when its final teacher-forced token accuracy is below the config's ``fail_below`` (0.6, the authors'
-bad-head rule) and *reaches good* when it reaches ``good_above`` (0.95, their good-head rule) at some evaluation.
+A run *fails* when its teacher-forced token accuracy at its last evaluation — or, with ``copy.judge_step``, the last
+at or before it (config/paper.yaml: 191 updates, the authors' last evaluation) — is below the config's
+``fail_below`` (0.6, the authors' bad-head rule); the rate at every evaluation is figure ``fig3_failures`` and *reaches good* when it reaches ``good_above`` (0.95, their good-head rule) at some evaluation.
 "always" and "every time" are read as more than 90% of runs, "likely" as more than half, "very high probability"
 as more than 80%: the interval of a rate over runs (Clopper–Pearson) must clear that line, so a unanimous outcome
 decides "every time" only from 36 runs, and fewer are "undecidable at this n".
@@ -22,7 +23,7 @@ from dataclasses import replace
 
 from ..claims import Claim, ModelCheck
 
-AGREE, REAL = (-2.0, 2.0), (-math.inf, math.inf)  # differences of two agreements in [−1, 1]
+AGREE, REAL = (-1.0, 1.0), (-math.inf, math.inf)  # differences of two agreements, each in [0, 1]
 _TABLE2_SAMPLES = ("training seeds; one bag-of-words proxy run serves every seed, and ξ reads another seed's run as "
                    "each seed's second run (replicates share those runs)")
 _HEAD_POOL = "8-head models whose heads are drawn from one shared pool of ~10 candidate heads (not independent)"
@@ -65,17 +66,19 @@ def _table2(family: str) -> tuple[Claim, ...]:
     rows = [
         Claim(claim_id=f"{family}_alpha_agrees_with_beta_uf", section="§3.2, Table 2",
               quote="Across all tasks, A(α, β^uf) and A(β^uf, β^px) significantly outperform the random baseline Â",
-              reading=f"A(α, β^uf) − Â: attention against the probe of a run trained with frozen uniform attention, "
-                      f"above the shuffled baseline{where}",
-              measure="A_alpha_beta_uf_excess", bounds=AGREE, direction=">", threshold=0.0,
+              reading=f"A(α, β^uf) − its null: attention against the probe of a run trained with frozen uniform "
+                      f"attention (max over that run's checkpoints), above the same maximum against shuffled probes "
+                      f"(the paper's Â is one shuffle; its excess is the reference){where}",
+              measure="A_alpha_beta_uf_excess_null", bounds=AGREE, direction=">", threshold=0.0,
               reference_value=refs.get("A_alpha_beta_uf"), figure=_FIG + "table2.png", **common),
         Claim(claim_id=f"{family}_proxy_agrees_with_beta_uf", section="§3.2, Table 2", quote=_TABLE2_QUOTE,
               reading=f"A(β^uf, β^px) − Â: the bag-of-words proxy against the uniform-attention probe{where}",
               measure="A_beta_uf_beta_px_excess", bounds=AGREE, direction=">", threshold=0.0,
               reference_value=refs.get("A_beta_uf_beta_px"), figure=_FIG + "table2.png", **common),
         Claim(claim_id=f"{family}_alpha_agrees_with_beta", section="§3.1, Table 2", quote=_TABLE2_QUOTE,
-              reading=f"A(α, β) − Â: attention against the lexical probe of the same run{where}",
-              measure="A_alpha_beta_excess", bounds=AGREE, direction=">", threshold=0.0,
+              reading=f"A(α, β) − its null: attention against the lexical probe of a second run (the authors' "
+                      f"pairing, max over its checkpoints), above the same maximum against shuffled probes{where}",
+              measure="A_alpha_beta_excess_null", bounds=AGREE, direction=">", threshold=0.0,
               reference_value=refs.get("A_alpha_beta"), figure=_FIG + "table2.png", **common),
         Claim(claim_id=f"{family}_xi_non_trivial", section="§3.2, Table 2, Eq. 11", quote=_TABLE2_QUOTE,
               reading="ξ(α, β^uf) as the share of the second run's learning curve covered when its attention agrees "
@@ -134,7 +137,9 @@ CLAIMS: tuple[Claim, ...] = (
             task_kinds=(run,), versus=("copy_subset", "lstm_attention"), figure=_FIG + "fig3.png", **_COPY)
       for run, what, where, quote in _SOMETIMES),
     *(Claim(claim_id=f"{run}_some_seeds_fail", section=where, group="permutation_sometimes_fails", quote=quote,
-            reading=f"fraction of {what} runs that fail (a diverged run counts as failed); 'sometimes' read as "
+            reading=f"fraction of {what} runs below the failure threshold where they are judged (the paper config: "
+                    "after 191 updates, the authors' last evaluation; fig3_failures shows every evaluation; a "
+                    "diverged run counts as failed); 'sometimes' read as "
                     "between 5% and 95%, so that failing always, or never, refutes it",
             measure="failed", kind="proportion", direction="between", threshold=(0.05, 0.95), diverged_value=1.0,
             task_kinds=(run,), figure=_FIG + "fig3.png", **_COPY)
@@ -194,9 +199,11 @@ CLAIMS: tuple[Claim, ...] = (
           task_kinds=("keyword",), archs=("bilstm_uniform",), figure=_FIG + "fig7.png"),
     Claim(paper="snell2021", claim_id="keyword_observation3_late", section="§6.1, Eq. 25, Fig. 7",
           quote="however, we find the following to be true asymptotically: Observation 3",
-          reading="per run, Eq. 25 in full at the last evaluation: γ_L > γ_l*+1 > γ̄ with γ̄ ≈ γ_l* read as "
-                  "|γ̄ − γ_l*| smaller than the gap γ_l*+1 − γ̄; true for more than half of the runs",
-          measure="obs3_final", kind="proportion", direction=">", threshold=0.5,
+          reading="per run, Eq. 25 in full where the γ statistics have stopped moving (the first evaluation after "
+                  "which none moves by more than 5% of its size over at least 3 later evaluations; a run that never "
+                  "gets there has no value): γ_L > γ_l*+1 > γ̄ with γ̄ ≈ γ_l* read as |γ̄ − γ_l*| smaller than the "
+                  "gap γ_l*+1 − γ̄; true for more than half of the runs",
+          measure="obs3_converged", kind="proportion", direction=">", threshold=0.5,
           task_kinds=("keyword",), archs=("bilstm_uniform",), figure=_FIG + "fig7.png"),
     *_table2("copy"), *_table2("classification"), *_table2("translation"),
 )

@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import AttnReproError
 from ..io import read_json, read_parquet
-from ..tokens import PAD, UNK, classification_words
+from ..tokens import EOS, PAD, SOS, UNK, classification_words
 
 UNK_ID = 1  # every vocabulary here starts [PAD, UNK]
 SOURCES = {
@@ -56,14 +56,23 @@ def load(name: str) -> pd.DataFrame:
     return pd.DataFrame({"text": df.text.astype(str), "label": (df.party == "Con").astype(int)})
 
 
-def from_prepared(data_dir: str | Path, max_len: int):
+def with_bos_eos(tokens: list[list[str]], vocab: list[str]) -> tuple[list[list[str]], list[str]]:
+    """``<sos>`` + words + ``<eos>`` (the authors' ``<bos>``/``<eos>``: positions α, β and Δ can pick), the two
+    markers appended to the vocabulary."""
+    return [[SOS, *t, EOS] for t in tokens], vocab + [w for w in (SOS, EOS) if w not in vocab]
+
+
+def from_prepared(data_dir: str | Path, max_len: int, bos_eos: bool = False):
     """(train, test, vocabulary) of a classification corpus prepared by ``attnrepro prepare``
     (:mod:`attnrepro.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
-    vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words."""
+    vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words (then wrapped in
+    ``<sos>``/``<eos>`` with ``bos_eos``)."""
     data_dir = Path(data_dir)
     vocab = read_json(data_dir / "vocab.json")["words"]
     if vocab[:2] != [PAD, UNK]:
         raise AttnReproError(f"{data_dir / 'vocab.json'}: expected '<pad>', '<unk>' first, got {vocab[:2]}")
+    if bos_eos:
+        vocab = with_bos_eos([], vocab)[1]
     index = {w: i for i, w in enumerate(vocab)}
 
     def encode(split: str):
@@ -71,13 +80,16 @@ def from_prepared(data_dir: str | Path, max_len: int):
         tokens = [list(t)[:max_len] for t in df.text]
         if not tokens or not all(tokens):
             raise AttnReproError(f"{data_dir / f'{split}.parquet'}: empty split or empty text")
+        if bos_eos:
+            tokens = with_bos_eos(tokens, vocab)[0]
         return _encode(tokens, index, df.label.to_numpy())
 
     return encode("train"), encode("test"), vocab
 
 
-def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int):
-    """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1."""
+def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed: int, bos_eos: bool = False):
+    """(train, test, vocabulary) with ``<pad>`` = 0 and ``<unk>`` = 1 (and ``<sos>``/``<eos>`` around every input,
+    last in the vocabulary, with ``bos_eos``)."""
     tokens = [classification_words(t)[:max_len] for t in df.text]
     keep = [i for i, t in enumerate(tokens) if t]
     order = np.random.default_rng(seed).permutation(keep)
@@ -85,6 +97,8 @@ def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed
     test_idx, train_idx = order[:n_test], order[n_test:]
     counts = Counter(w for i in train_idx for w in tokens[i])
     vocab = [PAD, UNK] + sorted(w for w, c in counts.items() if c >= min_count)
+    if bos_eos:
+        tokens, vocab = with_bos_eos(tokens, vocab)
     index = {w: i for i, w in enumerate(vocab)}
     labels = df.label.to_numpy()
 

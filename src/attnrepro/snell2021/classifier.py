@@ -10,7 +10,7 @@ classes, whose cross-entropy is the binary cross-entropy of Eq. 8.
 
 h_l = [→h_l; ←h_l] from a 1-layer BiLSTM (:class:`attnrepro.cells.LSTMCell` both ways, PyTorch's bias law as the
 authors' ``nn.LSTM``) over word embeddings (the authors' code: hidden 256 per direction, an attention MLP of width
-256). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model: ``learned``, ``uniform`` (α = 1/L,
+256; word embeddings of width ``embed``, 300 there). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model: ``learned``, ``uniform`` (α = 1/L,
 §3.2) and ``frozen_beta`` (only Q and v train, App. A.6).
 """
 
@@ -31,6 +31,7 @@ class ClassifierConfig(ModeChecked):
     hidden: int                # per direction
     attention_hidden: int = 0  # width of Q; 0 = hidden
     attention: str = "learned"
+    embed: int = 0             # word embedding width; 0 = hidden (the authors': 300)
 
 
 class Classifier(StackedModule):
@@ -41,12 +42,13 @@ class Classifier(StackedModule):
         self.cfg, self.seeds = cfg, [int(s) for s in seeds]
         n, h = len(self.seeds), cfg.hidden
         a = cfg.attention_hidden or h
-        self.param("embedding", n, cfg.vocab, h, bound=1.0, normal=True)
+        e = cfg.embed or h
+        self.param("embedding", n, cfg.vocab, e, bound=1.0, normal=True)
         self.param("att_q", n, 2 * h, a, bound=fan_in_bound(2 * h))
         self.param("att_v", n, a, 1, bound=fan_in_bound(a))
         self.param("w", n, 2 * h, 1, bound=fan_in_bound(2 * h))
-        self.fwd = LSTMCell(n, h, h)
-        self.bwd = LSTMCell(n, h, h)
+        self.fwd = LSTMCell(n, e, h)
+        self.bwd = LSTMCell(n, e, h)
         init_stacked(self, self.seeds)
         if cfg.attention == "frozen_beta":
             for name, p in self.named_parameters():
@@ -96,9 +98,11 @@ class Classifier(StackedModule):
         return torch.sigmoid((2 * tgt_out.to(gamma.dtype) - 1) * gamma)[:, :, None]
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
-        """Δ_l = ‖∂ log p(y) / ∂ e_{x_l}‖₂ (Ebrahimi et al. 2018's first-order word influence, §5.1): [S,B,1,L]."""
+        """Δ_l = ∇_{e_l} log p(y) · e_l, gradient × input (§5.1), [S,B,1,L]. The authors' released classification
+        code negates this twice (eval_dump, then flip_grads), which looks like a sign slip; the paper's definition
+        is followed (docs/deviations.md)."""
         embedded = self.embed(src).detach().requires_grad_()
         logits, _ = self.run_with_cache(src, src_len, embedded=embedded)
         logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None]).sum()
         (grad,) = torch.autograd.grad(logp, embedded)
-        return grad.norm(dim=-1)[:, :, None].detach()
+        return (grad * embedded).sum(-1)[:, :, None].detach()

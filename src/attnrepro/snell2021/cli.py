@@ -64,7 +64,8 @@ def _table2(spec: dict, models: Path, activations: Path):
     metrics = read_csv_checked(models / roles["learned"] / "metrics.csv")
     translation = spec.get("translation")
     saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
-    rows, xi_curves = table2_from_runs(probes, metrics, saliency, final_accuracy=bool(translation))
+    rows, xi_curves = table2_from_runs(probes, metrics, saliency, final_accuracy=bool(translation),
+                                       proxy_metrics=read_csv_checked(models / roles["proxy"] / "metrics.csv"))
     if translation:
         vocab = read_json(Path(translation) / "vocab.json")
         rows["bleu"] = member_bleu(read_parquet(models / roles["learned"] / "eval.parquet"),
@@ -85,7 +86,8 @@ def cmd_analyze(args) -> None:
     if kind == "copy":
         metrics = read_csv_checked(models / spec["runs"]["run"] / "metrics.csv")
         write_parquet(sr.curves(metrics), out / "curves.parquet")
-        summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"])
+        write_csv(sr.failure_curve(metrics, spec["fail_below"], args.name), out / "failures.csv")
+        summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"], spec.get("judge_step"))
     elif kind == "multihead":
         roles = spec["runs"]
         outcomes = read_parquet(models / roles["candidates"] / "candidates.parquet")

@@ -60,6 +60,10 @@ def check(block: dict[str, Any]) -> None:
         if name not in COPY_RUNS:
             raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
     _check_multihead(block["multihead"])
+    judge = c.get("judge_step")
+    if judge is not None and judge > block["train"]["steps"]:
+        raise AttnReproError(f"snell2021.copy.judge_step ({judge}) exceeds snell2021.train.steps "
+                             f"({block['train']['steps']})")
     for run, spec in runs(block).items():
         t = spec["train"]
         if t["eval_every"] > t["steps"]:
@@ -125,7 +129,8 @@ def _table2_runs(prefix: str, data: dict, model: dict, train: dict, seeds: list[
 def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every training job of the block: name -> spec (:mod:`attnrepro.snell2021.runs`)."""
     c, seeds, out = block["copy"], block["seeds"], {}
-    seq2seq = {"type": "seq2seq", "hidden": c["hidden"], "heads": 1}
+    seq2seq = {"type": "seq2seq", "hidden": c["hidden"], "heads": 1,
+               **({"score_bias": True} if c.get("score_bias") else {})}  # absent when off: specs (and reruns) as before
     for name in COPY_RUNS:
         if name == TABLE2_COPY:
             continue
@@ -136,15 +141,20 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                 "members": _plain(seeds, SEED_OFFSET[mode]), "record": [], "divergence": "freeze"}
     p = block["table2"]["proxy"]
     out.update(_table2_runs(TABLE2_COPY, copy_data(block, TABLE2_COPY), seq2seq, train_of(block), seeds,
-                            ("learned", "uniform"), {"type": "proxy", "dim": c["hidden"]}, p["seed"],
+                            ("learned", "uniform"), proxy_model(p, c["hidden"]), p["seed"],
                             train_of(block, p.get("train"))))
     m = block["multihead"]
     data = copy_data(block, "copy_same")
     mh_train = train_of(block, m.get("train"))
-    out["multihead_candidates"] = {"model": {**seq2seq, "attention": "learned"}, "data": data, "train": mh_train,
+    # "authors": their multihead.py's GRU encoder and decoder, embeddings apart, attn_proj with a bias
+    mh_model = {**seq2seq, **({"cell": "gru", "shared_embedding": False, "score_bias": True}
+                              if m.get("architecture") == "authors" else {})}
+    out["multihead_candidates"] = {"model": {**mh_model, "attention": "learned"}, "data": data, "train": mh_train,
                                    "record": [], "divergence": "freeze", "multihead": m}
     for combo in COMBOS:
-        out[f"multihead_{combo}"] = {"model": {**seq2seq, "heads": m["heads"], "attention": "learned"}, "data": data,
+        combine = {"heads_combine": m["combine"]} if m.get("combine", "sum") != "sum" else {}
+        out[f"multihead_{combo}"] = {"model": {**mh_model, "heads": m["heads"], "attention": "learned", **combine},
+                                     "data": data,
                                      "train": mh_train, "record": ["head_alignment"], "divergence": "freeze",
                                      "combo": combo, "multihead": m}
     k = block["keyword"]
@@ -155,20 +165,32 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for name in classification_sets(block):
         cl = block["classification"]
         out.update(_table2_runs(f"cls_{name}", classification_data(block, name),
-                                {"type": "classifier", "hidden": cl["hidden"]}, train_of(block, cl.get("train")),
+                                {"type": "classifier", "hidden": cl["hidden"],
+                                 **({"embed": cl["embed"]} if cl.get("embed") else {})},
+                                train_of(block, cl.get("train")),
                                 cl["seeds"], ("learned", "uniform", "frozen_beta"),
-                                {"type": "proxy", "dim": cl["hidden"], "classification": True}, cl["proxy"]["seed"],
-                                train_of(block, cl.get("train"), cl["proxy"].get("train"))))
+                                proxy_model(cl["proxy"], cl.get("embed") or cl["hidden"], classification=True), cl["proxy"]["seed"],
+                                train_of(block, cl.get("train"), cl["proxy"].get("train"),
+                                         cl["sets"][name].get("proxy_train"))))
     for name in translation_sets(block):
         t = block["translation"]
         s = t["sets"][name]
         train = train_of(block, t.get("train"), s.get("train"))
+        # "authors": their 2-layer biLSTM model (App. A.8); absent: the 1-layer copy model
+        model = ({"type": "translation", "hidden": t["hidden"], "dropout": t.get("dropout", 0.5)}
+                 if t.get("architecture") == "authors" else {**seq2seq, "hidden": t["hidden"]})
         out.update(_table2_runs(f"mt_{name}", {"task": "translation", "data_dir": prepared_dir(name),
                                                "test_seed": s["test_seed"]},
-                                {**seq2seq, "hidden": t["hidden"]}, train, t["seeds"], ("learned", "uniform"),
-                                {"type": "proxy", "dim": t["hidden"]}, t["proxy"]["seed"],
+                                model, train, t["seeds"], ("learned", "uniform"),
+                                proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
                                 {**train, **t["proxy"].get("train", {})}))
     return out
+
+
+def proxy_model(proxy: dict[str, Any], dim: int, classification: bool = False) -> dict[str, Any]:
+    """The proxy's model spec; keys left out when off, so specs (and reruns) stay as they were."""
+    return {"type": "proxy", "dim": dim, **({"classification": True} if classification else {}),
+            **({"bias": True} if proxy.get("bias") else {})}
 
 
 def run_inputs(block: dict[str, Any], run: str) -> list[str]:
@@ -205,8 +227,10 @@ def table2_analyses(block: dict[str, Any]) -> dict[str, str]:
 
 def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every analysis job: name -> spec (``kind``, the runs it reads by role, its parameters)."""
+    judge = block["copy"].get("judge_step")  # the authors' last evaluation (191 updates); None = the run's last
     out = {name: {"kind": "copy", "runs": {"run": name}, "fail_below": block["fail_below"],
-                  "good_above": block["good_above"]} for name in copy_analyses(block)}
+                  "good_above": block["good_above"], **({"judge_step": judge} if judge is not None else {})}
+           for name in copy_analyses(block)}
     out["multihead"] = {"kind": "multihead", "runs": {"candidates": "multihead_candidates",
                                                        **{c: f"multihead_{c}" for c in COMBOS}},
                         "fail_below": block["fail_below"], "good_above": block["good_above"]}
@@ -241,7 +265,7 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
     return files
 
 
-ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet"], "keyword": ["summary.csv", "curves.parquet"],
+ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet", "failures.csv"], "keyword": ["summary.csv", "curves.parquet"],
                     "multihead": [*(f"summary_{c}.csv" for c in COMBOS), "curves.parquet", "candidates.parquet"],
                     "counts": ["summary.csv", "tables.parquet"], "table2": ["summary.csv", "xi_curves.csv"]}
 
@@ -277,7 +301,8 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
     translation = {name: translation_label(name) for name in translation_sets(block)}
     references = {translation[name]: s["reference"] for name, s in block.get("translation", {}).get("sets", {}).items()
                   if s.get("reference")}
-    return {"fail_below": block["fail_below"], "classification": classification_sets(block),
+    return {"fail_below": block["fail_below"], "judge_step": c.get("judge_step"),
+            "classification": classification_sets(block),
             "translation": translation_sets(block), "references": references,
             "uniform": [n.removeprefix("copy_") for n in c.get("uniform", [])], "labels": {**translation,
         "same": f"permutations of the same {length} words", "subset": f"{length} of {v} words",
@@ -296,7 +321,9 @@ def classification_data(block: dict[str, Any], name: str) -> dict[str, Any]:
     prepared into ``results/data/<name>/`` (its own train/test splits and vocabulary)."""
     from .classification_sets import SOURCES
 
-    data = {"task": "classification", "name": name, **block["classification"]["sets"][name]}
+    data = {"task": "classification", "name": name, **{k: v for k, v in block["classification"]["sets"][name].items()
+                                                          if k != "proxy_train"},
+            **({"bos_eos": True} if block["classification"].get("bos_eos") else {})}
     if name not in SOURCES:
         data["data_dir"] = prepared_dir(name)
     return data

@@ -56,6 +56,27 @@ def fig3(same: pd.DataFrame, subset: pd.DataFrame, mixture: pd.DataFrame, unifor
     return fig, _curve_data(drawn)
 
 
+def fig3_failures(failures: pd.DataFrame, labels: dict[str, str], judge_step: int | None):
+    """The failure rate of every copy run against the step (``failures``: run, step, n_seeds, n_below), with its
+    95% Clopper–Pearson band; the dotted line marks where the runs are judged (the authors' last evaluation)."""
+    from ..intervals import clopper_pearson
+
+    fig, ax = plt.subplots(figsize=(7, 4.2))
+    for run, f in failures.sort_values("step").groupby("run", sort=False):
+        band = np.array([clopper_pearson(int(k), int(n)) for k, n in zip(f.n_below, f.n_seeds)])
+        key = run.removeprefix("copy_").removesuffix("_uniform")
+        label = labels.get(key, key) + (", uniform α" if run.endswith("_uniform") else "")
+        line, = ax.plot(f.step, f.n_below / f.n_seeds, "--" if run.endswith("_uniform") else "-", lw=1, label=label)
+        ax.fill_between(f.step, band[:, 0], band[:, 1], color=line.get_color(), alpha=0.12)
+    if judge_step is not None:
+        ax.axvline(judge_step, color=GREY, lw=0.6, ls=":")
+    ax.set(xlabel="training step", ylabel="fraction of seeds below the failure threshold", ylim=(-0.02, 1.02),
+           title="Fig. 3: failure rate at every evaluation (band: 95% Clopper–Pearson)")
+    ax.legend(fontsize=7, loc="upper right")
+    fig.tight_layout()
+    return fig, failures.reset_index(drop=True)
+
+
 def sec6_2(copy: pd.DataFrame, permute: pd.DataFrame, labels: dict[str, str], fail_below: float):
     fig, ax = plt.subplots(figsize=(6, 4.2))
     _curves(ax, copy, BLUE, labels["copy"], fail_below)
@@ -133,6 +154,8 @@ TABLE2_COLUMNS = {"A_alpha_beta_uf": "A(α, β_uf)", "A_beta_uf_beta_px": "A(β_
 
 
 TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf", "tau_hat")
+# CSV only: the nulls matched to the maxima over checkpoints (beside Â)
+NULL_COLUMNS = ("A_alpha_beta_uf_null", "A_alpha_beta_null")
 
 # translation only: the learned run's final teacher-forced token accuracy (as a fraction) and corpus BLEU (0-100)
 TRANSLATION_COLUMNS = {"token_acc": "acc", "bleu": "BLEU"}
@@ -158,17 +181,21 @@ def paper_reference(name: str) -> dict[str, float]:
 
 def table2_frame(summaries: dict[str, pd.DataFrame], references: dict[str, str] | None = None) -> pd.DataFrame:
     """Table 2 as the paper prints it: one row per task, percentages, means over seeds (± sd in the CSV), plus
-    Table 3's Kendall τ variant of the agreement columns (CSV only), and for translation the token accuracy, the
+    Table 3's Kendall τ variant of the agreement columns, the nulls of the maxima and the number of seeds whose ξ
+    is ξ* (``*_n_starred``; CSV only), and for translation the token accuracy, the
     BLEU and, where ``references`` names one (task -> paper row), the paper's numbers as ``ref_*`` columns."""
     references = references or {}
     rows = []
     for task, s in summaries.items():
         row = {"task": task, "n_seeds": len(s)}
-        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *TRANSLATION_COLUMNS):
+        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *NULL_COLUMNS, *TRANSLATION_COLUMNS):
             scale = 1 if col == "bleu" else 100
             values = s[col] if col in s else pd.Series(np.nan, index=s.index)
             row[col] = scale * values.mean()
             row[f"{col}_sd"] = scale * values.std()
+        for col in ("xi_alpha_beta_uf", "xi_alpha_beta"):   # seeds whose ξ is ξ* (the paper's "*")
+            starred = s.get(f"{col}_starred")
+            row[f"{col}_n_starred"] = int(starred.astype(bool).sum()) if starred is not None else 0
         row["reference"] = references.get(task, "")
         row.update(paper_reference(row["reference"]) if row["reference"] else {})
         rows.append(row)
@@ -239,9 +266,9 @@ def fig2(frame: pd.DataFrame):
         for seed, c in t.groupby("seed"):
             lw, alpha = (1.8, 1.0) if seed == first else (0.7, 0.35)
             top.plot(c.step, c.agreement, "-o", ms=2.5 if seed == first else 0, color=GREY, lw=lw, alpha=alpha,
-                     label=f"A(α, α̂(τ)): seed {seed} vs run {c.second_run_seed.iloc[0]}" if seed == first else None)
+                     label=f"A(α, α̂(τ)): seed {seed} vs the other runs (mean)" if seed == first else None)
             bottom.plot(c.step, c.performance, "-o", ms=2.5 if seed == first else 0, color=GREY, lw=lw, alpha=alpha,
-                        label="p̂(τ), second run" if seed == first else None)
+                        label="p̂(τ), other runs (mean)" if seed == first else None)
         c = t[t.seed == first]
         for key, (name, colour) in FIG2_LEVELS.items():
             level, tau0, value = c[f"A_{key}"].iloc[0], c[f"tau0_{key}"].iloc[0], c[f"xi_{key}"].iloc[0]

@@ -30,6 +30,17 @@ def _fig3(read, spec):
     return _f().fig3(curves["same"], curves["subset"], curves["mixture"], uniform, spec["labels"], spec["fail_below"])
 
 
+def _copy_analyses(spec) -> list[str]:
+    return ["copy_same", "copy_subset", "copy_mixture", "copy_permute"] + [f"copy_{k}_uniform" for k in spec["uniform"]]
+
+
+def _fig3_failures(read, spec):
+    import pandas as pd
+
+    failures = pd.concat([read(a, "failures.csv") for a in _copy_analyses(spec)], ignore_index=True)
+    return _f().fig3_failures(failures, spec["labels"], spec.get("judge_step"))
+
+
 def _fig6(read, spec):
     import pandas as pd
 
@@ -67,6 +78,7 @@ def _table10(read, spec):
 FIGURES: dict[str, Figure] = {
     "fig3": Figure(lambda s: [f"copy_{k}" for k in COPY_SETS] + [f"copy_{k}_uniform" for k in COPY_SETS
                                                                    if k in s["uniform"]], _fig3),
+    "fig3_failures": Figure(_copy_analyses, _fig3_failures),
     "sec6_2": Figure(lambda s: ["copy_subset", "copy_permute"],
                      lambda read, s: _f().sec6_2(read("copy_subset", "curves.parquet"),
                                                  read("copy_permute", "curves.parquet"), s["labels"], s["fail_below"])),

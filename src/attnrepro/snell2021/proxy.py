@@ -3,8 +3,10 @@
 Eq. 5:  p_t = σ((1/L) Σ_l W e_{x_l})  for every output position t (the output bag of words)
 Eq. 6:  β^px_tl = σ(W e_{x_l})_{y_t};  Eq. 13: θ^px_io = σ(W e_i)_o
 
-e_i and W_o are drawn from N(0, I_d/d) (§4.1). As the authors' ``embedding_beta.py``: no bias, Adam (lr 1e-3),
-mini-batches, the loss the mean over the real target tokens. It reads a batch of :mod:`attnrepro.data` like every
+e_i and W_o are drawn from N(0, I_d/d) (§4.1). With ``bias`` the logits get an output bias b while training and
+β^px / θ^px are read without it, as the authors' ``embedding_beta.py`` (Eq. 5 has none). Adam, mini-batches, the
+loss the mean over the real target tokens; which evaluation's β^px Table 2 reads (the best validation loss, as
+the authors keep the best epoch) is :func:`attnrepro.snell2021.agreement_table.table2_from_runs`'s choice. It reads a batch of :mod:`attnrepro.data` like every
 model of the project and trains through the same engine; its ``tgt_in`` is not read (Eq. 5 ignores the decoder).
 """
 
@@ -22,6 +24,7 @@ class ProxyConfig:
     n_in: int      # input vocabulary
     n_out: int     # output vocabulary (2 for a binary classifier)
     dim: int       # embedding width d
+    bias: bool = False   # an output bias while training (authors' embedding_beta.py); β^px is read without it
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -34,6 +37,8 @@ class Proxy(StackedModule):
         n, d = len(self.seeds), cfg.dim
         self.param("e", n, cfg.n_in, d, bound=d ** -0.5, normal=True)
         self.param("w", n, d, cfg.n_out, bound=d ** -0.5, normal=True)
+        if cfg.bias:  # registered last: e and w are drawn as without it
+            self.param("b", n, 1, cfg.n_out, bound=d ** -0.5)
         init_stacked(self, self.seeds)
 
     @property
@@ -44,7 +49,7 @@ class Proxy(StackedModule):
         """Eq. 5's logits, the same at every target position: [S,B,T,n_out]."""
         mask = (torch.arange(src.shape[-1], device=src.device) < src_len[..., None]).to(self.e.dtype)
         mean = (lookup(self.e, src) * mask[..., None]).sum(2) / mask.sum(2, keepdim=True)         # [S,B,d]
-        logits = torch.bmm(mean, self.w)
+        logits = torch.bmm(mean, self.w) if not self.cfg.bias else torch.baddbmm(self.b, mean, self.w)
         return logits[:, :, None].expand(-1, -1, tgt_in.shape[-1], -1)
 
     @torch.no_grad()

@@ -1,9 +1,11 @@
 """Per-run summaries of Snell et al. 2021's training runs, from their metrics and probe tables (no I/O).
 
-A run *fails* when its final teacher-forced token accuracy is below ``fail_below`` (the authors' bad-head rule,
-0.6) and *learns* at the first evaluation at or above ``good_above`` (their good-head rule, 0.95); a member whose
-loss or gradient went non-finite is *diverged*: marked apart here (its measures are NaN); the claims count it as a
-failed run and say how many (``attnrepro.claims``, a claim's ``diverged_value``).
+A run *fails* when its teacher-forced token accuracy at its last evaluation is below ``fail_below`` (the authors'
+bad-head rule, 0.6); ``judge_step`` moves that reading to the last evaluation at or before it (the authors' copy
+runs train 200 steps and evaluate last after 191 updates). A run *learns* at the first evaluation at or above
+``good_above`` (their good-head rule, 0.95); a member whose loss or gradient went non-finite is *diverged*: marked
+apart here (its measures are NaN); the claims count it as a failed run and say how many (``attnrepro.claims``, a
+claim's ``diverged_value``).
 """
 
 from __future__ import annotations
@@ -15,13 +17,17 @@ SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "reached_
                    "steps_to_good_censored", "mean_acc", "diverged"]
 
 
-def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float) -> pd.DataFrame:
+def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float,
+                  judge_step: int | None = None) -> pd.DataFrame:
     """Per member (``metrics``: the engine's rows): final and best token accuracy, ``failed`` (final <
     ``fail_below``), ``reached_good`` (accuracy ≥ ``good_above`` at some evaluation), ``steps_to_good`` (the first
     such evaluation, NaN if never — Fig. 3's "converges slower"), ``steps_to_good_censored`` (the same, a run that
     never gets there counted one evaluation past its last step), the mean accuracy over evaluations and
-    ``diverged`` (0/1; a diverged run's other measures are NaN)."""
+    ``diverged`` (0/1; a diverged run's other measures are NaN). With ``judge_step``, only the evaluations at or
+    before it count."""
     rows = []
+    if judge_step is not None:
+        metrics = metrics[metrics.step <= judge_step]
     for (member, seed), c in metrics.sort_values("step").groupby(["member", "seed"]):
         if c.diverged.any():
             rows.append({"seed": seed, "member": member, "diverged": 1.0})
@@ -35,6 +41,21 @@ def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float) -
                      "steps_to_good": first, "steps_to_good_censored": beyond if np.isnan(first) else first,
                      "mean_acc": c.token_acc.mean(), "diverged": 0.0})
     return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
+
+
+FAILURE_COLUMNS = ["run", "step", "n_seeds", "n_below"]
+
+
+def failure_curve(metrics: pd.DataFrame, fail_below: float, run: str) -> pd.DataFrame:
+    """Fig. 3's failure rate at every evaluation: per ``step``, ``n_seeds`` (members evaluated there; a member
+    that diverged at any point is left out, as :func:`curve_summary` leaves it out of the failure rate) and
+    ``n_below`` (those whose token accuracy is below ``fail_below``), so the rate can be read at the authors' last
+    evaluation (191 updates) and at any other alike."""
+    gone = metrics.groupby("member").diverged.transform("any").astype(bool)
+    ok = metrics[~gone]
+    g = ok.assign(below=ok.token_acc < fail_below).groupby("step").below
+    out = pd.DataFrame({"step": g.size().index, "n_seeds": g.size().to_numpy(), "n_below": g.sum().to_numpy()})
+    return out.assign(run=run, n_below=out.n_below.astype(int)).reindex(columns=FAILURE_COLUMNS)
 
 
 def curves(metrics: pd.DataFrame) -> pd.DataFrame:
@@ -98,12 +119,30 @@ def keyword_curves(gamma: pd.DataFrame, position: np.ndarray, metrics: pd.DataFr
     return out.merge(metrics[["step", "member", "token_acc"]].rename(columns={"token_acc": "acc"}), on=["step", "member"])
 
 
+GAMMAS = ["gamma_key", "gamma_next", "gamma_mean", "gamma_last"]
+
+
+def converged_step(curve: pd.DataFrame, rtol: float = 0.05, window: int = 3) -> float:
+    """Where Eq. 25's "asymptotically" is read: the first evaluation from which none of the four γ statistics moves
+    by more than ``rtol`` of its size (max(|γ|, 1)) at any later evaluation, with at least ``window`` later
+    evaluations to show it; NaN when training ended before that (train longer)."""
+    c = curve.sort_values("step")
+    values = c[GAMMAS].to_numpy()
+    for i in range(len(c) - window):
+        scale = np.maximum(np.abs(values[i]), 1.0)
+        if (np.abs(values[i + 1:] - values[i]) <= rtol * scale).all():
+            return float(c.step.iloc[i])
+    return float("nan")
+
+
 def keyword_summary(curves_: pd.DataFrame) -> pd.DataFrame:
     """Per seed: ``hyp2_early`` — Hypothesis 2 (Eq. 24) at the first evaluation after step 0:
     γ_{l*} > γ_{l*+1} > γ̄ ≈ γ_L; ``obs3_final`` — Observation 3 (Eq. 25) at the last evaluation:
     γ_L > γ_{l*+1} > γ̄ ≈ γ_{l*}; ``obs3_step`` — the first evaluation from which Eq. 25 holds to the end, as a
-    fraction of training (1 = only at the end, NaN = never). "≈" is read on the scale of the order it sits in:
-    |γ̄ − γ_L| (Eq. 24) or |γ̄ − γ_{l*}| (Eq. 25) below the gap γ_{l*+1} − γ̄."""
+    fraction of training (1 = only at the end, NaN = never); ``converged_step`` (:func:`converged_step`) and
+    ``obs3_converged`` — Eq. 25 at that step, the paper's "asymptotically" (NaN when the statistics never stopped
+    moving within training). "≈" is read on the scale of the order it sits in: |γ̄ − γ_L| (Eq. 24) or
+    |γ̄ − γ_{l*}| (Eq. 25) below the gap γ_{l*+1} − γ̄."""
     rows = []
     for seed, c in curves_.sort_values("step").groupby("seed"):
         gap = c.gamma_next - c.gamma_mean
@@ -112,6 +151,9 @@ def keyword_summary(curves_: pd.DataFrame) -> pd.DataFrame:
         holds_to_end = obs3[::-1].cummin()[::-1]
         steps = c.step.to_numpy()
         first = steps[holds_to_end.to_numpy()]
+        converged = converged_step(c)
+        at = obs3[c.step.to_numpy() == converged]
         rows.append({"seed": seed, "hyp2_early": float(hyp2.iloc[1]), "obs3_final": float(obs3.iloc[-1]),
-                     "obs3_step": first[0] / steps[-1] if len(first) else np.nan, "final_acc": c.acc.iloc[-1]})
+                     "obs3_step": first[0] / steps[-1] if len(first) else np.nan, "final_acc": c.acc.iloc[-1],
+                     "converged_step": converged, "obs3_converged": float(at.iloc[0]) if len(at) else np.nan})
     return pd.DataFrame(rows)

@@ -51,10 +51,11 @@ def load_data(data: dict, n_eval: int) -> tuple[object, Encoded, dict]:
         from . import classification_sets as text
 
         if "data_dir" in data:  # a corpus prepared by the download rules: its own splits and vocabulary
-            train, test, words = text.from_prepared(data["data_dir"], data["max_len"])
+            train, test, words = text.from_prepared(data["data_dir"], data["max_len"], data.get("bos_eos", False))
         else:
             train, test, words = text.prepare(text.load(data["name"]), n_test=data["n_test"],
-                                              max_len=data["max_len"], min_count=data["min_count"], seed=data["seed"])
+                                              max_len=data["max_len"], min_count=data["min_count"], seed=data["seed"],
+                                              bos_eos=data.get("bos_eos", False))
         return train, test.subset(slice(0, n_eval)), {"size": len(words), "words": words}
     if task == "translation":
         from . import parallel
@@ -70,13 +71,21 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
     kind = model["type"]
     seeds = [m.seed for m in members]
     if kind == "seq2seq":
-        cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"])
+        cfg = Seq2SeqConfig(vocab["size"], model["hidden"], model.get("heads", 1), model["attention"],
+                            model.get("score_bias", False), model.get("heads_combine", "sum"),
+                            model.get("cell", "lstm"), model.get("shared_embedding", True))
         return Seq2Seq(cfg, seeds, [list(m.head_seeds) for m in members])
+    if kind == "translation":
+        from .translation_seq2seq import TranslationConfig, TranslationSeq2Seq
+
+        return TranslationSeq2Seq(TranslationConfig(vocab["size"], model["hidden"], model["dropout"],
+                                                    model["attention"]), seeds)
     if kind == "classifier":
-        return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"]), seeds)
+        return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"],
+                                           embed=model.get("embed", 0)), seeds)
     if kind == "proxy":
         n_out = 2 if model.get("classification") else vocab["size"]
-        return Proxy(ProxyConfig(vocab["size"], n_out, model["dim"]), seeds)
+        return Proxy(ProxyConfig(vocab["size"], n_out, model["dim"], model.get("bias", False)), seeds)
     raise ValueError(f"unknown Snell et al. model {kind!r}")
 
 
@@ -152,7 +161,7 @@ def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
         model.load_state_dict(blob["state_dict"])
     except RuntimeError as err:
         raise AttnReproError(f"{path}: does not match its own spec ({err}); retrain it") from err
-    return spec, model, valid, vocab
+    return spec, model.eval(), valid, vocab   # eval: no dropout in the exported saliency and decodes
 
 
 def export(path) -> tuple[pa.Table, pa.Table]:
@@ -169,7 +178,7 @@ def export(path) -> tuple[pa.Table, pa.Table]:
                          "example": pa.array(table.example, pa.int32()), "t": pa.array(table.t, pa.int16()),
                          "src_len": pa.array(table.src_len, pa.int16()), "delta": ragged(table.delta.to_list())})
     decoded = []
-    if spec["model"]["type"] == "seq2seq":
+    if spec["model"]["type"] in ("seq2seq", "translation"):
         start = vocab["words"].index(SOS) if "words" in vocab else vocab["size"] - 1
         pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).numpy()
         decoded = [(seeds[s], s, b, pred[s, b]) for s in range(pred.shape[0]) for b in range(pred.shape[1])]

@@ -1,17 +1,20 @@
 """The LSTM seq2seq with attention of Snell et al. 2021, §2.1 and §5.2, members stacked on a leading axis.
 
 Eq. 1:  a_tl = s_tᵀ W h_l,  α_t = softmax_l(a_t·)         (one W^(k) per head k, Eq. 20)
+        with ``score_bias``: a_tl = (W s_t + b)·h_l, the authors' ``attn_lin`` (nn.Linear(H, H) with a bias)
 Eq. 2:  c_t = Σ_l α_tl h_l,  p_t = N([c_t; s_t])
-Eq. 21: with K heads the contexts are summed before N.
+Eq. 21: with K heads the projected contexts are summed before N (``heads_combine="sum"``, as printed) or averaged
+        (``"mean"``, the authors' multihead.py, which made Fig. 6).
 Eq. 4:  β_tl = N([h_l; s_t])_{y_t}  — the lexical probe (:meth:`Seq2Seq.lexical_probe`).
 
 Where the paper is silent we follow the authors' code (``../shared/reference/authors-code.md``): one shared
-word embedding (dimension = hidden, N(0, 1)) for source and target; 1-layer LSTM encoder and decoder
+word embedding (dimension = hidden, N(0, 1)) for source and target (their multi-head code: one each,
+``shared_embedding=False``); 1-layer LSTM encoder and decoder (GRU in their multi-head code, ``cell="gru"``)
 (:class:`attnrepro.cells.LSTMCell`, run by ``Cell.sequence``); the decoder starts from the encoder's final (h, c)
 and is teacher forced; each head's context goes through its own linear ``project_enc`` P_k before N; N = linear →
-tanh → linear. The K projected contexts are *summed* as Eq. 21 says (the authors' multi-head code averages them;
-the paper is the specification, and a mean weakens a single good head K-fold at the start of training). The score
-has no bias, as Eq. 1 (the authors' ``attn_lin`` has one). The LSTM keeps PyTorch's two biases b_x and b_h, each
+tanh → linear. The K projected contexts are summed as Eq. 21 says, or averaged as the authors' multi-head code
+(a mean weakens a single good head K-fold at the start of training); the score has a bias or not
+(``score_bias``; Eq. 1 has none, the authors' ``attn_lin`` has one): config/paper.yaml follows the code. The LSTM keeps PyTorch's two biases b_x and b_h, each
 U(−1/√H, 1/√H), as the authors' ``nn.LSTM`` does (their sum has a triangular law on ±2/√H).
 
 Attention modes (``Seq2SeqConfig.attention``):
@@ -34,7 +37,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from ..cells import LSTMCell
+from ..cells import make_cell
 from ..stacked import StackedModule, affine, fan_in_bound, init_member, lookup
 from ..seeding import stream_seeds
 
@@ -59,6 +62,17 @@ class Seq2SeqConfig(ModeChecked):
     hidden: int
     heads: int = 1
     attention: str = "learned"
+    score_bias: bool = False     # (W s + b)·h_l, the authors' attn_lin; False = Eq. 1
+    heads_combine: str = "sum"   # Eq. 21 as printed; "mean" = the authors' multihead.py
+    cell: str = "lstm"           # "gru": the authors' multihead.py
+    shared_embedding: bool = True  # False: source and target embeddings apart (the authors' multihead.py)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.cell not in ("lstm", "gru"):
+            raise ValueError(f"cell {self.cell!r}; choose 'lstm' or 'gru'")
+        if self.heads_combine not in ("sum", "mean"):
+            raise ValueError(f"heads_combine {self.heads_combine!r}; choose 'sum' (Eq. 21) or 'mean' (authors' code)")
 
 
 class NetworkN(StackedModule):
@@ -89,12 +103,14 @@ class NetworkN(StackedModule):
 class Heads(StackedModule):
     """The K heads: W^(k) of Eq. 20 and the authors' ``project_enc`` P_k, b_k, each [S, K, ...]."""
 
-    def __init__(self, n: int, heads: int, hidden: int) -> None:
+    def __init__(self, n: int, heads: int, hidden: int, score_bias: bool = False) -> None:
         super().__init__()
         b = fan_in_bound(hidden)
         self.param("att_w", n, heads, hidden, hidden, bound=b)
         self.param("proj_w", n, heads, hidden, hidden, bound=b)
         self.param("proj_b", n, heads, 1, hidden, bound=b)
+        if score_bias:  # registered last: drawn after the others, which stay as without it
+            self.param("att_b", n, heads, 1, hidden, bound=b)
 
 
 def head_seeds_of(seed: int, heads: int) -> list[int]:
@@ -113,10 +129,12 @@ class Seq2Seq(StackedModule):
             raise ValueError("head_seeds must hold one list of `heads` seeds per backbone seed")
         n, h = len(self.backbone_seeds), cfg.hidden
         self.param("embedding", n, cfg.vocab, h, bound=1.0, normal=True)
-        self.encoder = LSTMCell(n, h, h)
-        self.decoder = LSTMCell(n, h, h)
+        if not cfg.shared_embedding:
+            self.param("tgt_embedding", n, cfg.vocab, h, bound=1.0, normal=True)
+        self.encoder = make_cell(cfg.cell, n, h, h)
+        self.decoder = make_cell(cfg.cell, n, h, h)
         self.readout = NetworkN(n, h, cfg.vocab)
-        self.heads = Heads(n, cfg.heads, h)
+        self.heads = Heads(n, cfg.heads, h, cfg.score_bias)
         with torch.no_grad():
             for s, (seed, heads) in enumerate(zip(self.backbone_seeds, self.head_seeds)):
                 init_member([self, self.encoder, self.decoder, self.readout], s, seed)
@@ -124,7 +142,7 @@ class Seq2Seq(StackedModule):
                     init_member([self.heads], s, head_seed, head=k)
         if cfg.attention == "frozen_beta":
             for name, p in self.named_parameters():
-                p.requires_grad_(name == "heads.att_w")
+                p.requires_grad_(name in ("heads.att_w", "heads.att_b"))
 
     @property
     def n_seeds(self) -> int:
@@ -133,6 +151,9 @@ class Seq2Seq(StackedModule):
     # -- pieces ----------------------------------------------------------------------------------------------
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         return lookup(self.embedding, tokens)
+
+    def embed_target(self, tokens: torch.Tensor) -> torch.Tensor:
+        return lookup(self.embedding if self.cfg.shared_embedding else self.tgt_embedding, tokens)
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor, embedded: torch.Tensor | None = None):
         """Encoder states h_l [S,B,L,H] and the final state [h; c]; ``embedded`` replaces the source's word
@@ -151,19 +172,22 @@ class Seq2Seq(StackedModule):
             scores = dec_h.new_zeros(s, b, self.cfg.heads, t, length)
         else:
             q = torch.einsum("sbth,skhg->sbktg", dec_h, self.heads.att_w)
+            if self.cfg.score_bias:
+                q = q + self.heads.att_b[:, None]
             scores = torch.einsum("sbktg,sblg->sbktl", q, enc_h)
         pad = torch.arange(length, device=dec_h.device) >= src_len[..., None]          # [S,B,L]
         return torch.softmax(scores.masked_fill(pad[:, :, None, None, :], float("-inf")), dim=-1)
 
     def combine(self, contexts: torch.Tensor) -> torch.Tensor:
-        """Eq. 21: [S,B,K,T,H] head contexts -> Σ_k (P_k c^(k) + b_k) [S,B,T,H]."""
-        return (torch.einsum("sbkth,skhg->sbktg", contexts, self.heads.proj_w) + self.heads.proj_b[:, None]).sum(2)
+        """Eq. 21: [S,B,K,T,H] head contexts -> Σ_k (P_k c^(k) + b_k) [S,B,T,H], or its mean over k."""
+        projected = torch.einsum("sbkth,skhg->sbktg", contexts, self.heads.proj_w) + self.heads.proj_b[:, None]
+        return projected.mean(2) if self.cfg.heads_combine == "mean" else projected.sum(2)
 
     # -- forward ---------------------------------------------------------------------------------------------
     def run_with_cache(self, src, src_len, tgt_in, embedded=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Teacher-forced logits [S,B,T,V] and named activations."""
         enc_h, state = self.encode(src, src_len, embedded)
-        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
+        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed_target(tgt_in)), state)[0]
         alpha = self.attention(dec_h, enc_h, src_len)
         context = self.combine(torch.einsum("sbktl,sblh->sbkth", alpha, enc_h))
         logits = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
@@ -185,7 +209,7 @@ class Seq2Seq(StackedModule):
 
     def _lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
         enc_h, state = self.encode(src, src_len)
-        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed(tgt_in)), state)[0]
+        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed_target(tgt_in)), state)[0]
         as_context = self.combine(enc_h[:, :, None].expand(-1, -1, self.cfg.heads, -1, -1))     # [S,B,L,H]
         pre = self.readout.state_part(dec_h)[:, :, :, None] + self.readout.context_part(as_context)[:, :, None]
         logp = torch.log_softmax(self.readout.logits(pre), dim=-1)                          # [S,B,T,L,V]
@@ -193,16 +217,7 @@ class Seq2Seq(StackedModule):
         return logp.gather(-1, gold)[..., 0].exp()
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
-        """Gradient saliency Δ_tl = ‖∂ log p_t(y_t) / ∂ e_{x_l}‖₂ (the first-order word influence of Ebrahimi et
-        al. 2018 that Snell et al. §5.1 use), [S,B,T,L]: one backward pass per output position."""
-        embedded = self.embed(src).detach().requires_grad_()
-        logits, _ = self.run_with_cache(src, src_len, tgt_in, embedded)
-        logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]          # [S,B,T]
-        out = []
-        for t in range(logp.shape[-1]):
-            (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
-            out.append(g.norm(dim=-1))
-        return torch.stack(out, 2).detach()
+        return gradient_times_input(self, src, src_len, tgt_in, tgt_out)
 
     @torch.no_grad()
     def greedy_decode(self, src, src_len, n_steps: int, sos: int) -> torch.Tensor:
@@ -211,10 +226,24 @@ class Seq2Seq(StackedModule):
         token = torch.full(src.shape[:2], sos, dtype=torch.long, device=src.device)
         out = []
         for _ in range(n_steps):
-            state = self.decoder.step(self.decoder.input_projection(self.embed(token[..., None]))[:, :, 0], state)
+            state = self.decoder.step(self.decoder.input_projection(self.embed_target(token[..., None]))[:, :, 0], state)
             dec_h = self.decoder.output(state)[:, :, None]
             context = self.combine(torch.einsum("sbktl,sblh->sbkth", self.attention(dec_h, enc_h, src_len), enc_h))
             token = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
             token = token.argmax(-1)[..., 0]
             out.append(token)
         return torch.stack(out, -1)
+
+
+def gradient_times_input(model, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
+    """Saliency Δ_tl = ∇_{e_l} log p_t(y_t) · e_l, gradient × input (Snell et al. §5.1 and the authors'
+    translation code), [S,B,T,L] for a seq2seq ``model`` (``embed``, ``run_with_cache`` with ``embedded``): one
+    backward pass per output position."""
+    embedded = model.embed(src).detach().requires_grad_()
+    logits, _ = model.run_with_cache(src, src_len, tgt_in, embedded)
+    logp = torch.log_softmax(logits, -1).gather(-1, tgt_out[..., None])[..., 0]          # [S,B,T]
+    out = []
+    for t in range(logp.shape[-1]):
+        (g,) = torch.autograd.grad(logp[..., t].sum(), embedded, retain_graph=t + 1 < logp.shape[-1])
+        out.append((g * embedded).sum(-1))
+    return torch.stack(out, 2).detach()
