@@ -270,7 +270,7 @@ def test_word_temporal_dots_weigh_encoder_steps_equally():
     curve = word_temporal_dots(dec_mu, enc)
     assert sorted(curve.k.unique()) == list(range(-2, 5))
     twice = curve[(curve.word == 1) & (curve.k == 0)].iloc[0]
-    assert twice.dot == pytest.approx(1.0) and twice.n_steps == 2
+    assert twice["dot"] == pytest.approx(1.0) and twice["n_steps"] == 2
     assert hide_measures(curve, ["run", "twice"]) == {"hide_twice": pytest.approx(1.0)}
     only_t2 = word_temporal_dots(dec_mu, enc, rows=np.array([True, True, False, False, False]))
     assert hide_measures(only_t2, ["run", "twice"], "_equal") == {"hide_twice_equal": pytest.approx(-2.0)}
