@@ -1,5 +1,5 @@
 """Extended SCAN (eSCAN), Aitken et al. 2021 §4: SCAN commands over a subset of its words, concatenated at random
-into inputs of ``min_len``–``max_len`` words.
+until the input (or, as in the authors' code, the output) has ``min_len``–``max_len`` words.
 
 Choices the paper leaves open, taken from the authors' code notes (``../shared/reference/authors-code.md``):
 
