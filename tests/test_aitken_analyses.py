@@ -14,7 +14,7 @@ from attnrepro.aitken2021.alignment import (attention_maps,
     temporal_offset)
 from attnrepro.aitken2021.decomposition import decompose
 from attnrepro.aitken2021.readout import readout_alignment, readout_match
-from attnrepro.aitken2021.variance import variance_drop, word_variance
+from attnrepro.aitken2021.variance import variance_drop, variance_drop_pooled, word_variance
 
 
 def _states(rng, n_examples=40, length=6, n_words=3, hidden=8, temporal=1.0, noise=0.0):
@@ -43,6 +43,15 @@ def test_variance_does_not_drop_without_a_temporal_component():
     h, _, pos, tok = _states(rng, n_examples=400, temporal=0.0, noise=1.0)
     drop = variance_drop(word_variance(decompose(h, pos, tok), ["A", "B", "C"]))
     assert abs(drop) < 0.05  # subtracting a (near-zero) mean over examples removes almost nothing
+
+
+def test_variance_drop_is_the_mean_word_ratio_without_eos():
+    """A hand case: 'A' keeps 10% of its variance, 'B' 30%, <eos> (read far more often) 100%. The authors' drop is
+    1 − mean(0.1, 0.3) = 0.8; pooling by occurrence with <eos> included gives far less."""
+    table = pd.DataFrame({"token": ["A", "B", "<eos>"], "n": [10, 10, 80], "var_h": [1.0, 1.0, 1.0],
+                          "var_without_temporal": [0.1, 0.3, 1.0], "ratio": [0.1, 0.3, 1.0]})
+    assert variance_drop(table) == pytest.approx(0.8)
+    assert variance_drop_pooled(table) == pytest.approx(1 - (1 + 3 + 80) / 100)
 
 
 def test_readout_alignment_recovers_a_planted_dictionary():
@@ -244,3 +253,24 @@ def test_word_accuracy_counts_an_insertion_once():
     predicted = ["1", "2", "2", "3", "4", "5"]
     dec = pd.DataFrame({"example": 0, "s": range(6), "target": target, "predicted": predicted})
     assert word_accuracy(dec) == pytest.approx(1 - 1 / 5)
+
+
+def test_word_temporal_dots_weigh_encoder_steps_equally():
+    """'twice' (code 1) read at t = 2 by two examples (μ_2^D·(χ + Δh) = −1, −3) and at t = 3 by one (+4); at t = 5,
+    beyond min(T, S) − f_off = 4, by another (+100, left out). Per step then steps equally: (−2 + 4) / 2 = 1;
+    pooled over the three occurrences it would be 0."""
+    from attnrepro.aitken2021.alignment import hide_measures, word_temporal_dots
+    from attnrepro.aitken2021.decomposition import Decomposition
+
+    pos = np.array([2, 2, 3, 5, 7])
+    token = np.array([1, 1, 1, 1, 0])
+    delta = np.array([[-1.0, 0], [-3, 0], [4, 0], [100, 0], [0, 0]])
+    enc = Decomposition(mu=np.zeros((8, 2)), chi=np.zeros((2, 2)), delta=delta, pos=pos, token=token)
+    dec_mu = np.tile([1.0, 0.0], (8, 1))
+    curve = word_temporal_dots(dec_mu, enc)
+    assert sorted(curve.k.unique()) == list(range(-2, 5))
+    twice = curve[(curve.word == 1) & (curve.k == 0)].iloc[0]
+    assert twice["dot"] == pytest.approx(1.0) and twice["n_steps"] == 2
+    assert hide_measures(curve, ["run", "twice"]) == {"hide_twice": pytest.approx(1.0)}
+    only_t2 = word_temporal_dots(dec_mu, enc, rows=np.array([True, True, False, False, False]))
+    assert hide_measures(only_t2, ["run", "twice"], "_equal") == {"hide_twice_equal": pytest.approx(-2.0)}

@@ -71,6 +71,17 @@ def test_versus_claims_compare_paired_seeds_of_the_same_cell():
     assert summarize({"rev": summaries["rev"]}, {"rev": ("bottleneck_reversed", "ved")}, (claim,)).empty
 
 
+def test_versus_partner_of_one_tasks_variant_is_the_same_name_with_the_other_arch():
+    """Sort variants: ved_gru_sort_short pairs with aed_gru_sort_short, not with aed_gru_sort (same kind and cell)."""
+    claim = Claim(**{**BASE, "measure": "acc", "bounds": (-1.0, 1.0), "direction": "<", "threshold": 0.0, "task_kinds": ("sort",),
+                     "archs": ("ved",), "versus": ("sort", "aed")})
+    summaries = {n: pd.DataFrame({"seed": [0, 1], "acc": v}) for n, v in
+                 {"ved_gru_sort_short": [0.5, 0.5], "aed_gru_sort_short": [0.9, 0.9], "aed_gru_sort": [0.6, 0.6]}.items()}
+    exps = {n: ("sort", n.split("_")[0], "gru") for n in summaries}
+    row = summarize(summaries, exps, (claim,)).iloc[0]
+    assert row.experiment == "ved_gru_sort_short" and row.measured_mean == pytest.approx(-0.4)
+
+
 def _claim(claim_id: str) -> Claim:
     return next(c for c in CLAIMS if c.claim_id == claim_id)
 

@@ -32,6 +32,10 @@ def test_pe_norm_is_for_ao_and_sort_needs_enough_letters(smoke):
     cfg = with_change(smoke, ("experiments", "aed_gru_one_to_one", "model", "pe_norm"), 1.0)
     with pytest.raises(AttnReproError, match=r"experiments\.aed_gru_one_to_one\.model\.pe_norm: only AO"):
         check(cfg)
+    for key, value in (("time_scale", 20.0), ("pe_shared", True)):
+        cfg = with_change(smoke, ("experiments", "aed_gru_one_to_one", "model", key), value)
+        with pytest.raises(AttnReproError, match=rf"experiments\.aed_gru_one_to_one\.model\.{key}: only AO"):
+            check(cfg)
     cfg = with_change(smoke, ("tasks", "sort", "n_words"), 5)
     with pytest.raises(AttnReproError, match=r"tasks\.sort: distinct letters need n_words \(5\) >= max_len \(8\)"):
         check(cfg)

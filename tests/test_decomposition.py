@@ -3,12 +3,14 @@ import pandas as pd
 import pytest
 
 from attnrepro.aitken2021.decomposition import (TERMS,
+    alignment_shares,
     alignment_terms,
     decompose,
     delta_component,
     input_component,
     temporal_component,
     temporal_alignment,
+    map_agreement,
     top_alignment_shares)
 
 
@@ -93,7 +95,8 @@ def test_alignment_terms_sum_to_the_alignment_and_pick_the_argmax():
     terms = alignment_terms(dec, dex, enc, eex)
     assert list(terms.columns[-9:]) == list(TERMS)
     np.testing.assert_allclose(terms[list(TERMS)].sum(axis=1), terms.a, rtol=1e-9, atol=1e-9)
-    assert (terms.t_star == terms.s).mean() > 0.99  # diagonal attention
+    top = terms[terms["rank"] == 0]
+    assert (top.t_star == top.s).mean() > 0.99  # diagonal attention
 
 
 def test_temporal_term_dominates_planted_temporal_alignment():
@@ -111,6 +114,43 @@ def test_shares_follow_the_dominant_term():
     shares = top_alignment_shares(terms)
     assert shares["chi_delta"] == pytest.approx((0.5 + 1.0) / 2)
     assert shares["mu_mu"] == pytest.approx(0.25)
+
+
+def test_authors_shares_take_top_five_per_step_then_steps_equally():
+    """A hand-made alignment where the authors' top-5 per-step share and the top-1 pooled share differ.
+
+    Step 0 is reached by three examples whose top alignment is all μ·μ; example 0's second alignment there is all
+    Δh·χ. Step 1 is reached by example 0 only, all χ·Δh. Top-1 pooled over the four (example, step) rows:
+    μ·μ = 3/4. The authors: step 0 = mean(1, 1, 1, 0) = 3/4 over its alignments, step 1 = 0, so μ·μ = 3/8."""
+    rows = [(0, 0, 0, "mu_mu"), (1, 0, 0, "mu_mu"), (2, 0, 0, "mu_mu"), (0, 0, 1, "delta_chi"),
+            (0, 1, 0, "chi_delta")]
+    terms = pd.DataFrame([{"example": e, "s": s, "rank": r, **{k: 0.0 for k in TERMS}, term: -2.0}
+                          for e, s, r, term in rows])
+    top1, authors = top_alignment_shares(terms), alignment_shares(terms)
+    assert top1["mu_mu"] == pytest.approx(0.75) and top1["chi_delta"] == pytest.approx(0.25)
+    assert authors["mu_mu"] == pytest.approx(3 / 8)
+    assert authors["delta_chi"] == pytest.approx(1 / 8) and authors["chi_delta"] == pytest.approx(0.5)
+    assert authors.sum() == pytest.approx(1.0)
+
+
+def test_alignment_terms_rank_the_top_five_alignments():
+    """One decoder step over six encoder steps with scores 0..5 (μ^D·μ^E only): ranks 0..4 are t = 5..1."""
+    H = 6
+    enc_h = np.eye(H) * np.arange(H)[:, None]
+    enc = decompose(enc_h, np.arange(H), np.arange(H))
+    dec = decompose(np.ones((1, H)), np.array([0]), np.array([0]))
+    terms = alignment_terms(dec, np.array([0]), enc, np.zeros(H, int))
+    assert terms["rank"].tolist() == [0, 1, 2, 3, 4] and terms.t_star.tolist() == [5, 4, 3, 2, 1]
+    np.testing.assert_allclose(terms.a, [5, 4, 3, 2, 1])
+    short = alignment_terms(dec, np.array([0]), decompose(enc_h[:2], np.arange(2), np.arange(2)), np.zeros(2, int))
+    assert short["rank"].tolist() == [0, 1]  # fewer alignments where the input is shorter than five
+
+
+def test_map_agreement_of_the_term_that_makes_the_attention():
+    """On a planted temporal alignment μ^D·μ^E alone peaks where the full attention does."""
+    rng = np.random.default_rng(6)
+    agree = map_agreement(*planted_alignment(3.0, rng))
+    assert agree["mu_mu"] > 0.99 and agree["chi_chi"] < 0.5
 
 
 def test_alignment_respects_the_encoder_mask():

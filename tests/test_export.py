@@ -6,6 +6,7 @@ import torch
 
 from attnrepro import tasks
 from attnrepro.aitken2021.analysis import analyze_seed
+from attnrepro.aitken2021.decomposition import TERMS
 from attnrepro.data import Vocab, encode
 from attnrepro.export import export_activations, states, vectors
 from attnrepro.io import write_parquet
@@ -73,13 +74,12 @@ def test_analysis_of_an_export(exported):
     assert set(out) == {"temporal", "input", "input_delta", "terms", "maps", "offsets", "word_variance",
                         "accuracy", "summary"}
     s = out["summary"].iloc[0]
-    derived = ("share_mu_input", "share_three", "share_max", "share_delta_chi_margin")  # sums, max and margin
-    shares = [s[c] for c in out["summary"].columns if c.startswith("share_") and c not in derived]
-    assert sum(shares) == pytest.approx(1.0)
+    for prefix in ("share_", "share_top1_"):  # the authors' top-5 per-step shares and the top-1 pooled ones
+        assert sum(s[f"{prefix}{k}"] for k in TERMS) == pytest.approx(1.0)
     # the alignment recomputed from the exported states equals the model's own scores at t*
     scores = dec.to_pandas()
     scores = scores[scores.seed == 4].sort_values(["example", "s"]).reset_index(drop=True)
-    terms = out["terms"]
+    terms = out["terms"][out["terms"]["rank"] == 0].reset_index(drop=True)
     model_a = [row.scores[t] for row, t in zip(scores.itertuples(), terms.t_star)]
     np.testing.assert_allclose(terms.a, model_a, rtol=1e-4, atol=1e-5)
     assert (terms.t_star.to_numpy() == [np.argmax(r) for r in scores.scores]).all()

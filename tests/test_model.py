@@ -166,6 +166,26 @@ def test_ao_positional_code_scale_and_width():
     assert gram == pytest.approx(pe @ pe.T, abs=1e-5)
 
 
+@pytest.mark.parametrize("width, time_scale, at1, at5", [(50, 20.0, 0.911, 0.200), (100, 100.0, 0.943, 0.478),
+                                                         (64, 10000.0, 0.966, 0.734)])
+def test_ao_positional_code_similarity_at_the_authors_time_scales(width, time_scale, at1, at5):
+    """Cosine of the codes of positions 1 and 5 steps apart (mean over pairs): the authors' time scales 20 (one-to-one,
+    width 50) and 100 (eSCAN, width 100) against Vaswani et al.'s 10,000; the rotation keeps them, and with
+    pe_shared the decoder's code is the encoder's."""
+    m = EncoderDecoder(ModelConfig("ao", "gru", 8, 5, 7, input_dim=width, max_positions=30, time_scale=time_scale,
+                                   pe_shared=True), [3])
+    pe = m.pe_src[0].double()
+    assert pe.norm(dim=-1) == pytest.approx(torch.full((30,), (width / 2) ** 0.5, dtype=torch.float64), rel=1e-5)
+    cos = lambda d: torch.nn.functional.cosine_similarity(pe[:-d], pe[d:], dim=-1)  # noqa: E731
+    assert cos(1).mean().item() == pytest.approx(at1, abs=0.01)
+    assert cos(5).mean().item() == pytest.approx(at5, abs=0.01)
+    torch.testing.assert_close(m.pe_tgt, m.pe_src)
+    apart = EncoderDecoder(ModelConfig("ao", "gru", 8, 5, 7, input_dim=width, max_positions=30), [3])
+    assert not torch.allclose(apart.pe_tgt, apart.pe_src)
+    with pytest.raises(ValueError, match="pe_shared needs one input width"):
+        EncoderDecoder(ModelConfig("ao", "gru", 8, 5, 7, max_positions=30, pe_shared=True), [3])
+
+
 @pytest.mark.parametrize("shape", [(3, 5), (3, 4, 5), (3, 2, 4, 5)])
 def test_stacked_affine_is_each_members_own_product(shape):
     """stacked.affine, the one stacked linear map of every model: member s's rows times member s's weights."""

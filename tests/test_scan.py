@@ -58,3 +58,24 @@ def test_escan_is_seeded():
 
     assert escan.escan(15, 20, 5, seed=1) == escan.escan(15, 20, 5, seed=1)
     assert escan.escan(15, 20, 5, seed=1) != escan.escan(15, 20, 5, seed=2)
+
+
+def test_escan_authors_generator_bounds_the_output_and_ends_every_command():
+    """The authors' generator (window 'output', 10-15; inputs over 27 rejected; '<.>' after every command, the
+    last included, on both sides) on the 90 commands of their word subset."""
+    from attnrepro.tasks import escan
+
+    assert len(escan.phrases()) == 90
+    src, tgt = escan.escan(10, 15, 400, seed=4, window="output", max_in_len=27, trailing_separator=True)
+    assert all(10 <= len(t) <= 15 for t in tgt) and all(len(s) <= 27 for s in src)
+    # the last command brings a sequence from at most 9 words to 10 or more; the longest command + <.> is 5: 10-14
+    assert {len(t) for t in tgt} == set(range(10, 15))
+    for s, t in zip(src, tgt):
+        assert s[-1] == "<.>" and t[-1] == "<.>" and s.count("<.>") == t.count("<.>")
+        for a, b in zip(" ".join(s[:-1]).split(" <.> "), " ".join(t[:-1]).split(" <.> ")):
+            assert scan.interpret(a) == b.split()
+    tight = escan.escan(10, 15, 400, seed=4, window="output", max_in_len=12, trailing_separator=True)[0]
+    assert max(map(len, tight)) <= 12
+    # the default (the paper's text) is unchanged: the input in the window, separators between commands only
+    src, _ = escan.escan(15, 20, 50, seed=4)
+    assert all(15 <= len(s) <= 20 and s[-1] != "<.>" for s in src)

@@ -106,7 +106,10 @@ def test_one_figure_builds_from_a_clean_results(tmp_path):
     assert {"figures/aitken2021/fig5a.png", "figures/aitken2021/fig5a.pdf", "figures/aitken2021/fig5a.csv"} <= made
     assert not any(m.startswith("figures/aitken2021/fig5b") or m == "claims.csv" for m in made)  # only what it needs
     shares = pd.read_csv(tmp_path / "results" / "figures" / "aitken2021" / "fig5a.csv")
-    assert set(shares.experiment) == set(CORE_EXPERIMENTS) and set(shares.part) == {"mu_mu", "mu_input", "other"}
+    from attnrepro.aitken2021.decomposition import TERMS
+    assert set(shares.experiment) == set(CORE_EXPERIMENTS)
+    # the three parts drawn, and every term's share and map agreement (issue 27)
+    assert set(shares.part) == {"mu_mu", "mu_input", "other", *(f"{p}_{t}" for p in ("term", "agree") for t in TERMS)}
 
 
 def test_cores_do_not_change_the_claims(tmp_path):

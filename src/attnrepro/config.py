@@ -98,14 +98,19 @@ def check(config: dict[str, Any]) -> None:
             _check_transformer(name, model)
         elif "layers" in model or "heads" in model:
             raise AttnReproError(f"experiments.{name}.model: 'layers' and 'heads' apply to arch 'transformer' only")
-        elif "pe_norm" in model and model["arch"] != "ao":
-            raise AttnReproError(f"experiments.{name}.model.pe_norm: only AO adds a positional code to its inputs")
+        elif model["arch"] != "ao" and (key := next((k for k in ("pe_norm", "time_scale", "pe_shared") if k in model),
+                                                    None)):
+            raise AttnReproError(f"experiments.{name}.model.{key}: only AO adds a positional code to its inputs")
         train = {**config["train"], **exp.get("train", {})}
         if train["eval_every"] > train["steps"]:
             raise AttnReproError(f"experiments.{name}.train.eval_every ({train['eval_every']}) exceeds steps ({train['steps']})")
         task = task_spec(config, exp["task"])
-        if model["arch"] in ("ao", "transformer") and "max_len" in task:  # else checked by train on the data
-            longest = task["max_len"] + 1
+        if task.get("window") == "output":  # eSCAN bounded by its output: the input by max_in_len, if set
+            bound = task.get("max_in_len") and max(task["max_in_len"], task["max_len"])
+        else:
+            bound = task.get("max_len")
+        if model["arch"] in ("ao", "transformer") and bound:  # else checked by train on the data
+            longest = bound + 1
             if model.get("max_positions", 64) < longest:
                 raise AttnReproError(
                     f"experiments.{name}.model.max_positions ({model.get('max_positions', 64)}) is shorter than the "

@@ -165,6 +165,33 @@ def word_offset_measures(offsets: pd.DataFrame, words: tuple[str, ...] = ("and",
     return out
 
 
+def word_temporal_dots(dec_mu: np.ndarray, enc: Decomposition, rows: np.ndarray | None = None, b_off: int = 2,
+                       f_off: int = 4) -> pd.DataFrame:
+    """The authors' Fig. 6c/6d curve (their notebook's ``enc_word_dec_temp``, run with b_off 2 and f_off 4 on the
+    ensembles): for each input word x and k = s − t in −b_off … f_off, μ_{t+k}^D·(χ_x^E + Δh_t^E) averaged over
+    the states reading x at encoder step t, then over the steps t ∈ [b_off, min(T, S) − f_off) with equal weight
+    (T, S: the longest input and output). ``rows``: a mask of the encoder rows to use (e.g. the examples with
+    T = S, on which the paper shows the mechanism, Fig. 6b). Columns word (the code), k, dot, n_steps."""
+    rows = np.ones(len(enc.pos), dtype=bool) if rows is None else rows
+    t_len, s_len = int(enc.pos.max()) + 1, len(dec_mu)
+    sel = rows & (enc.pos >= b_off) & (enc.pos < min(t_len, s_len) - f_off)
+    t, v, word = enc.pos[sel], enc.input_delta[sel], enc.token[sel]
+    frames = [pd.DataFrame({"word": word, "t": t, "k": k, "dot": np.einsum("nh,nh->n", dec_mu[t + k], v)})
+              for k in range(-b_off, f_off + 1)]
+    pairs = pd.concat(frames, ignore_index=True).dropna()
+    per_t = pairs.groupby(["word", "k", "t"])["dot"].mean().reset_index()
+    g = per_t.groupby(["word", "k"])["dot"]
+    return pd.DataFrame({"dot": g.mean(), "n_steps": g.size()}).reset_index()
+
+
+def hide_measures(curve: pd.DataFrame, words: list[str], suffix: str = "",
+                  hidden: tuple[str, ...] = ("and", "twice")) -> dict[str, float]:
+    """``hide_<w><suffix>``: the authors' μ_t^D·(χ_w^E + Δh_t^E) at k = 0 from :func:`word_temporal_dots`, for
+    each of ``hidden`` the task has (Fig. 6c: negative for words that hide from attention)."""
+    at0 = curve[curve.k == 0].set_index("word")["dot"]
+    return {f"hide_{w}{suffix}": float(at0.get(words.index(w), np.nan)) for w in hidden if w in words}
+
+
 def temporal_argmax_correlation(dec_mu: np.ndarray, enc_mu: np.ndarray, n_steps: int) -> float:
     """Rank correlation between s and argmax_t μ_s^D·μ_t^E over the first ``n_steps`` steps (those every example
     reaches): +1 for a diagonal temporal alignment (one-to-one), −1 for an anti-diagonal one (reversed, Fig. 2g)."""

@@ -11,15 +11,17 @@ import pandas as pd
 
 from ..tokens import PAD
 from .accuracy import accuracy_by_length, corpus_bleu, early_late_gap, short_long_gap, word_accuracy
-from .alignment import (PARTS, attention_maps, offset_alignment, peak_measures, predicted_offset,
-                        temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures)
-from .decomposition import (TERMS, Decomposition, alignment_terms, decompose, projected_relative_delta,
-                            random_abs_cosine, temporal_input_delta_cosine, top_alignment_shares)
+from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, peak_measures, predicted_offset,
+                        temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures,
+                        word_temporal_dots)
+from .decomposition import (TERMS, Decomposition, alignment_shares, alignment_terms, decompose, map_agreement,
+                            projected_relative_delta, random_abs_cosine, temporal_input_delta_cosine,
+                            top_alignment_shares)
 from .readout import readout_alignment, readout_match
-from .variance import variance_drop, word_variance
+from .variance import variance_drop, variance_drop_pooled, word_variance
 
 OPTIONAL_TABLES = {  # tables only attention models have, with their columns
-    "terms": ["example", "s", "t_star", "a", *TERMS],
+    "terms": ["example", "s", "rank", "t_star", "a", *TERMS],
     "maps": ["example", "s", "t", *PARTS],
     "offsets": ["by", "word", "offset", "n", "a", "mu_mu", "mu_input", "rest"],
 }
@@ -53,9 +55,10 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
 
     Returns DataFrames ``temporal`` (side, pos, mu*), ``input`` (side, token, chi*), ``input_delta``
     (side, example, pos, token, v*), ``word_variance`` (Fig. 5c), ``accuracy`` (by input length),
-    ``readout_alignment`` (Fig. 4c, 5d), for attention models ``terms`` (Eq. 3 at the top alignments),
-    ``maps`` (alignment matrices of the first test examples) and ``offsets`` (Fig. 6b–d), and ``summary``
-    (one row of per-seed measures).
+    ``readout_alignment`` (Fig. 4c, 5d), for attention models ``terms`` (Eq. 3 at the top five alignments of
+    every decoder step, column ``rank``), ``maps`` (alignment matrices of the first test examples) and ``offsets``
+    (Fig. 6b–d), and ``summary`` (one row of per-seed measures: the authors' shares ``share_*``, the project's
+    earlier top-1 pooled ones ``share_top1_*``, the map agreement ``agree_*``).
     """
     E = decompose(enc_h, enc["t"].to_numpy(), _codes(enc["token"], src_vocab), n_tokens=len(src_vocab))
     D = decompose(dec_h, dec["s"].to_numpy(), _codes(dec["token"], tgt_vocab), n_tokens=len(tgt_vocab))
@@ -91,6 +94,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "encoder_delta_norm_projected": projected_relative_delta(E),
         "decoder_delta_norm": _relative_norm(D),
         "variance_drop": variance_drop(out["word_variance"]),
+        "variance_drop_pooled": variance_drop_pooled(out["word_variance"]),
         "temporal_argmax_rho": temporal_argmax_correlation(D.mu, E.mu, n_steps),
         "temporal_diagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps),
         "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
@@ -113,12 +117,9 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         offsets = offset_alignment(D_a, dec_ex, E_a, enc_ex, E_a.token)
         offsets["word"] = np.asarray(src_vocab)[offsets["word"].to_numpy()]
         out["offsets"] = offsets
-        shares = top_alignment_shares(terms)
-        summary.update({f"share_{k}": float(shares[k]) for k in TERMS})
-        summary["share_mu_input"] = float(shares["mu_chi"] + shares["mu_delta"])
-        summary["share_three"] = float(shares["mu_mu"] + shares["mu_chi"] + shares["mu_delta"])
-        summary["share_max"] = float(shares.max())
-        summary["share_delta_chi_margin"] = float(shares["delta_chi"] - shares.drop("delta_chi").max())
+        summary.update(share_measures(alignment_shares(terms), "share_"))
+        summary.update(share_measures(top_alignment_shares(terms), "share_top1_"))
+        summary.update({f"agree_{k}": float(v) for k, v in map_agreement(D_a, dec_ex, E_a, enc_ex).items()})
         summary["cos_temporal_input_delta"] = temporal_input_delta_cosine(D_a, E_a)
         summary["cos_temporal_input_delta_excess"] = (summary["cos_temporal_input_delta"]
                                                       - random_abs_cosine(D_a.mu.shape[1]))
@@ -126,7 +127,23 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         predicted = predicted_offset(lengths(enc, "t"), lengths(dec, "s"), len(D_a.mu))
         summary.update(peak_measures(temporal_peaks(D_a.mu, E_a.mu, predicted[predicted.s < n_half(dec)])))
         summary.update(word_offset_measures(offsets))
+        n_enc, n_dec = enc.groupby("example")["t"].max() + 1, dec.groupby("example")["s"].max() + 1
+        same_length = (n_enc == n_dec.reindex(n_enc.index)).reindex(enc["example"]).fillna(False).to_numpy(bool)
+        summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a), src_vocab))
+        if same_length.any():
+            summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a, rows=same_length), src_vocab, "_equal"))
     out["summary"] = pd.DataFrame([summary])
+    return out
+
+
+def share_measures(shares: pd.Series, prefix: str) -> dict[str, float]:
+    """The nine shares and the sums the claims read: μ^D·(χ^E + Δh^E), the three terms with μ^D, the largest
+    share, and Δh^D·χ^E's margin over the largest other."""
+    out = {f"{prefix}{k}": float(shares[k]) for k in TERMS}
+    out[f"{prefix}mu_input"] = float(shares["mu_chi"] + shares["mu_delta"])
+    out[f"{prefix}three"] = float(shares["mu_mu"] + shares["mu_chi"] + shares["mu_delta"])
+    out[f"{prefix}max"] = float(shares.max())
+    out[f"{prefix}delta_chi_margin"] = float(shares["delta_chi"] - shares.drop("delta_chi").max())
     return out
 
 

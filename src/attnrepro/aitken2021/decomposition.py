@@ -116,44 +116,88 @@ TERMS = ("mu_mu", "mu_chi", "mu_delta", "chi_mu", "chi_chi", "chi_delta", "delta
 """The nine terms of Eq. 3, named decoder part first: ``mu_chi`` is μ_s^D · χ_x^E."""
 
 
+TOP_K = 5
+"""Alignments per decoder step whose terms are read: the authors call ``calculate_dot_ratios(align_values, 5, …)``
+in every analysis of their notebook (``../shared/reference/authors-code.md``)."""
+
+
 def _padded(values: np.ndarray, example: np.ndarray, pos: np.ndarray, n_examples: int, length: int) -> np.ndarray:
     out = np.zeros((n_examples, length, values.shape[1]), dtype=np.float64)
     out[example, pos] = values
     return out
 
 
-def alignment_terms(dec: Decomposition, dec_example: np.ndarray, enc: Decomposition,
-                    enc_example: np.ndarray) -> pd.DataFrame:
-    """The nine terms of Eq. 3 at each decoder step's top alignment t* = argmax_t a_st.
-
-    Returns one row per decoder state: ``example``, ``s``, ``t_star``, ``a`` (= h_s^D · h_t*^E) and the nine
-    :data:`TERMS`, which sum to ``a``.
-    """
+def term_scores(dec: Decomposition, dec_example: np.ndarray, enc: Decomposition, enc_example: np.ndarray
+                ) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Every alignment score and its nine parts (Eq. 3) as [examples, S, T] matrices: returns ``valid`` [m, T]
+    (the encoder positions within each example) and a dict with ``full`` and the :data:`TERMS`."""
     m = int(max(dec_example.max(), enc_example.max())) + 1
     t_len, s_len = int(enc.pos.max()) + 1, int(dec.pos.max()) + 1
     e_parts = [_padded(x, enc_example, enc.pos, m, t_len) for x in (enc.temporal, enc.input, enc.delta)]
     d_parts = [_padded(x, dec_example, dec.pos, m, s_len) for x in (dec.temporal, dec.input, dec.delta)]
     valid = np.zeros((m, t_len), dtype=bool)
     valid[enc_example, enc.pos] = True
-    enc_h, dec_h = sum(e_parts), sum(d_parts)
-    scores = np.einsum("msh,mth->mst", dec_h, enc_h)
-    scores = np.where(valid[:, None, :], scores, -np.inf)
-    t_star_all = scores.argmax(-1)  # [m, S]
-    t_star = t_star_all[dec_example, dec.pos]
-    out = {"example": dec_example, "s": dec.pos, "t_star": t_star,
-           "a": scores[dec_example, dec.pos, t_star]}
+    mats = {"full": np.einsum("msh,mth->mst", sum(d_parts), sum(e_parts))}
     for i, d_name in enumerate(("mu", "chi", "delta")):
-        d_vec = d_parts[i][dec_example, dec.pos]
         for j, e_name in enumerate(("mu", "chi", "delta")):
-            out[f"{d_name}_{e_name}"] = np.einsum("nh,nh->n", d_vec, e_parts[j][dec_example, t_star])
-    return pd.DataFrame(out)
+            mats[f"{d_name}_{e_name}"] = np.einsum("msh,mth->mst", d_parts[i], e_parts[j])
+    return valid, mats
+
+
+def alignment_terms(dec: Decomposition, dec_example: np.ndarray, enc: Decomposition,
+                    enc_example: np.ndarray, top_k: int = TOP_K) -> pd.DataFrame:
+    """The nine terms of Eq. 3 at each decoder step's ``top_k`` largest alignments a_st (fewer where the input is
+    shorter).
+
+    Returns one row per (decoder state, rank): ``example``, ``s``, ``rank`` (0 = argmax_t a_st), ``t_star`` (the
+    encoder step of that alignment), ``a`` (= h_s^D · h_t*^E) and the nine :data:`TERMS`, which sum to ``a``.
+    """
+    valid, mats = term_scores(dec, dec_example, enc, enc_example)
+    scores = np.where(valid[:, None, :], mats["full"], -np.inf)
+    order = np.argsort(-scores, axis=-1, kind="stable")[dec_example, dec.pos]  # [N, T], best first
+    n_valid = valid.sum(axis=1)[dec_example]
+    frames = []
+    for rank in range(min(top_k, order.shape[1])):
+        keep = rank < n_valid
+        ex, s, t = dec_example[keep], dec.pos[keep], order[keep, rank]
+        out = {"example": ex, "s": s, "rank": rank, "t_star": t, "a": mats["full"][ex, s, t]}
+        out.update({k: mats[k][ex, s, t] for k in TERMS})
+        frames.append(pd.DataFrame(out))
+    return pd.concat(frames, ignore_index=True).sort_values(["example", "s", "rank"], ignore_index=True)
+
+
+def _ratios(terms: pd.DataFrame) -> pd.DataFrame:
+    mag = terms[list(TERMS)].abs()
+    return mag.div(mag.sum(axis=1), axis=0)
+
+
+def alignment_shares(terms: pd.DataFrame) -> pd.Series:
+    """The authors' ``calculate_dot_ratios(align_values, 5, …)`` (Fig. 5a): |term| / Σ|nine terms| at each of the
+    top alignments of :func:`alignment_terms`, averaged per decoder step s (over examples and ranks), then over
+    the steps with equal weight. Indexed by :data:`TERMS`; sums to 1."""
+    ratios = _ratios(terms)
+    return ratios.groupby(terms["s"].to_numpy()).mean().mean()
 
 
 def top_alignment_shares(terms: pd.DataFrame) -> pd.Series:
-    """Mean over decoder steps of |term| / Σ|terms| at the top alignment (Fig. 5a; the authors'
-    ``calculate_dot_ratios``). Indexed by :data:`TERMS`; sums to 1."""
-    mag = terms[list(TERMS)].abs()
-    return mag.div(mag.sum(axis=1), axis=0).mean()
+    """The project's earlier reading, kept beside :func:`alignment_shares` so the difference shows: |term| /
+    Σ|terms| at the single top alignment (rank 0), pooled over all (example, step) rows, so that early steps,
+    which every example reaches, weigh more than late ones. Indexed by :data:`TERMS`; sums to 1."""
+    top = terms[terms["rank"] == 0] if "rank" in terms else terms
+    return _ratios(top).mean()
+
+
+def map_agreement(dec: Decomposition, dec_example: np.ndarray, enc: Decomposition,
+                  enc_example: np.ndarray) -> pd.Series:
+    """Per term of Eq. 3: how often the attention that term alone would give, softmax_t of its map (Fig. 2h),
+    peaks where the full attention peaks: argmax_t term_st = argmax_t a_st, averaged per decoder step s and then
+    over steps with equal weight (as :func:`alignment_shares`). Softmax keeps the argmax, so the raw maps are
+    compared. Indexed by :data:`TERMS`."""
+    valid, mats = term_scores(dec, dec_example, enc, enc_example)
+    mask = valid[:, None, :]
+    best = np.where(mask, mats["full"], -np.inf).argmax(-1)[dec_example, dec.pos]
+    hits = {k: np.where(mask, mats[k], -np.inf).argmax(-1)[dec_example, dec.pos] == best for k in TERMS}
+    return pd.DataFrame(hits).groupby(dec.pos).mean().mean()
 
 
 def temporal_alignment(dec_mu: np.ndarray, enc_mu: np.ndarray) -> np.ndarray:

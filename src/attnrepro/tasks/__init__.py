@@ -57,7 +57,8 @@ KINDS: dict[str, Kind | Corpus] = {
         lambda c, n, s: _sort.sort(c["n_words"], c["min_len"], c["max_len"], n, s, c.get("distinct", True)),
         lambda c: (_sort.source_words(c["n_words"]), _sort.target_words(c["n_words"]))),
     "escan": Kind(
-        lambda c, n, s: _escan.escan(c["min_len"], c["max_len"], n, s, *_escan_args(c)),
+        lambda c, n, s: _escan.escan(c["min_len"], c["max_len"], n, s, *_escan_args(c), c.get("window", "input"),
+                                     c.get("max_in_len"), c.get("trailing_separator", False)),
         lambda c: (_escan.source_words(*_escan_args(c)), _escan.target_words(*_escan_args(c)))),
     "bible": Corpus(_bible_splits),
     # the background post's bottleneck study: one-to-one over a wide range of lengths, the source read forwards
