@@ -55,10 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import time
+
+    started = time.time()
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
     except AttnReproError as err:
         print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
         return 2
+    if argv is None:  # a command a job ran (not a test calling main): where and how it ran, into the job's log
+        from ..jobrecord import format_record, job_record
+
+        print(format_record(job_record(args.command, started)), file=sys.stderr)
     return 0
