@@ -20,7 +20,8 @@ from pathlib import Path
 PREFIX = "attnrepro-job "
 
 
-def _iso(seconds: float) -> str:
+def iso_utc(seconds: float) -> str:
+    """``seconds`` since the epoch as an ISO 8601 UTC time, to the second."""
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat(timespec="seconds")
 
 
@@ -44,7 +45,7 @@ def job_record(command: str, started: float) -> dict:
         "command": command, "host": platform.node(), "slurm_job": os.environ.get("SLURM_JOB_ID"),
         "device": torch.cuda.get_device_name(torch.cuda.current_device()) if cuda_used else "cpu",
         "torch": torch_version, "cuda": torch.version.cuda if torch is not None else None,
-        "python": platform.python_version(), "start": _iso(started), "end": _iso(time.time()),
+        "python": platform.python_version(), "start": iso_utc(started), "end": iso_utc(time.time()),
         "peak_rss_mb": round(peak_kib / 1024, 1),
     }
 

@@ -319,20 +319,6 @@ def workflow_jobs(targets):
     return [jobs[k] for k in sorted(jobs)]
 
 
-def job_products(targets):
-    """Every output, log and benchmark of the jobs that build ``targets`` (:func:`workflow_jobs`)."""
-    products = set()
-    for job in workflow_jobs(targets):
-        products.update(job["output"] + job["log"] + ([job["benchmark"]] if job["benchmark"] else []))
-    return sorted(products)
-
-
-def archived_products():
-    from attnrepro.artifact import selected
-
-    return selected(job_products(final_targets()), "results", config["archive"]["activations"])
-
-
-def write_products(products, out, log):
-    Path(out).write_text("".join(f"{p}\n" for p in products))
-    Path(log).write_text(f"{len(products)} files to archive\n")
+def write_jobs(jobs, out, log):
+    Path(out).write_text(json.dumps(jobs, indent=1) + "\n")
+    Path(log).write_text(f"{len(jobs)} jobs to archive\n")

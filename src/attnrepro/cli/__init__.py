@@ -19,7 +19,7 @@ what to run:
   snakemake --cores 2                        every figure and claim of the default config (the rules call the
                                              subcommands below with the right arguments)
   snakemake -n -p results/claims.csv         print the commands the rules would run, without running them
-  attnrepro verify results/artifact.tar.gz   check an archived reproduction against its manifest
+  attnrepro verify results/artifact.tar.gz   check an archived reproduction: its BagIt manifests and RO-Crate
   attnrepro COMMAND --help                   what a subcommand reads and writes
 
 Each subcommand writes its outputs atomically; a user-facing problem (bad config, missing or corrupt file) ends
