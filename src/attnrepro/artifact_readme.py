@@ -28,8 +28,8 @@ Only the figure's job runs; edit `code/src/attnrepro/` or `config.yaml` (e.g. `f
 differently. The redrawn file replaces the packed one, so `bagit.py --validate` fails afterwards: work on a copy."""
     else:
         redraw = """This artifact was packed without the analysis tables (`archive.analysis: false`), so a figure can
-only be redrawn by rerunning the jobs before it (below). Pack with `--config archive='{analysis: true}'` to make
-figures redrawable from the artifact alone."""
+only be redrawn by rerunning the jobs before it (below). Pack with `archive: {analysis: true}` in the config to
+make figures redrawable from the artifact alone."""
     return f"""# attnrepro {version}: a reproduction run
 
 A paper artifact of [attnrepro](data/code/README.md), a Snakemake workflow that reproduces, with error bars:

@@ -29,6 +29,7 @@ WFRUN_CONTEXT = "https://w3id.org/ro/terms/workflow-run/context"
 # what schema.org has no term for: where a job ran, recorded by the job itself
 TERMS = {term: f"urn:attnrepro:terms#{term}"
          for term in ("host", "slurmJob", "device", "peakMemoryMB", "torchVersion", "cudaVersion", "unpackedFiles")}
+WORKFLOW = "code/Snakefile"
 MAIN_RESULTS = ("results/claims.csv", "results/claims.md", "results/report.zip")
 
 
@@ -76,12 +77,14 @@ def run_crate(jobs: list[dict], packed: dict[str, int], *, commit: str, created:
     for profile, name in PROFILES.items():
         root.append_to("conformsTo", crate.add_jsonld({"@id": profile, "@type": "CreativeWork", "name": name,
                                                       "version": profile.rsplit("/", 1)[1]}))
-    files = {p: crate.add_file(dest_path=p, properties={"contentSize": size}) for p, size in sorted(packed.items())}
-    workflow = crate.add_workflow(dest_path="code/Snakefile", main=True, lang="snakemake",
-                                  lang_version=snakemake_version,
+    workflow = crate.add_workflow(dest_path=WORKFLOW, main=True, lang="snakemake", lang_version=snakemake_version,
                                   properties={"name": "attnrepro", "version": commit,
+                                              "contentSize": packed.get(WORKFLOW),
                                               "description": f"the Snakefile and everything under code/, git commit "
                                                              f"{commit}"})
+    files = {p: crate.add_file(dest_path=p, properties={"contentSize": size})
+             for p, size in sorted(packed.items()) if p != WORKFLOW}
+    files[WORKFLOW] = workflow
     lock = files.get("code/requirements.txt")
     if lock is not None:
         workflow["softwareRequirements"] = lock
