@@ -131,3 +131,21 @@ def test_unpack_stops_a_decompression_bomb_before_writing_it(tmp_path):
                                               (f"{ROOT}/bag-info.txt", b"Payload-Oxum: 10.1\n")])
     with pytest.raises(AttnReproError, match="bag-info.txt does not come first"):
         unpack(early, tmp_path / "out2")
+
+
+def test_a_job_without_its_own_record_takes_times_and_memory_from_its_benchmark(tmp_path):
+    from attnrepro.crate import job_provenance
+
+    bench = tmp_path / "b.tsv"
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\n2.5\t0:00:02\t120.5\t300\n")
+    os.utime(bench, (1_700_000_000, 1_700_000_000))
+    log = tmp_path / "job.log"
+    log.write_text("snakemake's own output\n")
+    job = {"log": [str(log)], "benchmark": str(bench)}
+    assert job_provenance(job) == {"start": "2023-11-14T22:13:17+00:00", "end": "2023-11-14T22:13:20+00:00",
+                                   "peak_rss_mb": 120.5}
+    bench.write_text("s\th:m:s\tmax_rss\tmax_vms\n0.1\t0:00:00\t-\t-\n")  # too short for Snakemake to sample
+    assert "peak_rss_mb" not in job_provenance(job)
+    log.write_text(format_record({"command": "train", "start": "2023-11-14T22:00:00+00:00", "end": "2023-11-14T22:13:20+00:00",
+                                  "host": "gpu07", "device": "NVIDIA H100", "peak_rss_mb": 9000.0}) + "\n")
+    assert job_provenance(job)["host"] == "gpu07" and job_provenance(job)["peak_rss_mb"] == 9000.0

@@ -46,7 +46,9 @@ def benchmark_record(path: str | None) -> dict | None:
     except (pd.errors.ParserError, pd.errors.EmptyDataError, IndexError, KeyError):
         return None
     end = Path(path).stat().st_mtime
-    return {"start": iso_utc(end - float(row["s"])), "end": iso_utc(end), "peak_rss_mb": float(row["max_rss"])}
+    seconds, rss = pd.to_numeric(row[["s", "max_rss"]], errors="coerce")  # '-': a job too short to sample
+    record = {"start": iso_utc(end - (0.0 if pd.isna(seconds) else seconds)), "end": iso_utc(end)}
+    return record if pd.isna(rss) else {**record, "peak_rss_mb": float(rss)}
 
 
 def job_provenance(job: dict) -> dict:

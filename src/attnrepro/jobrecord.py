@@ -73,5 +73,5 @@ def read_records(log: Path) -> dict | None:
     merged = dict(records[-1])
     merged["start"] = min(r["start"] for r in records)
     merged["peak_rss_mb"] = max(r["peak_rss_mb"] for r in records)
-    merged["command"] = " && ".join(r["command"] for r in records)
+    merged["command"] = " && ".join(str(r.get("command")) for r in records)
     return merged
