@@ -30,6 +30,11 @@ WFRUN_CONTEXT = "https://w3id.org/ro/terms/workflow-run/context"
 TERMS = {term: f"urn:attnrepro:terms#{term}"
          for term in ("host", "slurmJob", "device", "peakMemoryMB", "torchVersion", "cudaVersion", "unpackedFiles")}
 WORKFLOW = "code/Snakefile"
+DESCRIPTIONS = {"config.yaml": "the resolved config the workflow ran with",
+                "environment.txt": "pip freeze of the environment that packed the artifact",
+                "code/requirements.txt": "the lock: every package of the environment at an exact version (torch: "
+                                         "code/requirements.in)",
+                "results/claims.csv": "the main result: per paper claim, our measurement, its interval and a verdict"}
 MAIN_RESULTS = ("results/claims.csv", "results/claims.md", "results/report.zip")
 
 
@@ -87,6 +92,9 @@ def run_crate(jobs: list[dict], packed: dict[str, int], *, commit: str, created:
     files = {p: crate.add_file(dest_path=p, properties={"contentSize": size})
              for p, size in sorted(packed.items()) if p != WORKFLOW}
     files[WORKFLOW] = workflow
+    for path, text in DESCRIPTIONS.items():
+        if path in files:
+            files[path]["description"] = text
     lock = files.get("code/requirements.txt")
     if lock is not None:
         workflow["softwareRequirements"] = lock
