@@ -29,9 +29,11 @@ def artifact(smoke_run, tmp_path_factory):
     return work, unpack(work / "results" / "artifact.tar.gz", unpacked)
 
 
-def _archive(work, out, *flags):
-    """`attnrepro archive` as the archive rule runs it, in the smoke run's folder."""
-    cfg = json.dumps(yaml.safe_load((work / "smoke.yaml").read_text()))
+def _archive(artifact, out, *flags):
+    """`attnrepro archive` as the archive rule ran it (the resolved config that the artifact holds), in the smoke
+    run's folder."""
+    work, root = artifact
+    cfg = json.dumps(yaml.safe_load((root / "data" / "config.yaml").read_text()))
     cmd = [sys.executable, "-m", "attnrepro.cli", "archive", "--repo", str(ROOT), "--results", "results",
            "--config-json", cfg, "--jobs", "results/artifact.jobs.json", "--out", str(out), *flags]
     proc = subprocess.run(cmd, cwd=work, env=tool_env(), capture_output=True, text=True, timeout=300)
@@ -109,8 +111,8 @@ def test_crate_parses_with_rocrate_and_lists_every_job_of_the_run(artifact, smok
 
 def test_two_builds_of_the_same_results_have_the_same_bytes(artifact, tmp_path):
     work, _ = artifact
-    first = _archive(work, tmp_path / "first.tar.gz")
-    second = _archive(work, tmp_path / "second.tar.gz")
+    first = _archive(artifact, tmp_path / "first.tar.gz")
+    second = _archive(artifact, tmp_path / "second.tar.gz")
     assert _sha256(first) == _sha256(second) == _sha256(work / "results" / "artifact.tar.gz")
     with tarfile.open(first) as tar:
         infos = tar.getmembers()
@@ -120,7 +122,7 @@ def test_two_builds_of_the_same_results_have_the_same_bytes(artifact, tmp_path):
 
 def test_a_figure_of_each_paper_redraws_from_the_unpacked_artifact_without_training(artifact, tmp_path):
     work, _ = artifact
-    packed = _archive(work, tmp_path / "full.tar.gz", "--models", "--analysis")
+    packed = _archive(artifact, tmp_path / "full.tar.gz", "--models", "--analysis")
     fresh = tmp_path / "fresh"
     data = unpack(packed, fresh) / "data"
     assert verify(data.parent) == []
