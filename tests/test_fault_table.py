@@ -471,29 +471,17 @@ def _minilm(tmp_path, capsys, monkeypatch):
 
 @case("issue8: archive member outside artifact/")
 def _verify_outside(tmp_path, capsys):
-    def tarball(members):
-        path = tmp_path / "a.tar.gz"
-        with tarfile.open(path, "w:gz") as tar:
-            for name, data, kind in members:
-                info = tarfile.TarInfo(name)
-                if kind == "link":
-                    info.type, info.linkname = tarfile.SYMTYPE, "/etc/passwd"
-                else:
-                    info.size = len(data)
-                tar.addfile(info, io.BytesIO(data) if kind == "file" else None)
-        return path
+    from artifact_fixtures import tiny_artifact
 
-    import hashlib
-
-    body = b"x\n"
-    manifest = f"{hashlib.sha256(body).hexdigest()}  f.txt\n".encode()
-    good = [("artifact/MANIFEST.sha256", manifest, "file"), ("artifact/f.txt", body, "file")]
-    for extra, words in (([("elsewhere/evil.txt", b"!", "file")], "member 'elsewhere/evil.txt' lies outside"),
-                         ([("artifact/../evil.txt", b"!", "file")], "member 'artifact/../evil.txt' lies outside"),
-                         ([("artifact/link", b"", "link")], "member 'artifact/link' is a link")):
-        assert main(["verify", str(tarball(good + extra))]) == 2
+    for i, (extra, words) in enumerate((
+            ([("elsewhere/evil.txt", b"!", "file")], "member 'elsewhere/evil.txt' lies outside"),
+            ([("artifact/../evil.txt", b"!", "file")], "member 'artifact/../evil.txt' lies outside"),
+            ([("artifact/link", b"", "link")], "member 'artifact/link' is a link"))):
+        (tmp_path / str(i)).mkdir()
+        assert main(["verify", str(tiny_artifact(tmp_path / str(i), extra))]) == 2
         assert words in capsys.readouterr().err
-    assert main(["verify", str(tarball(good))]) == 0
+    (tmp_path / "good").mkdir()
+    assert main(["verify", str(tiny_artifact(tmp_path / "good"))]) == 0
 
 
 @case("new: exported activations without a column")
@@ -632,5 +620,5 @@ def test_artifact_packs_only_the_current_configs_jobs(core_run, tmp_path):
         after = tar.getnames()
     assert not [n for n in after if "ao_qkv_one_to_one" in n or "stray" in n]
     assert (work / "results" / "models" / "ao_qkv_one_to_one").exists()  # still on disk: just not packed
-    assert "artifact/results/models/aed_gru_one_to_one/s0-1/metrics.csv" in after
-    assert "artifact/results/logs/train/aed_gru_one_to_one/s0-1.log" in after
+    assert "artifact/data/results/models/aed_gru_one_to_one/s0-1/metrics.csv" in after
+    assert "artifact/data/results/logs/train/aed_gru_one_to_one/s0-1.log" in after

@@ -217,3 +217,23 @@ def test_one_kobayashi_figure_reruns_alone(kobayashi_run):
     proc = snakemake("-n", "results/figures/kobayashi2020/fig6.png", "--forcerun",
                      "results/figures/kobayashi2020/fig6.png", "--configfile", "kob.yaml", cwd=kobayashi_run)
     assert job_counts(proc.stdout) == {"kobayashi2020_figure": 1}
+
+
+@pytest.mark.slow
+def test_a_kobayashi_figure_redraws_from_the_artifact_without_training(kobayashi_run, tmp_path):
+    """Issue 33: an artifact packed with the models and analyses redraws a figure with no other job."""
+    import yaml
+
+    from attnrepro.artifact import unpack, verify
+    from conftest import job_counts, snakemake
+
+    cfg = yaml.safe_load((kobayashi_run / "kob.yaml").read_text())
+    cfg["archive"].update(models=True, analysis=True)
+    (kobayashi_run / "kob_archive.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    snakemake("results/artifact.tar.gz", "--cores", "1", "--configfile", "kob_archive.yaml", cwd=kobayashi_run,
+              timeout=600)
+    root = unpack(kobayashi_run / "results" / "artifact.tar.gz", tmp_path)
+    assert verify(root) == []
+    proc = snakemake("--snakefile", "code/Snakefile", "--configfile", "config.yaml", "-n", "-f",
+                     "results/figures/kobayashi2020/fig6.png", cwd=root / "data")
+    assert job_counts(proc.stdout) == {"kobayashi2020_figure": 1}

@@ -305,11 +305,11 @@ def snell2021_figure_inputs(wildcards):
 
 
 # -- the paper artifact (workflow/rules/archive.smk) ---------------------------------------------------------
-def job_products(targets):
-    """Every output, log and benchmark of the jobs that build ``targets``, found by walking the rules as
-    Snakemake's DAG does (producer of each file, its wildcards, its inputs). A file an earlier config left behind
-    (a removed experiment, another seed group) is no product of any of these jobs."""
-    seen, visited, products = set(), set(), set()
+def workflow_jobs(targets):
+    """Every job that builds ``targets``: rule, wildcards, inputs, outputs, logs and benchmark, found by walking the
+    rules as Snakemake's DAG does (producer of each file, its wildcards, its inputs); sorted by rule and wildcards.
+    A file an earlier config left behind (a removed experiment, another seed group) is no product of these jobs."""
+    jobs, visited = {}, set()
     todo = [str(t) for t in targets]
     while todo:
         path = todo.pop()
@@ -320,24 +320,18 @@ def job_products(targets):
         if producer is None:
             continue  # a source: a config or gold-alignment file
         wildcards = producer.get_wildcards(path)
-        job = (producer.name, tuple(sorted(wildcards.items())))
-        if job in seen:
+        key = (producer.name, tuple(sorted(wildcards.items())))
+        if key in jobs:
             continue
-        seen.add(job)
-        products.update(map(str, producer.expand_output(wildcards)[0]))
-        products.update(map(str, producer.expand_log(wildcards)))
-        if producer.benchmark:
-            products.add(str(producer.expand_benchmark(wildcards)))
-        todo.extend(map(str, producer.expand_input(wildcards)[0]))
-    return sorted(products)
+        inputs = sorted(map(str, producer.expand_input(wildcards)[0]))
+        jobs[key] = {"rule": producer.name, "wildcards": dict(key[1]), "input": inputs,
+                     "output": sorted(map(str, producer.expand_output(wildcards)[0])),
+                     "log": sorted(map(str, producer.expand_log(wildcards))),
+                     "benchmark": str(producer.expand_benchmark(wildcards)) if producer.benchmark else None}
+        todo.extend(inputs)
+    return [jobs[k] for k in sorted(jobs)]
 
 
-def archived_products():
-    from attnrepro.artifact import selected
-
-    return selected(job_products(final_targets()), "results", config["archive"]["activations"])
-
-
-def write_products(products, out, log):
-    Path(out).write_text("".join(f"{p}\n" for p in products))
-    Path(log).write_text(f"{len(products)} files to archive\n")
+def write_jobs(jobs, out, log):
+    Path(out).write_text(json.dumps(jobs, indent=1) + "\n")
+    Path(log).write_text(f"{len(jobs)} jobs to archive\n")

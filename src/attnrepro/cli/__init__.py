@@ -19,7 +19,7 @@ what to run:
   snakemake --cores 2                        every figure and claim of the default config (the rules call the
                                              subcommands below with the right arguments)
   snakemake -n -p results/claims.csv         print the commands the rules would run, without running them
-  attnrepro verify results/artifact.tar.gz   check an archived reproduction against its manifest
+  attnrepro verify results/artifact.tar.gz   check an archived reproduction: its BagIt manifests and RO-Crate
   attnrepro COMMAND --help                   what a subcommand reads and writes
 
 Each subcommand writes its outputs atomically; a user-facing problem (bad config, missing or corrupt file) ends
@@ -55,10 +55,17 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import time
+
+    started = time.time()
     args = build_parser().parse_args(argv)
     try:
         args.func(args)
     except AttnReproError as err:
         print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
         return 2
+    if argv is None:  # a command a job ran (not a test calling main): where and how it ran, into the job's log
+        from ..jobrecord import format_record, job_record
+
+        print(format_record(job_record(args.command, started)), file=sys.stderr)
     return 0

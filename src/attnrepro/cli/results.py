@@ -73,14 +73,15 @@ def cmd_ladder(args) -> None:
 # -- archive / verify ---------------------------------------------------------------------------------------
 def cmd_archive(args) -> None:
     from ..artifact import build
+    from ..io import read_json
 
     import yaml
 
     config_yaml = yaml.safe_dump(json.loads(args.config_json), sort_keys=False)
-    products = [line for line in Path(args.products).read_text().splitlines() if line]
-    entries = build(Path(args.repo), Path(args.results), config_yaml, Path(args.out), products,
-                    activations=args.activations)
-    print(f"{args.out}: {len(entries)} files", file=sys.stderr)
+    jobs = read_json(args.jobs)
+    n = build(Path(args.repo), config_yaml, Path(args.out), jobs, args.results, activations=args.activations,
+              models=args.models, analysis=args.analysis)
+    print(f"{args.out}: {n} payload files from {len(jobs)} jobs", file=sys.stderr)
 
 
 def cmd_report_table(args) -> None:
@@ -107,8 +108,8 @@ def cmd_verify(args) -> None:
         root = unpack(target, Path(tmp)) if target.is_file() else target
         problems = verify(root)
     if problems:
-        raise AttnReproError(f"{target} does not match its manifest:\n  " + "\n  ".join(problems))
-    print(f"{target}: every file matches its manifest")
+        raise AttnReproError(f"{target} is not a valid artifact bag:\n  " + "\n  ".join(problems))
+    print(f"{target}: a valid bag (every file matches its manifest) holding a valid Workflow Run RO-Crate")
 
 
 def add_parsers(subparsers) -> None:
@@ -134,14 +135,18 @@ def add_parsers(subparsers) -> None:
     la.add_argument("--pdf", help="the figure as PDF too")
     la.add_argument("--dpi", type=int, default=150, help="resolution of the PNG (default 150)")
 
-    ar = sub(subparsers, "archive", "write the paper artifact (code, config, environment, results, manifest)",
-              cmd_archive)
+    ar = sub(subparsers, "archive", "write the paper artifact: a BagIt bag holding a Workflow Run RO-Crate (code, "
+             "config, environment, results, every job's provenance)", cmd_archive)
     ar.add_argument("--repo", required=True, help="the git checkout of the workflow")
     ar.add_argument("--results", required=True, help="the results folder")
     ar.add_argument("--config-json", required=True, help="the resolved config " + SPEC_HELP)
     ar.add_argument("--activations", action="store_true", help="include results/activations")
-    ar.add_argument("--products", required=True,
-                    help="file listing the outputs, logs and benchmarks of the config's jobs, one path a line")
+    ar.add_argument("--models", action="store_true", help="include the trained models (results/models)")
+    ar.add_argument("--analysis", action="store_true",
+                    help="include the analysis tables and every other input of the figures, to redraw them")
+    ar.add_argument("--jobs", required=True,
+                    help="JSON list of the config's jobs: rule, wildcards, input, output, log, benchmark "
+                         "(results/artifact.jobs.json)")
     ar.add_argument("--out", required=True, help="the .tar.gz to write")
 
     rt = sub(subparsers, "report-table", "a CSV table as an HTML page for snakemake --report (grouped by a column)",
@@ -152,5 +157,6 @@ def add_parsers(subparsers) -> None:
     rt.add_argument("--note", default="", help="a paragraph under the heading")
     rt.add_argument("--out", required=True, help="the HTML page")
 
-    v = sub(subparsers, "verify", "check an artifact (.tar.gz or unpacked folder) against its manifest", cmd_verify)
+    v = sub(subparsers, "verify", "check an artifact (.tar.gz or unpacked folder): the bag's manifests and its RO-Crate",
+              cmd_verify)
     v.add_argument("artifact", help="e.g. results/artifact.tar.gz")

@@ -1,0 +1,77 @@
+"""Where and how a job ran, recorded by the job itself: one line ``attnrepro-job {json}`` at the end of its log.
+
+The artifact's provenance (:mod:`attnrepro.crate`) must name the node a job ran on — a Slurm GPU node, not the
+login node that packs the artifact — so each ``attnrepro`` command appends this line to its own stderr, which every
+rule sends to the job's log. Snakemake's benchmark file adds what only the scheduler sees (wall time, the memory of
+the whole process tree) for jobs that are not ``attnrepro`` commands.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import sys
+import time
+from pathlib import Path
+
+PREFIX = "attnrepro-job "
+
+
+def iso_utc(seconds: float) -> str:
+    """``seconds`` since the epoch as an ISO 8601 UTC time, to the second."""
+    return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def job_record(command: str, started: float) -> dict:
+    """This process's record: host, Slurm job, device it computed on, torch/CUDA/Python, start, end, peak RSS."""
+    torch = sys.modules.get("torch")  # not imported: the job never used torch, so it ran on the CPU
+    cuda_used = torch is not None and torch.cuda.is_initialized()
+    if torch is not None:
+        torch_version = torch.__version__
+    else:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            torch_version = version("torch")
+        except PackageNotFoundError:
+            torch_version = None
+    # ru_maxrss is in KiB on Linux; children: a subprocess the command ran (git, a nested tool)
+    peak_kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                   resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+    return {
+        "command": command, "host": platform.node(), "slurm_job": os.environ.get("SLURM_JOB_ID"),
+        "device": torch.cuda.get_device_name(torch.cuda.current_device()) if cuda_used else "cpu",
+        "torch": torch_version, "cuda": torch.version.cuda if torch is not None else None,
+        "python": platform.python_version(), "start": iso_utc(started), "end": iso_utc(time.time()),
+        "peak_rss_mb": round(peak_kib / 1024, 1),
+    }
+
+
+def format_record(record: dict) -> str:
+    return PREFIX + json.dumps(record, sort_keys=True)
+
+
+def read_records(log: Path) -> dict | None:
+    """The job's record from its log: the first start, the last end and the largest peak of its ``attnrepro``
+    commands (a rule may run several); None for a log without one (a rule that runs no ``attnrepro`` command)."""
+    try:
+        lines = Path(log).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    records = []
+    for line in lines:
+        if line.startswith(PREFIX):
+            try:
+                records.append(json.loads(line[len(PREFIX):]))
+            except json.JSONDecodeError:
+                continue  # a line cut short by a killed job
+    if not records:
+        return None
+    merged = dict(records[-1])
+    merged["start"] = min(r["start"] for r in records)
+    merged["peak_rss_mb"] = max(r["peak_rss_mb"] for r in records)
+    merged["command"] = " && ".join(str(r.get("command")) for r in records)
+    return merged
