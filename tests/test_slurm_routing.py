@@ -104,35 +104,70 @@ def all_submissions(paper_tree, profile, rules: set[str]) -> list[Submission]:
     return subs
 
 
-GPU_RULES = {"train", "export", "evaluate"}  # the rules that train or run models (config device: auto)
+# the rules whose command picks a torch device: every one of them trains or runs a model (config device: auto)
+DEVICE_RULES = {"train", "export", "evaluate", "snell2021_train", "snell2021_candidates", "snell2021_multihead",
+                "snell2021_export"}
 
 
-def check_routing(subs: list[Submission], gpu_flag: str):
+@pytest.fixture(scope="module")
+def dry_run_resources(tmp_path_factory):
+    """Rule -> the resources and command of each of its jobs in a dry run of config/paper.yaml, as printed."""
+    out = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "-n", "-p",
+                          "--configfile", str(PAPER), "--directory", str(tmp_path_factory.mktemp("paper_dry"))],
+                         cwd=ROOT, env=tool_env(), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    jobs: dict[str, list[tuple[str, str]]] = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", out.stdout):
+        head = re.match(r"(?:local)?rule (\w+):", block)
+        resources = re.search(r"^\s+resources: (.*)$", block, flags=re.M)
+        if head:
+            jobs.setdefault(head.group(1), []).append((resources.group(1) if resources else "", block))
+    return jobs
+
+
+def gpu_rules(jobs) -> set[str]:
+    """The rules whose jobs ask for a GPU, read from their resources (the rules say it, no list here)."""
+    return {rule for rule, js in jobs.items() if any(re.search(r"\b(gpu|gres)=", r) for r, _ in js)}
+
+
+def test_every_job_that_runs_a_model_asks_for_one_gpu(dry_run_resources):
+    """Every train, export and evaluation job of the three papers (Snell's included): one GPU; nothing else."""
+    jobs = dry_run_resources
+    rules = gpu_rules(jobs)
+    by_command = {rule for rule, js in jobs.items() if any(" --device " in cmd for _, cmd in js)}
+    assert rules == by_command and DEVICE_RULES <= rules, (sorted(rules), sorted(by_command))
+    for rule in rules:
+        assert all(re.search(r"\bgpu=1\b", r) for r, _ in jobs[rule]), rule
+
+
+def check_routing(subs: list[Submission], gpu_flag: str, gpu_rules: set[str]):
     for s in subs:
         if s.gpu_flags:  # any job that asks for a GPU, whichever rule: on the GPU partition, one request
             assert s.partition == "gpu" and s.gpu_flags == [gpu_flag], s
         else:
             assert s.partition == "cpu", s
-    assert {s.rule for s in subs if s.gpu_flags} == GPU_RULES
-    assert all(s.cpus == 4 for s in subs if s.rule in GPU_RULES)  # paper.yaml's threads
+    assert {s.rule for s in subs if s.gpu_flags} == gpu_rules
+    assert all(s.cpus == 4 for s in subs if s.rule in gpu_rules)  # paper.yaml's threads
     # a retried job (attempt 2) asks for twice the time of its first attempt
     first = {s.job: s.runtime for s in subs if s.attempt == 1}
     again = [(first[s.job], s.runtime) for s in subs if s.attempt == 2]
     assert again and all(t2 == 2 * t1 for t1, t2 in again), again
 
 
-def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(paper_tree, tmp_path):
+def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(paper_tree, dry_run_resources,
+                                                                            tmp_path):
     _, _, rules, _ = paper_tree
     subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gpus"), rules - local_rules())
     assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
-    check_routing(subs, "--gpus=1")
+    check_routing(subs, "--gpus=1", gpu_rules(dry_run_resources))
     train = next(s for s in subs if s.rule == "train" and s.attempt == 1)
     assert train.runtime == RESOURCES["train"]["runtime"]  # workflow/resources.yaml's, in minutes
 
 
-def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, tmp_path):
-    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), GPU_RULES)
-    check_routing(subs, "--gres=gpu:a100:1")
+def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, dry_run_resources, tmp_path):
+    wanted = gpu_rules(dry_run_resources)
+    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), wanted)
+    check_routing(subs, "--gres=gpu:a100:1", wanted)
 
 
 def test_a_cpu_config_asks_for_no_gpu(tmp_path):

@@ -26,11 +26,12 @@ if SNELL2021:
             model="results/models/snell2021/{run}/model.pt",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
             ckpt_dir="results/checkpoints/snell2021/{run}",
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_train"),
+            **needs("snell2021_train", gpus=GPUS_PER_JOB),
         retries: 1
         log:
             "results/logs/snell2021/train/{run}.log",
@@ -38,7 +39,8 @@ if SNELL2021:
             "results/benchmarks/snell2021/train/{run}.tsv"
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
-            " --out-dir results/models/snell2021/{wildcards.run} --threads {params.torch_threads} > {log} 2>&1"
+            " --out-dir results/models/snell2021/{wildcards.run}"
+            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
@@ -47,10 +49,11 @@ if SNELL2021:
             candidates="results/models/snell2021/multihead_candidates/candidates.parquet",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_candidates"),
+            **needs("snell2021_candidates", gpus=GPUS_PER_JOB),
         retries: 1
         log:
             "results/logs/snell2021/train/multihead_candidates.log",
@@ -59,7 +62,8 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             " --ckpt-dir results/checkpoints/snell2021/multihead_candidates"
-            " --out-dir results/models/snell2021/multihead_candidates --threads {params.torch_threads} > {log} 2>&1"
+            " --out-dir results/models/snell2021/multihead_candidates"
+            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
@@ -72,10 +76,11 @@ if SNELL2021:
             model="results/models/snell2021/multihead_{combo}/model.pt",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_multihead"),
+            **needs("snell2021_multihead", gpus=GPUS_PER_JOB),
         retries: 1
         log:
             "results/logs/snell2021/train/multihead_{combo}.log",
@@ -84,7 +89,8 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             " --candidates {input.candidates} --ckpt-dir results/checkpoints/snell2021/multihead_{wildcards.combo}"
-            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {params.torch_threads} > {log} 2>&1"
+            " --out-dir results/models/snell2021/multihead_{wildcards.combo}"
+            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     rule snell2021_export:
         input:
@@ -95,16 +101,17 @@ if SNELL2021:
             saliency="results/activations/snell2021/{erun}/saliency.parquet",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_export"),
+            **needs("snell2021_export", gpus=GPUS_PER_JOB),
         log:
             "results/logs/snell2021/export/{erun}.log",
         benchmark:
             "results/benchmarks/snell2021/export/{erun}.tsv"
         shell:
             "attnrepro snell2021 export --model {input.model} --out-dir results/activations/snell2021/{wildcards.erun}"
-            " --threads {params.torch_threads} > {log} 2>&1"
+            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
     for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():
