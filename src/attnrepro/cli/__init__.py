@@ -54,9 +54,29 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _log_run(args) -> None:
+    """The first line of every job's log: host, device, torch, CUDA (attnrepro.runinfo); a job given a GPU that
+    torch cannot use stops here."""
+    from .. import runinfo
+
+    device, problem = None, None
+    if getattr(args, "device", None) is not None:
+        from .common import pick_device
+
+        try:
+            runinfo.check_gpu(args.device)
+            device = pick_device(args.device)
+        except AttnReproError as err:
+            problem = err
+    print(runinfo.line(runinfo.record(device)), file=sys.stderr, flush=True)
+    if problem is not None:
+        raise problem
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _log_run(args)
         args.func(args)
     except AttnReproError as err:
         print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
