@@ -36,7 +36,7 @@ def test_claim_sources_route_each_kind_of_experiment(name):
             aer_table = [f"results/analysis/{name}/aer_summary.csv"] if name in aer else []
             assert sorted(paths) == sorted([f"results/analysis/{name}/summary.csv", *aer_table])
             assert {(s.arch, s.cell) for s in got[name]} == {(exp["model"]["arch"], exp["model"]["cell"])}
-    assert [s.path for s in got["kobayashi2020_minilm"]] == [layout.KOBAYASHI_SUMMARY]
+    assert [s.path for s in got["kobayashi2020_minilm"]] == [layout.kobayashi_summary()]
     assert any(name.startswith("snell2021_") for name in got)
     for label, (_, experiment, out_dir) in layout.aer_gold_sets(cfg).items():  # a gold set: its experiment's kind
         (s,) = got[label]

@@ -2,7 +2,10 @@
 
 The rules (``workflow/rules/*.smk``) name their inputs through these functions and hand the claims step the same
 :class:`ClaimSource` records as JSON, so a claim's routing is decided once, here, from the validated config.
-Paths are relative to the working directory, under ``results/`` (docs/architecture.md, "Outputs").
+Paths are relative to the working directory, under the config's results root (key ``results``; ``results/`` by
+default; docs/architecture.md, "Outputs"): each shipped config has its own, so no command run with one config
+rebuilds or overwrites another's outputs (:mod:`attnrepro.results_root`; the Snakefile sets it once, by
+:func:`use_root`).
 """
 
 from __future__ import annotations
@@ -11,18 +14,22 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any
 
+from . import results_root
 from .config import GOLD_TASK_KINDS, task_spec
 from .errors import AttnReproError
 
-RESULTS = "results"
 KOBAYASHI_MODEL = "kobayashi2020_minilm"  # the one pretrained encoder; its replicates are folds, not seeds
 
 
+use_root, root = results_root.use, results_root.get
+
+
 def analysis_dir(name: str) -> str:
-    return f"{RESULTS}/analysis/{name}"
+    return f"{root()}/analysis/{name}"
 
 
-KOBAYASHI_SUMMARY = f"{analysis_dir(KOBAYASHI_MODEL)}/summary.csv"
+def kobayashi_summary() -> str:
+    return f"{analysis_dir(KOBAYASHI_MODEL)}/summary.csv"
 
 
 @dataclass(frozen=True)
@@ -110,7 +117,7 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
         of = experiment_sources(config, experiment, [""])[0]
         out.append(ClaimSource(label, of.task_kind, of.arch, of.cell, f"{out_dir}/aer_summary.csv"))
     if "kobayashi2020" in config:
-        out.append(ClaimSource(KOBAYASHI_MODEL, "news", "minilm", "", KOBAYASHI_SUMMARY))
+        out.append(ClaimSource(KOBAYASHI_MODEL, "news", "minilm", "", kobayashi_summary()))
     if config.get("snell2021"):
         out += [ClaimSource(name, kind, arch, "", path)
                 for name, (kind, arch, path) in snellcfg.claim_experiments(config["snell2021"]).items()]

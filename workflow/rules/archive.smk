@@ -9,14 +9,14 @@ rule archive_products:
     input:
         final_targets(),
     output:
-        "results/artifact.products",
+        R + "/artifact.products",
     params:
         # a param, so a config that adds or removes a job rewrites the list (and so the archive)
         products=lambda wc: archived_products(),
     log:
-        "results/logs/archive_products.log",
+        R + "/logs/archive_products.log",
     benchmark:
-        "results/benchmarks/archive_products.tsv"
+        R + "/benchmarks/archive_products.tsv"
     # a list too long for a shell line (thousands of paths at paper scale): written by Snakemake itself
     run:
         write_products(params.products, output[0], log[0])
@@ -25,26 +25,26 @@ rule archive_products:
 rule archive:
     input:
         final_targets(),
-        products="results/artifact.products",
+        products=R + "/artifact.products",
     output:
-        "results/artifact.tar.gz",
+        R + "/artifact.tar.gz",
     params:
         repo=workflow.basedir,
         config=json_arg(config),
         activations="--activations" if config["archive"]["activations"] else "",
     log:
-        "results/logs/archive.log",
+        R + "/logs/archive.log",
     shell:
-        "attnrepro archive --repo {params.repo} --results results --config-json {params.config}"
+        "attnrepro archive --repo {params.repo} --results " + R + " --config-json {params.config}"
         " --products {input.products} {params.activations} --out {output} > {log} 2>&1"
 
 
 rule verify:
     input:
-        "results/artifact.tar.gz",
+        R + "/artifact.tar.gz",
     output:
-        "results/artifact.verified",
+        R + "/artifact.verified",
     log:
-        "results/logs/verify.log",
+        R + "/logs/verify.log",
     shell:
         "attnrepro verify {input} > {output} 2> {log}"

@@ -26,6 +26,10 @@ try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the 
 except AttnReproError as err:
     raise WorkflowError(f"config: {err}") from None
 
+# every output under the config's own results root (key `results`), so that a command run with one config never
+# rebuilds or overwrites another's; attnrepro.layout builds the paths the package names under the same root
+R = layout.use_root(config)
+
 SEED_CHUNKS = {
     cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])
 }
@@ -87,12 +91,12 @@ def chunk_outputs(pattern, experiment):
 def final_targets():
     """What `rule all` builds, and what the artifact archives."""
     return (
-        expand("results/data/{task}/vocab.json", task=config["tasks"])
+        expand(R + "/data/{task}/vocab.json", task=config["tasks"])
         + corpus_targets()
         + all_figures()
         + transformer_evaluations()
-        + ["results/claims.csv", "results/claims.md", "results/report/claims.html"]
-        + [f"results/report/snell2021_{t}.html" for t in snell2021_tables()]
+        + [R + "/claims.csv", R + "/claims.md", R + "/report/claims.html"]
+        + [f"{R}/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
 
 
@@ -101,7 +105,7 @@ AITKEN_FIGURES = config["figures"].get("aitken2021", {})
 
 def all_figures():
     return [
-        f"results/figures/aitken2021/{name}.{ext}"
+        f"{R}/figures/aitken2021/{name}.{ext}"
         for name in aitken_panels.panels_of(AITKEN_FIGURES)
         for ext in ("png", "pdf", "csv")
     ] + kobayashi2020_figures() + snell2021_figures()
@@ -114,9 +118,9 @@ def aitken_figure_experiments(wc):
 def aitken_figure_inputs(wc):
     panel = aitken_panels.PANELS[wc.name]
     names = sorted({n for ns in aitken_figure_experiments(wc).values() for n in ns})
-    files = [f"results/analysis/{n}/{table}" for n in names for table in panel.tables]
+    files = [f"{R}/analysis/{n}/{table}" for n in names for table in panel.tables]
     if panel.data:
-        files += [f"results/data/{config['experiments'][n]['task']}/test.parquet" for n in names]
+        files += [f"{R}/data/{config['experiments'][n]['task']}/test.parquet" for n in names]
     return files
 
 
@@ -131,8 +135,8 @@ def aitken_figure_meta(wc):
     for n in names:
         exp = config["experiments"][n]
         meta[n] = {
-            "analysis_dir": f"results/analysis/{n}",
-            "data_dir": f"results/data/{exp['task']}",
+            "analysis_dir": f"{R}/analysis/{n}",
+            "data_dir": f"{R}/data/{exp['task']}",
             "task_kind": task_spec(config, exp["task"])["kind"],
             "arch": exp["model"]["arch"],
             "cell": exp["model"]["cell"],
@@ -176,15 +180,15 @@ def corpus_file(wildcards):
 
 
 def corpus_downloads(wildcards):
-    return [f"results/downloads/{wildcards.corpus}/{f}" for f in CORPORA[wildcards.corpus]["files"]]
+    return [f"{R}/downloads/{wildcards.corpus}/{f}" for f in CORPORA[wildcards.corpus]["files"]]
 
 
 def all_downloads():
-    return [f"results/downloads/{name}/{f}" for name, c in CORPORA.items() for f in c["files"]]
+    return [f"{R}/downloads/{name}/{f}" for name, c in CORPORA.items() for f in c["files"]]
 
 
 def corpus_targets():
-    return [f"results/data/{name}/vocab.json" for name in CORPORA]
+    return [f"{R}/data/{name}/vocab.json" for name in CORPORA]
 
 
 def download_options(wildcards):
@@ -207,15 +211,15 @@ from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
 
 KOBAYASHI_FIGURES = list(FIGURES)
 
-KOBAYASHI_SUMMARY = layout.KOBAYASHI_SUMMARY
+KOBAYASHI_SUMMARY = layout.kobayashi_summary()
 
 
 def kobayashi2020_figures():
     out = []
     if "kobayashi2020" in config:
-        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+        out += expand(R + "/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
     if aer_experiments() or aer_gold_sets():
-        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
+        out += expand(R + "/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
     return out
 
 
@@ -276,18 +280,18 @@ def snell2021_figures():
     if not SNELL2021:
         return []
     names = SNELL2021_FIGURES + ["fig2"] + snell2021_tables()  # Fig. 2: ξ of Table 2's rows
-    return expand("results/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
+    return expand(R + "/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
 
 
 def snell2021_table_inputs(wildcards):
     """Table 2, Table 10 and Fig. 2 read the Table 2 analyses: copy, each classification and translation set."""
-    return [f"results/analysis/snell2021/{n}/{f}" for n in snellcfg.table2_analyses(SNELL2021)
+    return [f"{R}/analysis/snell2021/{n}/{f}" for n in snellcfg.table2_analyses(SNELL2021)
             for f in ("summary.csv", "xi_curves.csv")]
 
 
 def snell2021_figure_inputs(wildcards):
     names = snell_panels.FIGURES[wildcards.name].analyses(snellcfg.figure_spec(SNELL2021))
-    return [f"results/analysis/snell2021/{n}/{f}" for n in names
+    return [f"{R}/analysis/snell2021/{n}/{f}" for n in names
             for f in snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
 
 
@@ -322,7 +326,7 @@ def job_products(targets):
 def archived_products():
     from attnrepro.artifact import selected
 
-    return selected(job_products(final_targets()), "results", config["archive"]["activations"])
+    return selected(job_products(final_targets()), R, config["archive"]["activations"])
 
 
 def write_products(products, out, log):
