@@ -85,3 +85,72 @@ def test_make_install_with_another_torch_index_reinstalls_torch(tmp_path):
     calls.unlink()
     make()
     assert not [c for c in calls.read_text().splitlines() if c.startswith("-m pip")]
+
+
+def test_runtime_plan_uses_the_margin_the_cap_and_segments():
+    from attnrepro.cluster import MARGIN, plan_minutes
+
+    assert plan_minutes(600, 999, 1440) == (max(10, round(MARGIN * 10)), 1)  # 10 min predicted
+    assert plan_minutes(60, 999, 1440) == (10, 1)                           # at least 10 minutes
+    assert plan_minutes(None, 270, 1440) == (270, 1)                        # unmeasured: the rule's default
+    minutes, parts = plan_minutes(3643 * 60, 999, 1440)                     # mt_bible_learned: 61 h
+    assert minutes == 1440 and parts == -(-round(MARGIN * 3643) // (1440 - 10))
+    assert plan_minutes(10**6, 999, None) == (-(-MARGIN * 10**6 // 60), 1)  # no cap: one job
+
+
+def test_predicted_seconds_rescale_to_the_config_steps_and_bound_unmeasured_runs():
+    from attnrepro.cluster import predicted_seconds
+
+    cost = {"rows": [{"rule": "t", "job": "a", "s": 100.0, "source": "10 steps × 9.5 s/step × 1.05"},
+                     {"rule": "t", "job": "b", "s": 40.0, "source": "20 steps × 2 s/step"},
+                     {"rule": "t", "job": "c", "s": None, "source": "not measured"},
+                     {"rule": "e", "job": "each", "s": 7.0, "source": "paper slice"}]}
+    assert predicted_seconds(cost, "t", "a", 20) == 200.0
+    assert predicted_seconds(cost, "t", "c", 5) == 50.0  # the slowest step of the rule (a: 10 s) × 5
+    assert predicted_seconds(cost, "e", "x", None) == 7.0
+    assert predicted_seconds(cost, "z", "x", 5) is None
+
+
+def test_partition_cap_is_the_longest_limit_that_holds_the_job(tmp_path):
+    from attnrepro.cluster import partition_cap
+
+    path = tmp_path / "p.yaml"
+    path.write_text("partitions:\n  cpu: {max_gpu: 0, max_runtime: 300}\n  gpu: {max_gpu: 4, max_runtime: 2880}\n"
+                    "  big: {max_gpu: 0, max_runtime: 600}\n")
+    assert partition_cap(path, gpu=True) == 2880 and partition_cap(path, gpu=False) == 2880
+    path.write_text("partitions:\n  gpu: {max_gpu: 4}\n")
+    assert partition_cap(path, gpu=True) is None
+
+
+def test_a_run_past_its_time_budget_checkpoints_exits_and_resumes_to_the_same_weights(tmp_path):
+    """The segment of a long run: the budget ends the job with a checkpoint (status 75 from the CLI); the next
+    attempt resumes and finishes with the weights of an uninterrupted run."""
+    import io
+
+    from attnrepro import engine, tasks
+    from attnrepro.config import TrainConfig
+    from attnrepro.data import Vocab, encode
+    from attnrepro.model import ModelConfig
+    from attnrepro.train import train
+
+    task = dict(kind="one_to_one", n_words=3, min_len=3, max_len=5, n_train=32, n_valid=4, n_test=4, seed=0)
+    vocab = Vocab.from_words(*tasks.words(task))
+    splits = tasks.generate(task)
+    tr, va = encode(splits["train"], vocab), encode(splits["valid"], vocab)
+    cfg = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt), attention="dot")
+    steps = TrainConfig.from_dict(dict(steps=6, batch_size=4, lr=0.01, lr_decay=1.0, betas=[0.9, 0.99], eps=1e-8,
+                                       grad_clip=1.0, l2=0.0, checkpoint_every=100, eval_every=3, n_eval=4))
+
+    def run(ckpt):
+        return train(cfg, steps, [0, 1], tr, va, ckpt, sos=vocab.tgt.index("<sos>"), log=io.StringIO())
+
+    whole, _ = run(tmp_path / "whole")
+    engine.set_time_budget(1e-9)  # spent at once: stop after the first step
+    try:
+        with pytest.raises(engine.SegmentEnd, match="time budget spent at step 1/6"):
+            run(tmp_path / "parts")
+    finally:
+        engine.set_time_budget(None)
+    assert list((tmp_path / "parts").glob("ckpt_*.pt"))
+    resumed, metrics = run(tmp_path / "parts")
+    assert all(torch.equal(a, b) for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()))

@@ -4,6 +4,7 @@ let every job fail, so nothing runs; no cluster, no root. The profile is slurm/ 
 and each of the two GPU routes (gpu_request: gpus, and gres with a GPU type)."""
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -15,7 +16,9 @@ import pytest
 
 from conftest import ROOT, tool_env, user_profile
 
-from attnrepro.cluster import read_resources
+import yaml
+
+from attnrepro.cluster import MARGIN, read_resources
 
 PAPER = ROOT / "config" / "paper.yaml"
 RESOURCES = read_resources(ROOT / "workflow" / "resources.yaml")
@@ -148,10 +151,13 @@ def check_routing(subs: list[Submission], gpu_flag: str, gpu_rules: set[str]):
             assert s.partition == "cpu", s
     assert {s.rule for s in subs if s.gpu_flags} == gpu_rules
     assert all(s.cpus == 4 for s in subs if s.rule in gpu_rules)  # paper.yaml's threads
-    # a retried job (attempt 2) asks for twice the time of its first attempt
+    # a retry (the next segment of a long run, or a second try) asks for the time of the first attempt, never
+    # more than the partition allows (slurm/partitions.yaml's max_runtime)
     first = {s.job: s.runtime for s in subs if s.attempt == 1}
     again = [(first[s.job], s.runtime) for s in subs if s.attempt == 2]
-    assert again and all(t2 == 2 * t1 for t1, t2 in again), again
+    assert again and all(t2 == t1 for t1, t2 in again), again
+    caps = yaml.safe_load((ROOT / "slurm" / "partitions.yaml").read_text())["partitions"]
+    assert all(s.runtime <= caps[s.partition]["max_runtime"] for s in subs)
 
 
 def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(paper_tree, dry_run_resources,
@@ -160,8 +166,14 @@ def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(pap
     subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gpus"), rules - local_rules())
     assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
     check_routing(subs, "--gpus=1", gpu_rules(dry_run_resources))
-    train = next(s for s in subs if s.rule == "train" and s.attempt == 1)
-    assert train.runtime == RESOURCES["train"]["runtime"]  # workflow/resources.yaml's, in minutes
+    # each training job asks for its own predicted time × the margin (bench/results/paper_cost.json), or the cap
+    cost = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
+    cap = yaml.safe_load((ROOT / "slurm" / "partitions.yaml").read_text())["partitions"]["gpu"]["max_runtime"]
+    for s in (s for s in subs if s.rule in ("train", "snell2021_train") and s.attempt == 1):
+        job = re.sub(r"_s[\d-]+$", "", s.job.split("_wildcards_")[1])  # the experiment (less its seeds) or run
+        row = next((r for r in cost["rows"] if r["rule"] == s.rule and r["job"] == job and r["s"]), None)
+        if row is not None:
+            assert s.runtime == min(cap, max(10, math.ceil(MARGIN * row["s"] / 60))), (s, row)
 
 
 def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, dry_run_resources, tmp_path):

@@ -97,6 +97,20 @@ def data_fingerprint(data: Encoded) -> str:
     return h.hexdigest()[:16]
 
 
+class SegmentEnd(AttnReproError):
+    """A run stopped at its time budget after writing a checkpoint: its next segment (a retry) resumes there."""
+
+
+_stop_at: float | None = None  # time.monotonic() after which fit checkpoints and stops (set_time_budget)
+
+
+def set_time_budget(minutes: float | None) -> None:
+    """Train for at most ``minutes`` from now (None: no limit): a cluster job's limit, less the time to write its
+    checkpoint, so that a run longer than a partition allows continues in segments instead of being killed."""
+    global _stop_at
+    _stop_at = None if not minutes else time.monotonic() + 60 * minutes
+
+
 def eval_steps(cfg: TrainConfig) -> set[int]:
     """Every ``eval_every``-th step, the last step, and the steps of ``eval_at`` (0 = before training)."""
     return set(range(cfg.eval_every, cfg.steps + 1, cfg.eval_every)) | {cfg.steps} | {s for s in cfg.eval_at
@@ -210,9 +224,13 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         if done in schedule:
             evaluation(done)
         state["step"], state["seconds"] = done, time.perf_counter() - started
-        if done % cfg.checkpoint_every == 0 and done < cfg.steps:
+        out_of_time = _stop_at is not None and done < cfg.steps and time.monotonic() >= _stop_at
+        if (done % cfg.checkpoint_every == 0 or out_of_time) and done < cfg.steps:
             _save_checkpoint(ckpt_dir, {**state, "fingerprint": fp, "model": model.state_dict(),
                                         "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens]})
+        if out_of_time:
+            raise SegmentEnd(f"{name}: time budget spent at step {done}/{cfg.steps}; checkpointed in {ckpt_dir}, "
+                             "exiting so that the next attempt continues from there")
         if on_step is not None:
             on_step(done)
     metrics = pd.DataFrame(state["metrics"]).reindex(columns=METRIC_COLUMNS)

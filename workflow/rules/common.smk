@@ -42,6 +42,7 @@ wildcard_constraints:
 
 
 # -- what a job needs; where it goes is the profile's business (slurm/config.yaml, slurm/partitions.yaml) --------
+from attnrepro import cluster  # noqa: E402
 from attnrepro.cluster import gpu_resources, read_resources  # noqa: E402
 
 # a config that trains on the CPU asks for no GPU
@@ -66,13 +67,48 @@ except AttnReproError as err:
     raise WorkflowError(str(err)) from None
 
 
-def needs(rule, gpus=0):
-    """A rule's resources from workflow/resources.yaml (set from the measured paper-scale cost): memory (MB), a
-    runtime (minutes) that grows with each attempt, so that a job killed at its time limit gets longer on its
-    retry, and ``gpus`` GPUs in the one form the profile's gpu_request names."""
-    mem_mb, runtime = RESOURCES[rule]["mem_mb"], RESOURCES[rule]["runtime"]
-    return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: runtime * attempt,
+# a job's runtime: its own predicted cost (bench/results/paper_cost.json, CPU times until a GPU is measured) ×
+# cluster.MARGIN, never above the longest max_runtime of the partitions that can take it (slurm/partitions.yaml);
+# a longer training run continues in checkpointed segments (--time-budget), each a retry that resumes
+COST = json.loads((Path(workflow.basedir) / "bench" / "results" / "paper_cost.json").read_text())
+COST_RULE = {"analyze": "analysis"}  # the cost table's name of a rule, where it differs
+PARTITIONS = Path(workflow.basedir) / "slurm" / "partitions.yaml"
+
+
+def train_job(wildcards):
+    return wildcards.experiment, cfglib.experiment_spec(config, wildcards.experiment)["train"]["steps"]
+
+
+def snell_job(run):
+    return run, snell2021_runs()[run]["train"]["steps"]
+
+
+def planned(rule, gpus, job):
+    """(minutes, segments) of one job of ``rule``; ``job``: (its name in the cost table, its steps) or None."""
+    name, steps = job or ("each", None)
+    cap = cluster.partition_cap(PARTITIONS, gpu=gpus > 0)
+    seconds = cluster.predicted_seconds(COST, COST_RULE.get(rule, rule), name, steps)
+    return cluster.plan_minutes(seconds, RESOURCES[rule]["runtime"], cap)
+
+
+def needs(rule, gpus=0, job=None):
+    """A rule's resources: memory (MB) from workflow/resources.yaml; a runtime (minutes) planned per job from its
+    predicted cost (``job``: wildcards -> (its name in the cost table, its training steps)), the same on every
+    attempt; and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+    runtime = lambda wildcards: planned(rule, gpus, job(wildcards) if job else None)[0]  # noqa: E731
+    return {"mem_mb": RESOURCES[rule]["mem_mb"], "runtime": runtime,
             **gpu_resources(profile_default("gpu_request"), gpus)}
+
+
+def segments(rule, jobs):
+    """Retries a training rule needs: one per extra segment of its longest job, and one for a failure."""
+    return max([planned(rule, GPUS_PER_JOB, j)[1] for j in jobs] or [1])
+
+
+def time_budget(wildcards, resources):
+    """Minutes a training job trains before it checkpoints and exits for its next segment (its runtime, less the
+    time to write the checkpoint)."""
+    return resources.runtime - min(cluster.RESERVE_MINUTES, resources.runtime // 4)
 
 
 def experiment_task(wildcards):

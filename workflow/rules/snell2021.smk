@@ -27,12 +27,13 @@ if SNELL2021:
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
+            budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
             ckpt_dir=R + "/checkpoints/snell2021/{run}",
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_train", gpus=GPUS_PER_JOB),
-        retries: 1
+            **needs("snell2021_train", gpus=GPUS_PER_JOB, job=lambda wc: snell_job(wc.run)),
+        retries: segments("snell2021_train", [snell_job(r) for r in snell2021_plain_runs() if r in SNELL2021_RUNS])
         log:
             R + "/logs/snell2021/train/{run}.log",
         benchmark:
@@ -40,7 +41,7 @@ if SNELL2021:
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
             " --out-dir " + R + "/models/snell2021/{wildcards.run}"
-            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
@@ -50,11 +51,12 @@ if SNELL2021:
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
+            budget=time_budget,
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
             **needs("snell2021_candidates", gpus=GPUS_PER_JOB),
-        retries: 1
+        retries: segments("snell2021_candidates", [None])
         log:
             R + "/logs/snell2021/train/multihead_candidates.log",
         benchmark:
@@ -63,7 +65,7 @@ if SNELL2021:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             " --ckpt-dir " + R + "/checkpoints/snell2021/multihead_candidates"
             " --out-dir " + R + "/models/snell2021/multihead_candidates"
-            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
@@ -77,11 +79,12 @@ if SNELL2021:
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
+            budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
             **needs("snell2021_multihead", gpus=GPUS_PER_JOB),
-        retries: 1
+        retries: segments("snell2021_multihead", [None])
         log:
             R + "/logs/snell2021/train/multihead_{combo}.log",
         benchmark:
@@ -90,7 +93,7 @@ if SNELL2021:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             " --candidates {input.candidates} --ckpt-dir " + R + "/checkpoints/snell2021/multihead_{wildcards.combo}"
             " --out-dir " + R + "/models/snell2021/multihead_{wildcards.combo}"
-            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     rule snell2021_export:
         input:

@@ -15,10 +15,11 @@ rule train:
         # checkpoints live outside the outputs so a killed job's rerun finds them
         ckpt_dir=R + "/checkpoints/{experiment}/{chunk}",
         device=config["device"],
+        budget=time_budget,
     threads: config["threads"]
     resources:
-        **needs("train", gpus=GPUS_PER_JOB),
-    retries: 1
+        **needs("train", gpus=GPUS_PER_JOB, job=train_job),
+    retries: segments("train", [(e, cfglib.experiment_spec(config, e)["train"]["steps"]) for e in config["experiments"]])
     log:
         R + "/logs/train/{experiment}/{chunk}.log",
     benchmark:
@@ -28,4 +29,5 @@ rule train:
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
-        " --name {wildcards.experiment} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+        " --name {wildcards.experiment} --device {params.device} --threads {params.torch_threads}"
+        " --time-budget {params.budget} > {log} 2>&1"

@@ -54,6 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+SEGMENT_EXIT = 75  # EX_TEMPFAIL: the job checkpointed at its time budget; its retry continues
+
+
 def _log_run(args) -> None:
     """The first line of every job's log: host, device, torch, CUDA (attnrepro.runinfo); a job given a GPU that
     torch cannot use stops here."""
@@ -71,6 +74,10 @@ def _log_run(args) -> None:
     print(runinfo.line(runinfo.record(device)), file=sys.stderr, flush=True)
     if problem is not None:
         raise problem
+    if getattr(args, "time_budget", None):
+        from ..engine import set_time_budget
+
+        set_time_budget(args.time_budget)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -79,6 +86,11 @@ def main(argv: list[str] | None = None) -> int:
         _log_run(args)
         args.func(args)
     except AttnReproError as err:
+        from ..engine import SegmentEnd
+
+        if isinstance(err, SegmentEnd):  # not an error: the run continues in its next segment
+            print(f"attnrepro {args.command}: {err}", file=sys.stderr)
+            return SEGMENT_EXIT
         print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
         return 2
     return 0
