@@ -42,6 +42,7 @@ class Submission:
     runtime: int
     cpus: int
     gpu_flags: list
+    requeue: bool  # sbatch --requeue: a preempted job goes back to the queue
 
     @classmethod
     def parse(cls, args: list[str]) -> "Submission":
@@ -52,7 +53,8 @@ class Submission:
                    attempt=int(re.search(r"--attempt (\d+)", wrap).group(1)), partition=opts.get("-p", ""),
                    runtime=int(opts["-t"]), cpus=int(next(a for a in args if a.startswith("--cpus-per-task="))
                                                     .split("=")[1]),
-                   gpu_flags=[a for a in args if a.startswith(("--gpus", "--gres", "--gpus-per"))])
+                   gpu_flags=[a for a in args if a.startswith(("--gpus", "--gres", "--gpus-per"))],
+                   requeue="--requeue" in args)
 
 
 @pytest.fixture(scope="module")
@@ -144,6 +146,7 @@ def test_every_job_that_runs_a_model_asks_for_one_gpu(dry_run_resources):
 
 
 def check_routing(subs: list[Submission], gpu_flag: str, gpu_rules: set[str]):
+    assert all(s.requeue for s in subs)  # the profile's slurm-requeue
     for s in subs:
         if s.gpu_flags:  # any job that asks for a GPU, whichever rule: on the GPU partition, one request
             assert s.partition == "gpu" and s.gpu_flags == [gpu_flag], s
