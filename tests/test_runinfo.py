@@ -2,6 +2,7 @@
 torch cannot use, and `make install TORCH_INDEX=…` changing torch in an existing environment (issue 30)."""
 
 import os
+from pathlib import Path
 import socket
 import stat
 import subprocess
@@ -154,3 +155,42 @@ def test_a_run_past_its_time_budget_checkpoints_exits_and_resumes_to_the_same_we
     assert list((tmp_path / "parts").glob("ckpt_*.pt"))
     resumed, metrics = run(tmp_path / "parts")
     assert all(torch.equal(a, b) for a, b in zip(whole.state_dict().values(), resumed.state_dict().values()))
+
+
+def test_jobs_run_the_attnrepro_of_the_snakemake_environment_whatever_path_holds(tmp_path):
+    """`.venv/bin/snakemake` without activating the environment: PATH has no attnrepro, the job still finds it."""
+    import shutil
+    import sys
+
+    env = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
+    env["PATH"] = "/usr/bin:/bin"
+    assert shutil.which("attnrepro", path=env["PATH"]) is None
+    cfg = (ROOT / "config" / "smoke.yaml").read_text()
+    (tmp_path / "smoke.yaml").write_text(cfg)
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--cores", "1",
+                           "--directory", str(tmp_path), "results_smoke/data/one_to_one/vocab.json",
+                           "--configfile", "smoke.yaml"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "results_smoke" / "data" / "one_to_one" / "vocab.json").is_file()
+    log = (tmp_path / "results_smoke" / "logs").rglob("*.log")
+    assert any(p.read_text().startswith("run: host ") for p in log)  # the job's log starts with the run line
+
+
+def test_snakemake_from_an_environment_without_attnrepro_stops_before_any_job(tmp_path):
+    """The same interpreter seen from a folder that has no attnrepro (as Snakemake of another environment)."""
+    import sys
+    import sysconfig
+
+    base = tmp_path / "otherenv"
+    (base / "bin").mkdir(parents=True)
+    (base / "bin" / "python").symlink_to(sys.executable)
+    (base / "pyvenv.cfg").write_text((Path(sys.prefix) / "pyvenv.cfg").read_text())
+    (base / "lib").symlink_to(Path(sysconfig.get_paths()["purelib"]).parents[1])
+    proc = subprocess.run([str(base / "bin" / "python"), "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+                           "-n", "--directory", str(tmp_path / "w"), "--configfile",
+                           str(ROOT / "config" / "smoke.yaml")], cwd=tmp_path, capture_output=True, text=True,
+                          env={**os.environ, "PATH": "/usr/bin:/bin"}, timeout=300)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "attnrepro is not installed in the environment running Snakemake" in out, out
+    assert "Traceback" not in out and not (tmp_path / "w" / "results_smoke").exists()

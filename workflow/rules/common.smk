@@ -1,9 +1,19 @@
 # Config validation (schema, then cross-field rules) and the helpers the rules share.
 import json
+import os
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
+
+# every job runs the `attnrepro` of the environment that runs Snakemake, whatever PATH holds (an environment used
+# as .venv/bin/snakemake without activating it; Slurm jobs inherit this PATH through sbatch --export=ALL)
+ENV_BIN = str(Path(sys.executable).parent)
+if shutil.which("attnrepro", path=ENV_BIN) is None:
+    raise WorkflowError(f"attnrepro is not installed in the environment running Snakemake ({sys.executable}): "
+                        "run `make install` and `source .venv/bin/activate` (or call .venv/bin/snakemake)")
+os.environ["PATH"] = ENV_BIN + os.pathsep + os.environ.get("PATH", "")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
