@@ -36,7 +36,7 @@ from .config import TrainConfig, fingerprint
 from .data import Encoded, Source, draw, expand, stack
 from .errors import AttnReproError
 from .io import atomic_path, move_aside
-from .progress import progress
+from .progress import HEARTBEAT_SECONDS, progress
 from .stacked import clip_grad_norm_per_seed, per_seed_grad_norm
 from .seeding import generator, stream_seeds
 
@@ -178,8 +178,17 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         active = [s for s in range(len(members)) if s not in state["diverged"]]
         mean = lambda v: float(v[active].mean()) if active else float("nan")  # noqa: E731
         extra = {"diverged": len(state["diverged"])} if state["diverged"] else {}
-        progress(name, step, cfg.steps, time.perf_counter() - started, log, loss=mean(losses),
+        progress(name, step, cfg.steps, time.perf_counter() - started, log, device=device.type, loss=mean(losses),
                  acc=mean(scores["token_acc"]), **extra)
+        said[0] = time.perf_counter()
+
+    said = [time.perf_counter()]  # when the last progress line was written
+
+    def heartbeat(step: int, note: str = "") -> None:
+        active = [s for s in range(len(members)) if s not in state["diverged"]]
+        loss = float(losses[active].mean()) if active else float("nan")
+        progress(name, step, cfg.steps, time.perf_counter() - started, log, device=device.type, loss=loss, note=note)
+        said[0] = time.perf_counter()
 
     if state["step"] == 0 and 0 in schedule:
         evaluation(0)
@@ -228,6 +237,9 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         if (done % cfg.checkpoint_every == 0 or out_of_time) and done < cfg.steps:
             _save_checkpoint(ckpt_dir, {**state, "fingerprint": fp, "model": model.state_dict(),
                                         "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens]})
+            heartbeat(done, f"checkpoint written ({ckpt_dir.name})")
+        elif done not in schedule and time.perf_counter() - said[0] >= HEARTBEAT_SECONDS:
+            heartbeat(done)
         if out_of_time:
             raise SegmentEnd(f"{name}: time budget spent at step {done}/{cfg.steps}; checkpointed in {ckpt_dir}, "
                              "exiting so that the next attempt continues from there")
