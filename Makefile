@@ -8,18 +8,29 @@ CORES  ?= 2
 #   make install TORCH_INDEX=https://download.pytorch.org/whl/cu128
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 TORCH  := $(shell grep -E '^torch==' requirements.in)
+TORCH_FROM := $(VENV)/torch-index
 
 # requirements.txt is the lock: every package of the environment but torch at an exact version (make lock).
 $(BIN)/attnrepro: pyproject.toml requirements.in requirements.txt requirements-data.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet -r requirements.txt
 	$(BIN)/python -m pip install --quiet --extra-index-url $(TORCH_INDEX) "$(TORCH)"
+	echo "$(TORCH_INDEX)" > $(TORCH_FROM)
 	$(BIN)/python -m pip install --quiet --no-deps -r requirements-data.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
 .PHONY: install run test lock
+# An existing environment whose torch came from another index (the CPU one, then TORCH_INDEX=.../cu128 on a GPU
+# node) gets the named build of the same version; its other packages stay at the lock's versions.
 install: $(BIN)/attnrepro
+	@if [ "$$(cat $(TORCH_FROM) 2>/dev/null)" != "$(TORCH_INDEX)" ]; then \
+	    echo "torch: $$(cat $(TORCH_FROM) 2>/dev/null || echo 'unknown index') -> $(TORCH_INDEX)"; \
+	    $(BIN)/python -m pip uninstall --quiet --yes torch && \
+	    $(BIN)/python -m pip install --quiet --extra-index-url $(TORCH_INDEX) -c requirements.txt "$(TORCH)" && \
+	    echo "$(TORCH_INDEX)" > $(TORCH_FROM); \
+	fi
+	@$(BIN)/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda or 'none')"
 
 run: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/snakemake --cores $(CORES)

@@ -35,8 +35,13 @@ def user_profile(directory: Path, gpu_request: str = "gpus") -> Path:
     return directory
 
 
-def snakemake(*args, cwd, check=True, timeout=600) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args]
+def snakemake(*args, cwd, check=True, timeout=600, own_root=False) -> subprocess.CompletedProcess:
+    """Snakemake in ``cwd`` (a fresh folder per test). Outputs go under ``cwd/results/`` whichever shipped config
+    the test derives its own from (``--config results=results``), so tests name one layout; ``own_root``: the
+    config's own results root (tests of the roots themselves, tests/test_results_root.py, and the golden lists)."""
+    pin = [] if own_root else ["--config", "results=results"]
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args,
+           *pin]
     proc = subprocess.run(cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
@@ -95,6 +100,7 @@ def core_config(directory=None, name: str = "core.yaml"):
     import yaml
 
     cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg["results"] = "results"  # a test's own folder holds one config: one layout for every test to name
     cfg["tasks"] = {"one_to_one": cfg["tasks"]["one_to_one"]}
     cfg["experiments"] = {k: cfg["experiments"][k] for k in CORE_EXPERIMENTS}
     for block in ("snell2021", "kobayashi2020", "kobayashi2020_aer", "corpora", "downloads"):  # other papers' jobs

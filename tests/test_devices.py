@@ -104,3 +104,28 @@ def test_snell_training_takes_the_device_from_its_inputs(tmp_path, device, run):
         result, _ = runs.train(spec, tmp_path, name=run, log=io.StringIO(), device=device)
     assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
     assert all(p.device.type == device for p in result.model.parameters()) and result.metrics.step.max() == 2
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_snell_command_line_trains_and_exports_on_the_device_it_is_given(tmp_path, device, monkeypatch):
+    """The rules' path: `attnrepro snell2021 train RUN --device D`, then `export --device D` (issue 30)."""
+    import json
+
+    from attnrepro.cli import main
+
+    spec = copy.deepcopy(snellcfg.runs(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["snell2021"])
+                         ["copy_same"])
+    spec["train"].update(steps=2, eval_every=1, checkpoint_every=1)
+    out, seen, real_fit = tmp_path / "run", [], runs.fit
+
+    def spy(model, *args, **kwargs):
+        seen.append(str(kwargs["device"]))
+        return real_fit(model, *args, **kwargs)
+
+    monkeypatch.setattr(runs, "fit", spy)
+    assert main(["snell2021", "train", "copy_same", "--spec-json", json.dumps(spec), "--ckpt-dir",
+                 str(tmp_path / "ckpt"), "--out-dir", str(out), "--device", device, "--threads", "1"]) == 0
+    assert seen == [device]
+    assert main(["snell2021", "export", "--model", str(out / "model.pt"), "--out-dir", str(tmp_path / "act"),
+                 "--device", device, "--threads", "1"]) == 0
+    assert (tmp_path / "act" / "saliency.parquet").is_file() and (tmp_path / "act" / "decodes.parquet").is_file()

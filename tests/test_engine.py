@@ -32,10 +32,39 @@ def test_streams_of_one_seed_and_of_two_seeds_differ():
 
 
 def test_one_progress_line_per_evaluation():
+    """Time of day, step/total, seconds so far, ETA, device, values; nothing that is not a number yet (issue 30)."""
+    import re
+
     log = io.StringIO()
-    line = progress("copy_same", 40, 200, 12.345, log, loss=0.5, acc=0.25, diverged=1)
-    assert line == "copy_same  step 40/200  12.3 s  loss 0.5000  acc 0.2500  diverged 1"
+    line = progress("copy_same", 40, 200, 12.345, log, device="cuda", loss=0.5, acc=0.25, diverged=1)
+    assert re.fullmatch(r"\d\d:\d\d:\d\d  copy_same  step 40/200  12\.3 s  ETA 49 s  cuda  loss 0\.5000  acc 0\.2500"
+                        r"  diverged 1", line), line
     assert log.getvalue() == line + "\n" and "\r" not in log.getvalue()
+    first = progress("copy_same", 0, 200, 0.0, io.StringIO(), device="cpu", loss=float("nan"), acc=0.1)
+    assert "nan" not in first and "ETA" not in first and first.endswith("cpu  acc 0.1000")
+    assert "ETA 3.3 h" in progress("x", 1, 200, 60.0, io.StringIO())
+
+
+def test_long_runs_write_a_line_at_each_checkpoint_and_every_few_minutes(tmp_path, monkeypatch):
+    """A run with no evaluation for a long time still reports (here: a heartbeat of 0 s), and each checkpoint."""
+    from attnrepro import engine, tasks
+    from attnrepro.data import Vocab, encode
+    from attnrepro.model import ModelConfig
+    from attnrepro.train import train
+
+    task = dict(kind="one_to_one", n_words=3, min_len=3, max_len=5, n_train=32, n_valid=4, n_test=4, seed=0)
+    vocab = Vocab.from_words(*tasks.words(task))
+    splits = tasks.generate(task)
+    cfg = ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt), attention="dot")
+    steps = TrainConfig.from_dict({**TRAIN, "steps": 6, "batch_size": 4, "checkpoint_every": 2, "eval_every": 6,
+                                   "n_eval": 4})
+    log = io.StringIO()
+    monkeypatch.setattr(engine, "HEARTBEAT_SECONDS", 0.0)
+    train(cfg, steps, [0], encode(splits["train"], vocab), encode(splits["valid"], vocab), tmp_path,
+          sos=vocab.tgt.index("<sos>"), log=log)
+    lines = log.getvalue().splitlines()
+    assert [line.split("  ")[2] for line in lines] == [f"step {i}/6" for i in range(1, 7)], lines
+    assert sum("checkpoint written" in line for line in lines) == 2 and all("  cpu  " in line for line in lines)
 
 
 def test_one_batch_generator_for_stored_sets_and_distributions():

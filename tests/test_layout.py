@@ -39,7 +39,7 @@ def test_claim_sources_route_each_kind_of_experiment(name):
             assert {(s.arch, s.cell) for s in got[name]} == {(exp["model"]["arch"], exp["model"]["cell"])}
     # the pretrained encoder's table is named after it: MiniLM offline, the downloaded one where it is pinned
     encoder = (cfg["kobayashi2020"].get("encoder") or {}).get("name", "minilm")
-    assert [s.path for s in got[f"kobayashi2020_{encoder}"]] == [f"results/analysis/kobayashi2020_{encoder}/summary.csv"]
+    assert [s.path for s in got[f"kobayashi2020_{encoder}"]] == [layout.kobayashi_summary(cfg)]
     assert any(name.startswith("snell2021_") for name in got)
     for label, (_, experiment, out_dir) in layout.aer_gold_sets(cfg).items():  # a gold set: its experiment's kind
         *quality, s = got[label]

@@ -48,3 +48,28 @@ def test_environment_holds_exactly_the_lock():
     # what a venv brings by itself (setuptools with Python 3.11) and the project are the only extras
     extra = set(installed) - set(expected) - {"attnrepro", "setuptools"}
     assert not extra, f"installed but not in the lock: {sorted(extra)}"
+
+
+def test_plugin_floor_is_what_the_profile_needs_and_no_unused_pin():
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"snakemake-executor-plugin-slurm>=2.7.1"' in text  # slurm-partition-config and slurm-requeue
+    assert "tqdm" not in DIRECT  # never imported; still in the lock as transformers' dependency
+
+
+def test_envs_pin_exactly_the_lock():
+    """envs/: the conda environment file pins every package of the lock at its version (and torch at
+    requirements.in's); the CPU and CUDA variants are the lock plus torch from their index."""
+    import yaml
+
+    conda = yaml.safe_load((ROOT / "envs" / "attnrepro.yaml").read_text())
+    deps = conda["dependencies"]
+    pip_block = next(d["pip"] for d in deps if isinstance(d, dict))
+    pinned = {name(p.split("==")[0]): p.split("==")[1] for p in pip_block if "==" in p}
+    pinned["pip"] = next(d for d in deps if isinstance(d, str) and d.startswith("pip=")).split("=")[1]
+    assert pinned == {**LOCK, "torch": DIRECT["torch"]}
+    assert "python=3.11" in deps
+    for variant, index in (("cpu", "whl/cpu"), ("cu128", "whl/cu128")):
+        text = (ROOT / "envs" / f"requirements-{variant}.txt").read_text()
+        lines = [line for line in text.splitlines() if line and not line.startswith("#")]
+        assert lines == [f"--extra-index-url https://download.pytorch.org/{index}", "-r ../requirements.txt",
+                         f"torch=={DIRECT['torch']}"], lines

@@ -29,6 +29,11 @@ FAST_STATUS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-betw
 GPU_RULES = {"train", "export", "evaluate"}
 
 
+def cluster_env() -> dict:
+    """The test cluster's GPUs are gres entries without devices: a job given one trains on the CPU (runinfo)."""
+    return {**tool_env(), "ATTNREPRO_FAKE_GPUS": "1"}
+
+
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory):
     started = tmp_path_factory.mktemp("slurm") / "started"
@@ -44,7 +49,7 @@ def snakemake_cmd(profile, work, *args):
 
 
 def profile_run(profile, work, *args, timeout=600, check=True):
-    proc = subprocess.run(snakemake_cmd(profile, work, *args), cwd=ROOT, env=tool_env(), capture_output=True,
+    proc = subprocess.run(snakemake_cmd(profile, work, *args), cwd=ROOT, env=cluster_env(), capture_output=True,
                           text=True, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(proc.stdout[-4000:] + proc.stderr[-4000:])
@@ -73,7 +78,7 @@ def test_the_cpu_partition_rejects_a_gpu_job(cluster):
     bad = subprocess.run(["sbatch", "-A", "testacct", "-p", "cpu", "--gpus=1", "--wrap", "true"],
                          capture_output=True, text=True)
     assert bad.returncode != 0 and "Requested node configuration is not available" in bad.stderr, bad
-    generated = subprocess.run(["generate-slurm-partition-config"], env=tool_env(), capture_output=True,
+    generated = subprocess.run(["generate-slurm-partition-config"], env=cluster_env(), capture_output=True,
                                text=True, check=True).stdout
     partitions = yaml.safe_load(generated)["partitions"]
     assert partitions["gpu"]["max_gpu"] == 2 and partitions["cpu"].get("max_gpu", 0) == 0
@@ -123,20 +128,20 @@ def test_workflow_on_slurm_routes_gpu_jobs_and_matches_a_local_run(cluster, smok
     pd.testing.assert_frame_equal(pd.read_csv(tmp_path / rel), pd.read_csv(local / rel))
 
 
-def test_scancelled_training_job_is_retried_by_snakemake_and_resumes(cluster, tmp_path):
-    """scancel a running training job and leave Snakemake alone: with the profile's status command it sees the
-    job fail, retries it (retries: 1), and the retry resumes from the last checkpoint to the weights of an
-    uninterrupted run."""
+def interrupted_training_run(tmp_path, interrupt):
+    """The long training config through the profile, left alone but for ``interrupt(job_id)`` once the running
+    training job has written a checkpoint; returns (work folder, config, the job's ID, its newest checkpoint's step
+    when interrupted, the jobs submitted before)."""
     long_training_config(tmp_path, 2000)
     config = gpu_config(tmp_path, yaml.safe_load((tmp_path / "long.yaml").read_text()), "long_gpu.yaml")
     work = tmp_path / "run"
     cmd = snakemake_cmd(user_profile(tmp_path / "slurm"), work, "--configfile", config, *FAST_STATUS)
     log_path = tmp_path / "snakemake.log"
     before = set(sacct_jobs().jobid)
+    ckpt_dir = work / "results" / "checkpoints" / "aed_gru_one_to_one" / "s0"
     with open(log_path, "w") as log_file:  # a file, not a pipe: an unread pipe fills up and blocks snakemake
-        run = subprocess.Popen(cmd, cwd=ROOT, env=tool_env(), stdout=log_file, stderr=subprocess.STDOUT)
+        run = subprocess.Popen(cmd, cwd=ROOT, env=cluster_env(), stdout=log_file, stderr=subprocess.STDOUT)
         try:
-            ckpt_dir = work / "results" / "checkpoints" / "aed_gru_one_to_one" / "s0"
             deadline = time.time() + 300
             while time.time() < deadline and not list(ckpt_dir.glob("ckpt_*.pt")):
                 assert run.poll() is None, log_path.read_text()[-4000:]
@@ -146,32 +151,48 @@ def test_scancelled_training_job_is_retried_by_snakemake_and_resumes(cluster, tm
                                    check=True).stdout
             train_jobs = [line.split()[0] for line in queue.splitlines() if line.split()[1] == "gpu"]
             assert len(train_jobs) == 1, queue
-            subprocess.run(["scancel", train_jobs[0]], check=True)
-            deadline = time.time() + 60
-            while time.time() < deadline and "CANCELLED" not in subprocess.run(
-                    ["sacct", "-n", "-X", "-P", "-j", train_jobs[0], "-o", "state"], capture_output=True,
-                    text=True).stdout:
-                time.sleep(0.2)
-            killed_at = int(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1].stem.split("_")[1])  # training keeps the last
-            assert run.wait(timeout=400) == 0, log_path.read_text()[-4000:]  # no Ctrl-C: it ends by itself
+            step = interrupt(train_jobs[0], ckpt_dir)
+            assert run.wait(timeout=500) == 0, log_path.read_text()[-4000:]  # no Ctrl-C: it ends by itself
         finally:
             if run.poll() is None:
                 run.kill()
+    return work, config, train_jobs[0], step, before
+
+
+def assert_uninterrupted_weights(work, config, tmp_path):
+    """The final weights equal those of an uninterrupted local run of the same job."""
+    ref = tmp_path / "ref"
+    subprocess.run([sys.executable, "-m", "snakemake", "results/models/aed_gru_one_to_one/s0/model.pt", "--cores", "2",
+                    "--directory", str(ref), "--configfile", config],
+                   cwd=ROOT, env=cluster_env(), check=True, capture_output=True)
+    a = torch.load(work / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
+    b = torch.load(ref / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
+    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+
+
+def newest_checkpoint(ckpt_dir) -> int:
+    return int(sorted(ckpt_dir.glob("ckpt_*.pt"))[-1].stem.split("_")[1])  # training keeps the last
+
+
+def test_scancelled_training_job_is_retried_by_snakemake_and_resumes(cluster, tmp_path):
+    """scancel a running training job and leave Snakemake alone: with the profile's status command it sees the
+    job fail, retries it, and the retry resumes from the last checkpoint to the weights of an uninterrupted run."""
+    def cancel(job, ckpt_dir):
+        subprocess.run(["scancel", job], check=True)
+        deadline = time.time() + 60
+        while time.time() < deadline and "CANCELLED" not in subprocess.run(
+                ["sacct", "-n", "-X", "-P", "-j", job, "-o", "state"], capture_output=True, text=True).stdout:
+            time.sleep(0.2)
+        return newest_checkpoint(ckpt_dir)
+
+    work, config, _, killed_at, before = interrupted_training_run(tmp_path, cancel)
     jobs = sacct_jobs()
     train = jobs[~jobs.jobid.isin(before) & (jobs.rule == "train")]
     assert sorted(train.state.str.split().str[0]) == ["CANCELLED", "COMPLETED"], train
     assert 0 < killed_at < 2000
     log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0.log").read_text()
     assert f"resuming from step {killed_at}" in log, log[-2000:]
-
-    # identical final weights to an uninterrupted run of the same job
-    ref = tmp_path / "ref"
-    subprocess.run([sys.executable, "-m", "snakemake", "results/models/aed_gru_one_to_one/s0/model.pt", "--cores", "2",
-                    "--directory", str(ref), "--configfile", config],
-                   cwd=ROOT, env=tool_env(), check=True, capture_output=True)
-    a = torch.load(work / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
-    b = torch.load(ref / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
-    assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
+    assert_uninterrupted_weights(work, config, tmp_path)
 
 
 def test_profile_with_unset_account_fails_before_any_compute(cluster, tmp_path):
@@ -180,6 +201,25 @@ def test_profile_with_unset_account_fails_before_any_compute(cluster, tmp_path):
     out = proc.stdout + proc.stderr
     assert proc.returncode != 0
     assert "account CHANGE_ME appears to be invalid" in out
-    made = [p for p in (tmp_path / "results").rglob("*") if p.is_file()] if (tmp_path / "results").exists() else []
+    made = [p for p in tmp_path.glob("results*/**/*") if p.is_file()]  # the smoke config's own results root
     # only the (empty) log Snakemake opened for the job it could not submit
     assert all("logs" in p.parts and p.stat().st_size == 0 for p in made), made
+
+
+
+def test_requeued_training_job_resumes_and_finishes_with_the_uninterrupted_weights(cluster, tmp_path):
+    """Preemption with PreemptMode=REQUEUE, as `scontrol requeue` does it: the profile submits with --requeue, the
+    job goes back to the queue under its ID, Snakemake waits for it (no retry spent), and the rerun resumes from
+    its last checkpoint to the weights of an uninterrupted run."""
+    def requeue(job, ckpt_dir):
+        subprocess.run(["scontrol", "requeue", job], check=True)
+        return newest_checkpoint(ckpt_dir)
+
+    work, config, job, requeued_at, before = interrupted_training_run(tmp_path, requeue)
+    jobs = sacct_jobs()
+    train = jobs[~jobs.jobid.isin(before) & (jobs.rule == "train")]
+    assert list(train.jobid) == [job] and list(train.state) == ["COMPLETED"], train  # one job, requeued
+    assert 0 < requeued_at < 2000
+    log = (work / "results" / "logs" / "train" / "aed_gru_one_to_one" / "s0.log").read_text()
+    assert re.search(r"resuming from step \d+", log), log[-2000:]
+    assert_uninterrupted_weights(work, config, tmp_path)

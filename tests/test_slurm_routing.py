@@ -4,6 +4,7 @@ let every job fail, so nothing runs; no cluster, no root. The profile is slurm/ 
 and each of the two GPU routes (gpu_request: gpus, and gres with a GPU type)."""
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -15,7 +16,9 @@ import pytest
 
 from conftest import ROOT, tool_env, user_profile
 
-from attnrepro.cluster import read_resources
+import yaml
+
+from attnrepro.cluster import MARGIN, read_resources
 
 PAPER = ROOT / "config" / "paper.yaml"
 RESOURCES = read_resources(ROOT / "workflow" / "resources.yaml")
@@ -39,6 +42,7 @@ class Submission:
     runtime: int
     cpus: int
     gpu_flags: list
+    requeue: bool  # sbatch --requeue: a preempted job goes back to the queue
 
     @classmethod
     def parse(cls, args: list[str]) -> "Submission":
@@ -49,7 +53,8 @@ class Submission:
                    attempt=int(re.search(r"--attempt (\d+)", wrap).group(1)), partition=opts.get("-p", ""),
                    runtime=int(opts["-t"]), cpus=int(next(a for a in args if a.startswith("--cpus-per-task="))
                                                     .split("=")[1]),
-                   gpu_flags=[a for a in args if a.startswith(("--gpus", "--gres", "--gpus-per"))])
+                   gpu_flags=[a for a in args if a.startswith(("--gpus", "--gres", "--gpus-per"))],
+                   requeue="--requeue" in args)
 
 
 @pytest.fixture(scope="module")
@@ -104,35 +109,80 @@ def all_submissions(paper_tree, profile, rules: set[str]) -> list[Submission]:
     return subs
 
 
-GPU_RULES = {"train", "export", "evaluate"}  # the rules that train or run models (config device: auto)
+# the rules whose command picks a torch device: every one of them trains or runs a model (config device: auto)
+DEVICE_RULES = {"train", "export", "evaluate", "snell2021_train", "snell2021_candidates", "snell2021_multihead",
+                "snell2021_export"}
 
 
-def check_routing(subs: list[Submission], gpu_flag: str):
+@pytest.fixture(scope="module")
+def dry_run_resources(tmp_path_factory):
+    """Rule -> the resources and command of each of its jobs in a dry run of config/paper.yaml, as printed."""
+    out = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "-n", "-p",
+                          "--configfile", str(PAPER), "--directory", str(tmp_path_factory.mktemp("paper_dry"))],
+                         cwd=ROOT, env=tool_env(), capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    jobs: dict[str, list[tuple[str, str]]] = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", out.stdout):
+        head = re.match(r"(?:local)?rule (\w+):", block)
+        resources = re.search(r"^\s+resources: (.*)$", block, flags=re.M)
+        if head:
+            jobs.setdefault(head.group(1), []).append((resources.group(1) if resources else "", block))
+    return jobs
+
+
+def gpu_rules(jobs) -> set[str]:
+    """The rules whose jobs ask for a GPU, read from their resources (the rules say it, no list here)."""
+    return {rule for rule, js in jobs.items() if any(re.search(r"\b(gpu|gres)=", r) for r, _ in js)}
+
+
+def test_every_job_that_runs_a_model_asks_for_one_gpu(dry_run_resources):
+    """Every train, export and evaluation job of the three papers (Snell's included): one GPU; nothing else."""
+    jobs = dry_run_resources
+    rules = gpu_rules(jobs)
+    by_command = {rule for rule, js in jobs.items() if any(" --device " in cmd for _, cmd in js)}
+    assert rules == by_command and DEVICE_RULES <= rules, (sorted(rules), sorted(by_command))
+    for rule in rules:
+        assert all(re.search(r"\bgpu=1\b", r) for r, _ in jobs[rule]), rule
+
+
+def check_routing(subs: list[Submission], gpu_flag: str, gpu_rules: set[str]):
+    assert all(s.requeue for s in subs)  # the profile's slurm-requeue
     for s in subs:
         if s.gpu_flags:  # any job that asks for a GPU, whichever rule: on the GPU partition, one request
             assert s.partition == "gpu" and s.gpu_flags == [gpu_flag], s
         else:
             assert s.partition == "cpu", s
-    assert {s.rule for s in subs if s.gpu_flags} == GPU_RULES
-    assert all(s.cpus == 4 for s in subs if s.rule in GPU_RULES)  # paper.yaml's threads
-    # a retried job (attempt 2) asks for twice the time of its first attempt
+    assert {s.rule for s in subs if s.gpu_flags} == gpu_rules
+    assert all(s.cpus == 4 for s in subs if s.rule in gpu_rules)  # paper.yaml's threads
+    # a retry (the next segment of a long run, or a second try) asks for the time of the first attempt, never
+    # more than the partition allows (slurm/partitions.yaml's max_runtime)
     first = {s.job: s.runtime for s in subs if s.attempt == 1}
     again = [(first[s.job], s.runtime) for s in subs if s.attempt == 2]
-    assert again and all(t2 == 2 * t1 for t1, t2 in again), again
+    assert again and all(t2 == t1 for t1, t2 in again), again
+    caps = yaml.safe_load((ROOT / "slurm" / "partitions.yaml").read_text())["partitions"]
+    assert all(s.runtime <= caps[s.partition]["max_runtime"] for s in subs)
 
 
-def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(paper_tree, tmp_path):
+def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(paper_tree, dry_run_resources,
+                                                                            tmp_path):
     _, _, rules, _ = paper_tree
     subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gpus"), rules - local_rules())
     assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
-    check_routing(subs, "--gpus=1")
-    train = next(s for s in subs if s.rule == "train" and s.attempt == 1)
-    assert train.runtime == RESOURCES["train"]["runtime"]  # workflow/resources.yaml's, in minutes
+    check_routing(subs, "--gpus=1", gpu_rules(dry_run_resources))
+    # each training job asks for its own predicted time × the margin (bench/results/paper_cost.json), or the cap
+    cost = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
+    cap = yaml.safe_load((ROOT / "slurm" / "partitions.yaml").read_text())["partitions"]["gpu"]["max_runtime"]
+    for s in (s for s in subs if s.rule in ("train", "snell2021_train") and s.attempt == 1):
+        job = re.sub(r"_s[\d-]+$", "", s.job.split("_wildcards_")[1])  # the experiment (less its seeds) or run
+        row = next((r for r in cost["rows"] if r["rule"] == s.rule and r["job"] == job and r["s"]), None)
+        if row is not None:
+            assert s.runtime == min(cap, max(10, math.ceil(MARGIN * row["s"] / 60))), (s, row)
 
 
-def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, tmp_path):
-    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), GPU_RULES)
-    check_routing(subs, "--gres=gpu:a100:1")
+def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, dry_run_resources, tmp_path):
+    wanted = gpu_rules(dry_run_resources)
+    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), wanted)
+    check_routing(subs, "--gres=gpu:a100:1", wanted)
 
 
 def test_a_cpu_config_asks_for_no_gpu(tmp_path):

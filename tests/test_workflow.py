@@ -18,7 +18,10 @@ def test_dry_run_lists_every_stage_in_order(smoke_run):
     _, dry = smoke_run
     counts = job_counts(dry)
     assert [s for s in STAGES if s in counts] == STAGES
-    assert counts["train"] == 12 and counts["export"] == 12  # twelve experiments, both seeds stacked in one job
+    # twelve recurrent experiments and one Transformer, both seeds stacked in one job; the Transformer is evaluated
+    # and read by Kobayashi's AER instead of exported
+    assert counts["train"] == 13 and counts["export"] == 12 and counts["evaluate"] == 1
+    assert counts["kobayashi2020_cache"] == 1 and counts["kobayashi2020_aer"] == 2  # the smoke runs every paper
     assert counts["figure_aitken2021"] == len(PANELS)
 
 

@@ -119,7 +119,8 @@ def build(repo: Path, config_yaml: str, out: Path, jobs: list[dict], results: st
         import snakemake
 
         crate = run_crate(jobs, packed, commit=commit, created=created, snakemake_version=snakemake.__version__,
-                          version=__version__, title=f"attnrepro {__version__}: a reproduction run")
+                          version=__version__, title=f"attnrepro {__version__}: a reproduction run",
+                          results=results.rstrip("/"))
         crate.metadata.write(bag)
         info = {"Bagging-Date": created[:10], "External-Identifier": f"git:{commit}",
                 "External-Description": "attnrepro paper artifact: a Workflow Run RO-Crate "
@@ -127,7 +128,7 @@ def build(repo: Path, config_yaml: str, out: Path, jobs: list[dict], results: st
                 "Attnrepro-Version": __version__, "Attnrepro-Tree-Dirty": str(dirty).lower()}
         bagit.make_bag(str(bag), bag_info=info, checksums=["sha256"])
         (bag / "README.md").write_text(readme(jobs, packed, commit=commit, version=__version__, dirty=dirty,
-                                              models=models, analysis=analysis))
+                                              models=models, analysis=analysis, results=results.rstrip("/")))
         for name in FRONT[1:]:
             shutil.copyfile(bag / "data" / "code" / name, bag / name)
         bagit.Bag(str(bag)).save()  # the tag manifest now covers the front page

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from .claims import PAPERS
 
-def _figures(packed: dict[str, int]) -> list[str]:
-    return sorted(p for p in packed if p.startswith("results/figures/") and p.endswith(".png"))
+def _figures(packed: dict[str, int], results: str) -> list[str]:
+    return sorted(p for p in packed if p.startswith(f"{results}/figures/") and p.endswith(".png"))
 
 
 def readme(jobs: list[dict], packed: dict[str, int], *, commit: str, version: str, dirty: bool, models: bool,
-           analysis: bool) -> str:
-    figures = _figures(packed)
+           analysis: bool, results: str = "results") -> str:
+    figures = _figures(packed, results)
     example = next((f for f in figures if "/aitken2021/" in f), figures[0] if figures else
-                   "results/figures/aitken2021/fig2a.png")
+                   f"{results}/figures/aitken2021/fig2a.png")
     papers = "\n".join(f"- {title}" for key, title in PAPERS.items() if key != "blog003")
     rules = sorted({j["rule"] for j in jobs})
     dirty_note = (" The working tree had uncommitted changes when it ran: `data/code/` is the commit, not exactly "
@@ -36,7 +36,7 @@ A paper artifact of [attnrepro](data/code/README.md), a Snakemake workflow that 
 
 {papers}
 
-Start with **`data/results/claims.md`**: per claim, the paper's sentence, our number with its interval, and a
+Start with **`data/{results}/claims.md`**: per claim, the paper's sentence, our number with its interval, and a
 verdict. Code: git commit `{commit}`.{dirty_note} {len(jobs)} jobs of {len(rules)} rules ran; each is described in
 `data/ro-crate-metadata.json`.
 
@@ -51,7 +51,7 @@ verdict. Code: git commit `{commit}`.{dirty_note} {len(jobs)} jobs of {len(rules
 | `data/code/` | the workflow at commit `{commit[:12]}` (its own README, the lock `requirements.txt`) |
 | `data/config.yaml` | the resolved config it ran with |
 | `data/environment.txt` | `pip freeze` of the environment that packed it |
-| `data/results/` | claims (`claims.md`, `claims.csv`), figures (`figures/<paper>/`), the Snakemake report (`report.zip`), each job's log and benchmark (`logs/`, `benchmarks/`), training metrics{", trained models (`models/`)" if models else ""}{", analysis tables (`analysis/`)" if analysis else ""} |
+| `data/{results}/` | claims (`claims.md`, `claims.csv`), figures (`figures/<paper>/`), the Snakemake report (`report.zip`), each job's log and benchmark (`logs/`, `benchmarks/`), training metrics{", trained models (`models/`)" if models else ""}{", analysis tables (`analysis/`)" if analysis else ""} |
 
 ## How to verify it
 

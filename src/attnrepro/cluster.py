@@ -9,6 +9,7 @@ request that many sites reject. So a job carries exactly one of them, built here
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -56,3 +57,51 @@ def read_resources(path: str | Path) -> dict[str, dict[str, int]]:
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise AttnReproError(f"{path}: {rule}.{key}: expected a positive integer, got {value!r}")
     return table
+
+
+#: predicted time × MARGIN is what a job asks for: the predictions are CPU times on 2 threads measured at a load
+#: of ~2 (bench/results/paper_cost.json), a GPU node is faster, and 1.5× covers a slower CPU node or a busier disk
+MARGIN = 1.5
+#: minutes a segmented job keeps for its last checkpoint and exit before the scheduler's limit
+RESERVE_MINUTES = 10
+_STEPS = re.compile(r"^(\d+) steps × ")
+
+
+def predicted_seconds(cost: dict, rule: str, job: str, steps: int | None) -> float | None:
+    """A job's predicted seconds from the committed cost table (``bench/results/paper_cost.json``), rescaled to
+    ``steps`` where the row was measured per step; a job the table did not measure (a corpus that needs a
+    download): ``steps`` × the slowest measured step of its rule, an upper bound; None without either."""
+    rows = {(r["rule"], r["job"]): r for r in cost["rows"]}
+    row = rows.get((rule, job)) or rows.get((rule, "each"))
+    if row is not None and row["s"] is not None:
+        measured = _STEPS.match(row.get("source") or "")
+        return row["s"] * steps / int(measured.group(1)) if measured and steps else row["s"]
+    per_step = [r["s"] / int(m.group(1)) for r in cost["rows"]  # an unmeasured run: the rule's slowest step
+                if r["rule"] == rule and r["s"] is not None and (m := _STEPS.match(r.get("source") or ""))]
+    return max(per_step) * steps if per_step and steps else None
+
+
+def partition_cap(path: str | Path, gpu: bool) -> int | None:
+    """The longest runtime (minutes) a job may ask for: the largest ``max_runtime`` of the partitions of
+    ``path`` (the profile's partitions.yaml) that can hold it (with GPUs for a GPU job); None if unlimited."""
+    import yaml
+
+    path = Path(path)
+    try:
+        parts = (yaml.safe_load(path.read_text()) or {})["partitions"]
+    except (OSError, KeyError, TypeError, yaml.YAMLError) as err:
+        raise AttnReproError(f"{path}: no readable partitions block ({err})") from None
+    fit = [p for p in parts.values() if not gpu or (p or {}).get("max_gpu", 0) > 0]
+    if not fit or any("max_runtime" not in (p or {}) for p in fit):
+        return None
+    return max(int(p["max_runtime"]) for p in fit)
+
+
+def plan_minutes(predicted_s: float | None, default: int, cap: int | None) -> tuple[int, int]:
+    """(runtime asked for in minutes, number of segments) of a job predicted to take ``predicted_s`` seconds
+    (None: the rule's ``default`` minutes): MARGIN × the prediction, at least 10 minutes, never above ``cap``; a
+    job longer than ``cap`` runs in checkpointed segments of ``cap`` minutes, each ending RESERVE_MINUTES early."""
+    want = default if predicted_s is None else max(10, math.ceil(MARGIN * predicted_s / 60))
+    if cap is None or want <= cap:
+        return want, 1
+    return cap, math.ceil(want / (cap - RESERVE_MINUTES))

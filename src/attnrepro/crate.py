@@ -33,9 +33,9 @@ WORKFLOW = "code/Snakefile"
 DESCRIPTIONS = {"config.yaml": "the resolved config the workflow ran with",
                 "environment.txt": "pip freeze of the environment that packed the artifact",
                 "code/requirements.txt": "the lock: every package of the environment at an exact version (torch: "
-                                         "code/requirements.in)",
-                "results/claims.csv": "the main result: per paper claim, our measurement, its interval and a verdict"}
-MAIN_RESULTS = ("results/claims.csv", "results/claims.md", "results/report.zip")
+                                         "code/requirements.in)"}
+CLAIMS_DESCRIPTION = "the main result: per paper claim, our measurement, its interval and a verdict"
+MAIN_RESULTS = ("claims.csv", "claims.md", "report.zip")  # under the config's results root
 
 
 def job_id(job: dict) -> str:
@@ -64,7 +64,7 @@ def job_provenance(job: dict) -> dict:
 
 
 def run_crate(jobs: list[dict], packed: dict[str, int], *, commit: str, created: str, snakemake_version: str,
-              version: str, title: str):
+              version: str, title: str, results: str = "results"):
     """The crate (a ``rocrate.ROCrate``) describing ``jobs`` (:func:`workflow_jobs` in the workflow's common.smk)
     over ``packed`` ({payload path: size}); ``created`` (ISO time, the commit's) dates it so the same results
     give the same bytes."""
@@ -76,7 +76,7 @@ def run_crate(jobs: list[dict], packed: dict[str, int], *, commit: str, created:
     root = crate.root_dataset
     root["name"] = title
     root["description"] = ("A reproduction run of the attnrepro workflow: code at its commit, resolved config, "
-                           "environment, every job's provenance and its results; results/claims.md first.")
+                           "environment, every job's provenance and its results; the claims table first.")
     root["datePublished"] = created
     root["version"] = version
     root["license"] = crate.add_jsonld({"@id": "https://spdx.org/licenses/MIT", "@type": "CreativeWork",
@@ -92,7 +92,7 @@ def run_crate(jobs: list[dict], packed: dict[str, int], *, commit: str, created:
     files = {p: crate.add_file(dest_path=p, properties={"contentSize": size})
              for p, size in sorted(packed.items()) if p != WORKFLOW}
     files[WORKFLOW] = workflow
-    for path, text in DESCRIPTIONS.items():
+    for path, text in {**DESCRIPTIONS, f"{results}/claims.csv": CLAIMS_DESCRIPTION}.items():
         if path in files:
             files[path]["description"] = text
     lock = files.get("code/requirements.txt")
@@ -120,8 +120,9 @@ def run_crate(jobs: list[dict], packed: dict[str, int], *, commit: str, created:
                          properties={k: v for k, v in props.items() if v is not None})
     starts = [r["start"] for r in provenance if r.get("start")]
     ends = [r["end"] for r in provenance if r.get("end")]
-    main = [files[p] for p in MAIN_RESULTS if p in files]
-    finals = [files[p] for p in sorted(files) if p.startswith("results/figures/") and p not in MAIN_RESULTS]
+    mains = [f"{results}/{p}" for p in MAIN_RESULTS]
+    main = [files[p] for p in mains if p in files]
+    finals = [files[p] for p in sorted(files) if p.startswith(f"{results}/figures/") and p not in mains]
     run = crate.add_action(workflow, identifier="#run", object=[files[p] for p in ("config.yaml",) if p in files],
                            result=main + finals,
                            properties={"name": f"attnrepro run of commit {commit[:12]}: {len(jobs)} jobs",

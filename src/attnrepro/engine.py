@@ -36,7 +36,7 @@ from .config import TrainConfig, fingerprint
 from .data import Encoded, Source, draw, expand, stack
 from .errors import AttnReproError
 from .io import atomic_path, move_aside
-from .progress import progress
+from .progress import HEARTBEAT_SECONDS, progress
 from .stacked import clip_grad_norm_per_seed, per_seed_grad_norm
 from .seeding import generator, stream_seeds
 
@@ -95,6 +95,20 @@ def data_fingerprint(data: Encoded) -> str:
     for t in (data.src, data.src_len, data.tgt_in, data.tgt_out, data.tgt_len):
         h.update(t.numpy().tobytes())
     return h.hexdigest()[:16]
+
+
+class SegmentEnd(AttnReproError):
+    """A run stopped at its time budget after writing a checkpoint: its next segment (a retry) resumes there."""
+
+
+_stop_at: float | None = None  # time.monotonic() after which fit checkpoints and stops (set_time_budget)
+
+
+def set_time_budget(minutes: float | None) -> None:
+    """Train for at most ``minutes`` from now (None: no limit): a cluster job's limit, less the time to write its
+    checkpoint, so that a run longer than a partition allows continues in segments instead of being killed."""
+    global _stop_at
+    _stop_at = None if not minutes else time.monotonic() + 60 * minutes
 
 
 def eval_steps(cfg: TrainConfig) -> set[int]:
@@ -164,8 +178,17 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         active = [s for s in range(len(members)) if s not in state["diverged"]]
         mean = lambda v: float(v[active].mean()) if active else float("nan")  # noqa: E731
         extra = {"diverged": len(state["diverged"])} if state["diverged"] else {}
-        progress(name, step, cfg.steps, time.perf_counter() - started, log, loss=mean(losses),
+        progress(name, step, cfg.steps, time.perf_counter() - started, log, device=device.type, loss=mean(losses),
                  acc=mean(scores["token_acc"]), **extra)
+        said[0] = time.perf_counter()
+
+    said = [time.perf_counter()]  # when the last progress line was written
+
+    def heartbeat(step: int, note: str = "") -> None:
+        active = [s for s in range(len(members)) if s not in state["diverged"]]
+        loss = float(losses[active].mean()) if active else float("nan")
+        progress(name, step, cfg.steps, time.perf_counter() - started, log, device=device.type, loss=loss, note=note)
+        said[0] = time.perf_counter()
 
     if state["step"] == 0 and 0 in schedule:
         evaluation(0)
@@ -210,9 +233,16 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         if done in schedule:
             evaluation(done)
         state["step"], state["seconds"] = done, time.perf_counter() - started
-        if done % cfg.checkpoint_every == 0 and done < cfg.steps:
+        out_of_time = _stop_at is not None and done < cfg.steps and time.monotonic() >= _stop_at
+        if (done % cfg.checkpoint_every == 0 or out_of_time) and done < cfg.steps:
             _save_checkpoint(ckpt_dir, {**state, "fingerprint": fp, "model": model.state_dict(),
                                         "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens]})
+            heartbeat(done, f"checkpoint written ({ckpt_dir.name})")
+        elif done not in schedule and time.perf_counter() - said[0] >= HEARTBEAT_SECONDS:
+            heartbeat(done)
+        if out_of_time:
+            raise SegmentEnd(f"{name}: time budget spent at step {done}/{cfg.steps}; checkpointed in {ckpt_dir}, "
+                             "exiting so that the next attempt continues from there")
         if on_step is not None:
             on_step(done)
     metrics = pd.DataFrame(state["metrics"]).reindex(columns=METRIC_COLUMNS)

@@ -2,7 +2,10 @@
 
 The rules (``workflow/rules/*.smk``) name their inputs through these functions and hand the claims step the same
 :class:`ClaimSource` records as JSON, so a claim's routing is decided once, here, from the validated config.
-Paths are relative to the working directory, under ``results/`` (docs/architecture.md, "Outputs").
+Paths are relative to the working directory, under the config's results root (key ``results``; ``results/`` by
+default; docs/architecture.md, "Outputs"): each shipped config has its own, so no command run with one config
+rebuilds or overwrites another's outputs (:mod:`attnrepro.results_root`; the Snakefile sets it once, by
+:func:`use_root`).
 """
 
 from __future__ import annotations
@@ -11,14 +14,17 @@ import json
 from dataclasses import dataclass, fields
 from typing import Any
 
+from . import results_root
 from .config import GOLD_TASK_KINDS, task_spec
 from .errors import AttnReproError
 
-RESULTS = "results"
+
+
+use_root, root = results_root.use, results_root.get
 
 
 def analysis_dir(name: str) -> str:
-    return f"{RESULTS}/analysis/{name}"
+    return f"{root()}/analysis/{name}"
 
 
 def kobayashi_model(config: dict) -> str:

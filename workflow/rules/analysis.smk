@@ -1,56 +1,56 @@
 rule analyze:
     input:
-        exports=lambda wc: chunk_outputs("results/activations/{experiment}/{chunk}/encoder.parquet", wc.experiment)
-        + chunk_outputs("results/activations/{experiment}/{chunk}/decoder.parquet", wc.experiment)
-        + chunk_outputs("results/activations/{experiment}/{chunk}/readout.parquet", wc.experiment),
-        vocab=lambda wc: f"results/data/{experiment_task(wc)}/vocab.json",
+        exports=lambda wc: chunk_outputs(R + "/activations/{experiment}/{chunk}/encoder.parquet", wc.experiment)
+        + chunk_outputs(R + "/activations/{experiment}/{chunk}/decoder.parquet", wc.experiment)
+        + chunk_outputs(R + "/activations/{experiment}/{chunk}/readout.parquet", wc.experiment),
+        vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
     output:
-        summary="results/analysis/{experiment}/summary.csv",
-        temporal="results/analysis/{experiment}/temporal.parquet",
-        input_components="results/analysis/{experiment}/input.parquet",
-        input_delta="results/analysis/{experiment}/input_delta.parquet",
-        readout="results/analysis/{experiment}/readout.parquet",
-        terms="results/analysis/{experiment}/terms.parquet",
-        maps="results/analysis/{experiment}/maps.parquet",
-        offsets="results/analysis/{experiment}/offsets.parquet",
-        accuracy="results/analysis/{experiment}/accuracy.parquet",
-        word_variance="results/analysis/{experiment}/word_variance.parquet",
-        readout_alignment="results/analysis/{experiment}/readout_alignment.parquet",
+        summary=R + "/analysis/{experiment}/summary.csv",
+        temporal=R + "/analysis/{experiment}/temporal.parquet",
+        input_components=R + "/analysis/{experiment}/input.parquet",
+        input_delta=R + "/analysis/{experiment}/input_delta.parquet",
+        readout=R + "/analysis/{experiment}/readout.parquet",
+        terms=R + "/analysis/{experiment}/terms.parquet",
+        maps=R + "/analysis/{experiment}/maps.parquet",
+        offsets=R + "/analysis/{experiment}/offsets.parquet",
+        accuracy=R + "/analysis/{experiment}/accuracy.parquet",
+        word_variance=R + "/analysis/{experiment}/word_variance.parquet",
+        readout_alignment=R + "/analysis/{experiment}/readout_alignment.parquet",
     params:
-        export_dirs=lambda wc: " ".join(chunk_outputs("results/activations/{experiment}/{chunk}", wc.experiment)),
-        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        export_dirs=lambda wc: " ".join(chunk_outputs(R + "/activations/{experiment}/{chunk}", wc.experiment)),
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
     resources:
         **needs("analyze"),
     log:
-        "results/logs/analysis/{experiment}.log",
+        R + "/logs/analysis/{experiment}.log",
     benchmark:
-        "results/benchmarks/analysis/{experiment}.tsv"
+        R + "/benchmarks/analysis/{experiment}.tsv"
     shell:
         "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
-        " --out-dir results/analysis/{wildcards.experiment} > {log} 2>&1"
+        " --out-dir " + R + "/analysis/{wildcards.experiment} > {log} 2>&1"
 
 
 # Every seed group's greedy decodes of the test split, scored by token/sequence accuracy and corpus BLEU (the
 # transformers' counterpart of the accuracy in the Aitken analysis' summary.csv).
 rule evaluate:
     input:
-        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
-        test=lambda wc: f"results/data/{experiment_task(wc)}/test.parquet",
+        models=lambda wc: chunk_outputs(R + "/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        test=lambda wc: f"{R}/data/{experiment_task(wc)}/test.parquet",
     output:
-        "results/analysis/{experiment}/evaluation.csv",
+        R + "/analysis/{experiment}/evaluation.csv",
     params:
         torch_threads=config["threads"],
-        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         device=config["device"],
     threads: config["threads"]
     resources:
         **needs("evaluate", gpus=GPUS_PER_JOB),
     log:
-        "results/logs/evaluate/{experiment}.log",
+        R + "/logs/evaluate/{experiment}.log",
     benchmark:
-        "results/benchmarks/evaluate/{experiment}.tsv"
+        R + "/benchmarks/evaluate/{experiment}.tsv"
     shell:
         "attnrepro evaluate --models {input.models} --data-dir {params.data_dir} --split test --out {output}"
         " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

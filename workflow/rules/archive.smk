@@ -11,15 +11,15 @@ rule report_zip:
     input:
         final_targets(),
     output:
-        "results/report.zip",
+        R + "/report.zip",
     params:
         python=sys.executable,
         snakefile=workflow.main_snakefile,
         config=json_arg(config),
     log:
-        "results/logs/report_zip.log",
+        R + "/logs/report_zip.log",
     benchmark:
-        "results/benchmarks/report_zip.tsv"
+        R + "/benchmarks/report_zip.tsv"
     # the report of this run (`snakemake --report`), read from the running workflow's own records: --nolock
     shell:
         "cfg=$(mktemp --suffix=.yaml) && trap 'rm -f $cfg' EXIT && printf '%s' {params.config} > $cfg"
@@ -31,14 +31,14 @@ rule archive_jobs:
     input:
         final_targets(),
     output:
-        "results/artifact.jobs.json",
+        R + "/artifact.jobs.json",
     params:
         # a param, so a config that adds or removes a job rewrites the list (and so the archive)
-        jobs=lambda wc: workflow_jobs(final_targets() + ["results/report.zip"]),
+        jobs=lambda wc: workflow_jobs(final_targets() + [R + "/report.zip"]),
     log:
-        "results/logs/archive_jobs.log",
+        R + "/logs/archive_jobs.log",
     benchmark:
-        "results/benchmarks/archive_jobs.tsv"
+        R + "/benchmarks/archive_jobs.tsv"
     # a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
     run:
         write_jobs(params.jobs, output[0], log[0])
@@ -47,29 +47,29 @@ rule archive_jobs:
 rule archive:
     input:
         final_targets(),
-        "results/report.zip",
-        jobs="results/artifact.jobs.json",
+        R + "/report.zip",
+        jobs=R + "/artifact.jobs.json",
     output:
-        "results/artifact.tar.gz",
+        R + "/artifact.tar.gz",
     params:
         repo=workflow.basedir,
         config=json_arg(config),
         include=" ".join(f"--{k}" for k in ("activations", "models", "analysis") if config["archive"].get(k)),
     log:
-        "results/logs/archive.log",
+        R + "/logs/archive.log",
     benchmark:
-        "results/benchmarks/archive.tsv"
+        R + "/benchmarks/archive.tsv"
     shell:
-        "attnrepro archive --repo {params.repo} --results results --config-json {params.config}"
+        "attnrepro archive --repo {params.repo} --results " + R + " --config-json {params.config}"
         " --jobs {input.jobs} {params.include} --out {output} > {log} 2>&1"
 
 
 rule verify:
     input:
-        "results/artifact.tar.gz",
+        R + "/artifact.tar.gz",
     output:
-        "results/artifact.verified",
+        R + "/artifact.verified",
     log:
-        "results/logs/verify.log",
+        R + "/logs/verify.log",
     shell:
         "attnrepro verify {input} > {output} 2> {log}"

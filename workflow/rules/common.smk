@@ -1,9 +1,19 @@
 # Config validation (schema, then cross-field rules) and the helpers the rules share.
 import json
+import os
 import re
 import shlex
+import shutil
 import sys
 from pathlib import Path
+
+# every job runs the `attnrepro` of the environment that runs Snakemake, whatever PATH holds (an environment used
+# as .venv/bin/snakemake without activating it; Slurm jobs inherit this PATH through sbatch --export=ALL)
+ENV_BIN = str(Path(sys.executable).parent)
+if shutil.which("attnrepro", path=ENV_BIN) is None:
+    raise WorkflowError(f"attnrepro is not installed in the environment running Snakemake ({sys.executable}): "
+                        "run `make install` and `source .venv/bin/activate` (or call .venv/bin/snakemake)")
+os.environ["PATH"] = ENV_BIN + os.pathsep + os.environ.get("PATH", "")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
@@ -26,6 +36,10 @@ try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the 
 except AttnReproError as err:
     raise WorkflowError(f"config: {err}") from None
 
+# every output under the config's own results root (key `results`), so that a command run with one config never
+# rebuilds or overwrites another's; attnrepro.layout builds the paths the package names under the same root
+R = layout.use_root(config)
+
 SEED_CHUNKS = {
     cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])
 }
@@ -38,6 +52,7 @@ wildcard_constraints:
 
 
 # -- what a job needs; where it goes is the profile's business (slurm/config.yaml, slurm/partitions.yaml) --------
+from attnrepro import cluster  # noqa: E402
 from attnrepro.cluster import gpu_resources, read_resources  # noqa: E402
 
 # a config that trains on the CPU asks for no GPU
@@ -62,13 +77,48 @@ except AttnReproError as err:
     raise WorkflowError(str(err)) from None
 
 
-def needs(rule, gpus=0):
-    """A rule's resources from workflow/resources.yaml (set from the measured paper-scale cost): memory (MB), a
-    runtime (minutes) that grows with each attempt, so that a job killed at its time limit gets longer on its
-    retry, and ``gpus`` GPUs in the one form the profile's gpu_request names."""
-    mem_mb, runtime = RESOURCES[rule]["mem_mb"], RESOURCES[rule]["runtime"]
-    return {"mem_mb": mem_mb, "runtime": lambda wildcards, attempt: runtime * attempt,
+# a job's runtime: its own predicted cost (bench/results/paper_cost.json, CPU times until a GPU is measured) ×
+# cluster.MARGIN, never above the longest max_runtime of the partitions that can take it (slurm/partitions.yaml);
+# a longer training run continues in checkpointed segments (--time-budget), each a retry that resumes
+COST = json.loads((Path(workflow.basedir) / "bench" / "results" / "paper_cost.json").read_text())
+COST_RULE = {"analyze": "analysis"}  # the cost table's name of a rule, where it differs
+PARTITIONS = Path(workflow.basedir) / "slurm" / "partitions.yaml"
+
+
+def train_job(wildcards):
+    return wildcards.experiment, cfglib.experiment_spec(config, wildcards.experiment)["train"]["steps"]
+
+
+def snell_job(run):
+    return run, snell2021_runs()[run]["train"]["steps"]
+
+
+def planned(rule, gpus, job):
+    """(minutes, segments) of one job of ``rule``; ``job``: (its name in the cost table, its steps) or None."""
+    name, steps = job or ("each", None)
+    cap = cluster.partition_cap(PARTITIONS, gpu=gpus > 0)
+    seconds = cluster.predicted_seconds(COST, COST_RULE.get(rule, rule), name, steps)
+    return cluster.plan_minutes(seconds, RESOURCES[rule]["runtime"], cap)
+
+
+def needs(rule, gpus=0, job=None):
+    """A rule's resources: memory (MB) from workflow/resources.yaml; a runtime (minutes) planned per job from its
+    predicted cost (``job``: wildcards -> (its name in the cost table, its training steps)), the same on every
+    attempt; and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+    runtime = lambda wildcards: planned(rule, gpus, job(wildcards) if job else None)[0]  # noqa: E731
+    return {"mem_mb": RESOURCES[rule]["mem_mb"], "runtime": runtime,
             **gpu_resources(profile_default("gpu_request"), gpus)}
+
+
+def segments(rule, jobs):
+    """Retries a training rule needs: one per extra segment of its longest job, and one for a failure."""
+    return max([planned(rule, GPUS_PER_JOB, j)[1] for j in jobs] or [1])
+
+
+def time_budget(wildcards, resources):
+    """Minutes a training job trains before it checkpoints and exits for its next segment (its runtime, less the
+    time to write the checkpoint)."""
+    return resources.runtime - min(cluster.RESERVE_MINUTES, resources.runtime // 4)
 
 
 def experiment_task(wildcards):
@@ -87,12 +137,12 @@ def chunk_outputs(pattern, experiment):
 def final_targets():
     """What `rule all` builds, and what the artifact archives."""
     return (
-        expand("results/data/{task}/vocab.json", task=config["tasks"])
+        expand(R + "/data/{task}/vocab.json", task=config["tasks"])
         + corpus_targets()
         + all_figures()
         + transformer_evaluations()
-        + ["results/claims.csv", "results/claims.md", "results/claims_by_claim.csv", "results/report/claims.html"]
-        + [f"results/report/snell2021_{t}.html" for t in snell2021_tables()]
+        + [R + "/claims.csv", R + "/claims.md", R + "/claims_by_claim.csv", R + "/report/claims.html"]
+        + [f"{R}/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
 
 
@@ -101,7 +151,7 @@ AITKEN_FIGURES = config["figures"].get("aitken2021", {})
 
 def all_figures():
     return [
-        f"results/figures/aitken2021/{name}.{ext}"
+        f"{R}/figures/aitken2021/{name}.{ext}"
         for name in aitken_panels.panels_of(AITKEN_FIGURES)
         for ext in ("png", "pdf", "csv")
     ] + kobayashi2020_figures() + snell2021_figures()
@@ -114,9 +164,9 @@ def aitken_figure_experiments(wc):
 def aitken_figure_inputs(wc):
     panel = aitken_panels.PANELS[wc.name]
     names = sorted({n for ns in aitken_figure_experiments(wc).values() for n in ns})
-    files = [f"results/analysis/{n}/{table}" for n in names for table in panel.tables]
+    files = [f"{R}/analysis/{n}/{table}" for n in names for table in panel.tables]
     if panel.data:
-        files += [f"results/data/{config['experiments'][n]['task']}/test.parquet" for n in names]
+        files += [f"{R}/data/{config['experiments'][n]['task']}/test.parquet" for n in names]
     return files
 
 
@@ -131,8 +181,8 @@ def aitken_figure_meta(wc):
     for n in names:
         exp = config["experiments"][n]
         meta[n] = {
-            "analysis_dir": f"results/analysis/{n}",
-            "data_dir": f"results/data/{exp['task']}",
+            "analysis_dir": f"{R}/analysis/{n}",
+            "data_dir": f"{R}/data/{exp['task']}",
             "task_kind": task_spec(config, exp["task"])["kind"],
             "arch": exp["model"]["arch"],
             "cell": exp["model"]["cell"],
@@ -188,15 +238,15 @@ def corpus_downloads(wildcards):
 
 
 def pinned_downloads(name):
-    return [f"results/downloads/{name}/{f}" for f in PINNED[name]["files"]]
+    return [f"{R}/downloads/{name}/{f}" for f in PINNED[name]["files"]]
 
 
 def all_downloads():
-    return [f"results/downloads/{name}/{f}" for name, c in PINNED.items() for f in c["files"]]
+    return [f"{R}/downloads/{name}/{f}" for name, c in PINNED.items() for f in c["files"]]
 
 
 def corpus_targets():
-    return [f"results/data/{name}/vocab.json" for name in CORPORA]
+    return [f"{R}/data/{name}/vocab.json" for name in CORPORA]
 
 
 def download_options(wildcards):
@@ -226,9 +276,9 @@ KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
 def kobayashi2020_figures():
     out = []
     if "kobayashi2020" in config:
-        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+        out += expand(R + "/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
     if aer_experiments() or aer_gold_sets():
-        out += expand("results/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
+        out += expand(R + "/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
     return out
 
 
@@ -289,18 +339,18 @@ def snell2021_figures():
     if not SNELL2021:
         return []
     names = SNELL2021_FIGURES + ["fig2"] + snell2021_tables()  # Fig. 2: ξ of Table 2's rows
-    return expand("results/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
+    return expand(R + "/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
 
 
 def snell2021_table_inputs(wildcards):
     """Table 2, Table 10 and Fig. 2 read the Table 2 analyses: copy, each classification and translation set."""
-    return [f"results/analysis/snell2021/{n}/{f}" for n in snellcfg.table2_analyses(SNELL2021)
+    return [f"{R}/analysis/snell2021/{n}/{f}" for n in snellcfg.table2_analyses(SNELL2021)
             for f in ("summary.csv", "xi_curves.csv")]
 
 
 def snell2021_figure_inputs(wildcards):
     names = snell_panels.FIGURES[wildcards.name].analyses(snellcfg.figure_spec(SNELL2021))
-    return [f"results/analysis/snell2021/{n}/{f}" for n in names
+    return [f"{R}/analysis/snell2021/{n}/{f}" for n in names
             for f in snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
 
 

@@ -11,7 +11,7 @@ localrules:
 
 rule download:
     output:
-        "results/downloads/{corpus}/{file}",
+        R + "/downloads/{corpus}/{file}",
     wildcard_constraints:
         corpus=corpus_pattern(),
     params:
@@ -19,9 +19,9 @@ rule download:
         sha256=lambda wc: corpus_file(wc)["sha256"] or "null",
         options=download_options,
     log:
-        "results/logs/download/{corpus}/{file}.log",
+        R + "/logs/download/{corpus}/{file}.log",
     benchmark:
-        "results/benchmarks/download/{corpus}/{file}.tsv"
+        R + "/benchmarks/download/{corpus}/{file}.tsv"
     shell:
         "attnrepro download --url {params.url} --sha256 {params.sha256} --out {output} {params.options} > {log} 2>&1"
 
@@ -30,64 +30,64 @@ rule prepare_pieces:
     input:
         corpus_downloads,
     output:
-        train="results/data/{corpus}/train.parquet",
-        valid="results/data/{corpus}/valid.parquet",
-        test="results/data/{corpus}/test.parquet",
-        vocab="results/data/{corpus}/vocab.json",
-        spm="results/data/{corpus}/spm.model",
+        train=R + "/data/{corpus}/train.parquet",
+        valid=R + "/data/{corpus}/valid.parquet",
+        test=R + "/data/{corpus}/test.parquet",
+        vocab=R + "/data/{corpus}/vocab.json",
+        spm=R + "/data/{corpus}/spm.model",
     wildcard_constraints:
         corpus=corpus_pattern("pieces"),
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
-        "results/logs/prepare/{corpus}.log",
+        R + "/logs/prepare/{corpus}.log",
     benchmark:
-        "results/benchmarks/prepare/{corpus}.tsv"
+        R + "/benchmarks/prepare/{corpus}.tsv"
     shell:
-        "attnrepro prepare --corpus-json {params.corpus} --raw-dir results/downloads/{wildcards.corpus}"
-        " --out-dir results/data/{wildcards.corpus} > {log} 2>&1"
+        "attnrepro prepare --corpus-json {params.corpus} --raw-dir " + R + "/downloads/{wildcards.corpus}"
+        " --out-dir " + R + "/data/{wildcards.corpus} > {log} 2>&1"
 
 
 rule prepare_words:
     input:
         corpus_downloads,
     output:
-        train="results/data/{corpus}/train.parquet",
-        valid="results/data/{corpus}/valid.parquet",
-        test="results/data/{corpus}/test.parquet",
-        vocab="results/data/{corpus}/vocab.json",
+        train=R + "/data/{corpus}/train.parquet",
+        valid=R + "/data/{corpus}/valid.parquet",
+        test=R + "/data/{corpus}/test.parquet",
+        vocab=R + "/data/{corpus}/vocab.json",
     wildcard_constraints:
         corpus=corpus_pattern("words"),
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
-        "results/logs/prepare/{corpus}.log",
+        R + "/logs/prepare/{corpus}.log",
     benchmark:
-        "results/benchmarks/prepare/{corpus}.tsv"
+        R + "/benchmarks/prepare/{corpus}.tsv"
     shell:
-        "attnrepro prepare --corpus-json {params.corpus} --raw-dir results/downloads/{wildcards.corpus}"
-        " --out-dir results/data/{wildcards.corpus} > {log} 2>&1"
+        "attnrepro prepare --corpus-json {params.corpus} --raw-dir " + R + "/downloads/{wildcards.corpus}"
+        " --out-dir " + R + "/data/{wildcards.corpus} > {log} 2>&1"
 
 
 rule prepare_classification:
     input:
         corpus_downloads,
     output:
-        train="results/data/{corpus}/train.parquet",
-        valid="results/data/{corpus}/valid.parquet",
-        test="results/data/{corpus}/test.parquet",
-        vocab="results/data/{corpus}/vocab.json",
+        train=R + "/data/{corpus}/train.parquet",
+        valid=R + "/data/{corpus}/valid.parquet",
+        test=R + "/data/{corpus}/test.parquet",
+        vocab=R + "/data/{corpus}/vocab.json",
     wildcard_constraints:
         corpus=corpus_pattern("classification"),
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
-        "results/logs/prepare/{corpus}.log",
+        R + "/logs/prepare/{corpus}.log",
     benchmark:
-        "results/benchmarks/prepare/{corpus}.tsv"
+        R + "/benchmarks/prepare/{corpus}.tsv"
     shell:
-        "attnrepro prepare --corpus-json {params.corpus} --raw-dir results/downloads/{wildcards.corpus}"
-        " --out-dir results/data/{wildcards.corpus} > {log} 2>&1"
+        "attnrepro prepare --corpus-json {params.corpus} --raw-dir " + R + "/downloads/{wildcards.corpus}"
+        " --out-dir " + R + "/data/{wildcards.corpus} > {log} 2>&1"
 
 
 rule downloads:

@@ -19,16 +19,16 @@ rule kobayashi2020_data:
         encoder=kobayashi_pinned("encoder"),
         ranks=kobayashi_pinned("ranks"),
     output:
-        f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        f"{R}/data/{KOBAYASHI_MODEL}/tokens.parquet",
     params:
         n_sequences=KOBA.get("n_sequences"),
         max_len=KOBA.get("max_len"),
         first_article=KOBA.get("first_article", 0),
         pinned=kobayashi_pinned_args("encoder", "ranks"),
     log:
-        "results/logs/kobayashi2020/data.log",
+        R + "/logs/kobayashi2020/data.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/data.tsv"
+        R + "/benchmarks/kobayashi2020/data.tsv"
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
         " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
@@ -36,10 +36,10 @@ rule kobayashi2020_data:
 
 rule kobayashi2020_cache:
     input:
-        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        tokens=f"{R}/data/{KOBAYASHI_MODEL}/tokens.parquet",
         encoder=kobayashi_pinned("encoder"),
     output:
-        expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
+        expand(f"{R}/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     params:
         torch_threads=config["threads"],
         out_dir=lambda wc, output: Path(output[0]).parent,
@@ -51,9 +51,9 @@ rule kobayashi2020_cache:
     resources:
         **needs("kobayashi2020_cache"),
     log:
-        "results/logs/kobayashi2020/cache.log",
+        R + "/logs/kobayashi2020/cache.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/cache.tsv"
+        R + "/benchmarks/kobayashi2020/cache.tsv"
     shell:
         "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned} --out-dir {params.out_dir}"
@@ -62,17 +62,17 @@ rule kobayashi2020_cache:
 
 rule kobayashi2020_summary:
     input:
-        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
-        cache=expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
+        tokens=f"{R}/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        cache=expand(f"{R}/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         KOBAYASHI_SUMMARY,
     params:
         cache_dir=lambda wc, input: Path(input.cache[0]).parent,
         folds=KOBA.get("folds"),
     log:
-        "results/logs/kobayashi2020/summary.log",
+        R + "/logs/kobayashi2020/summary.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/summary.tsv"
+        R + "/benchmarks/kobayashi2020/summary.tsv"
     shell:
         "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --folds {params.folds} --out {output} > {log} 2>&1"
@@ -80,18 +80,18 @@ rule kobayashi2020_summary:
 
 rule kobayashi2020_figure:
     input:
-        tokens=f"results/data/{KOBAYASHI_MODEL}/tokens.parquet",
-        cache=expand(f"results/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
+        tokens=f"{R}/data/{KOBAYASHI_MODEL}/tokens.parquet",
+        cache=expand(f"{R}/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         png=report(
-            "results/figures/kobayashi2020/{name}.png",
+            R + "/figures/kobayashi2020/{name}.png",
             caption="../report/kobayashi2020.rst",
             category="Kobayashi et al. 2020",
             subcategory="pretrained encoder",
             labels={"figure": "{name}"},
         ),
-        pdf="results/figures/kobayashi2020/{name}.pdf",
-        csv="results/figures/kobayashi2020/{name}.csv",
+        pdf=R + "/figures/kobayashi2020/{name}.pdf",
+        csv=R + "/figures/kobayashi2020/{name}.csv",
     wildcard_constraints:
         name="|".join(KOBAYASHI_FIGURES),
     params:
@@ -101,9 +101,9 @@ rule kobayashi2020_figure:
         max_points=KOBA.get("max_points"),
         seed=KOBA.get("seed"),
     log:
-        "results/logs/kobayashi2020/{name}.log",
+        R + "/logs/kobayashi2020/{name}.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/{name}.tsv"
+        R + "/benchmarks/kobayashi2020/{name}.tsv"
     shell:
         "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
@@ -115,24 +115,24 @@ rule kobayashi2020_figure:
 # from weights vs vector norms, against the tasks' exact gold alignments.
 rule kobayashi2020_aer:
     input:
-        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", wc.experiment),
-        test=lambda wc: f"results/data/{experiment_task(wc)}/test.parquet",
+        models=lambda wc: chunk_outputs(R + "/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        test=lambda wc: f"{R}/data/{experiment_task(wc)}/test.parquet",
     output:
-        aer="results/analysis/{experiment}/aer.csv",
-        summary="results/analysis/{experiment}/aer_summary.csv",
+        aer=R + "/analysis/{experiment}/aer.csv",
+        summary=R + "/analysis/{experiment}/aer_summary.csv",
     params:
         torch_threads=config["threads"],
-        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
         n_examples=config["export"]["n_examples"],
     threads: config["threads"]
     log:
-        "results/logs/kobayashi2020/aer_{experiment}.log",
+        R + "/logs/kobayashi2020/aer_{experiment}.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/aer_{experiment}.tsv"
+        R + "/benchmarks/kobayashi2020/aer_{experiment}.tsv"
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
-        " --n-examples {params.n_examples} --out-dir results/analysis/{wildcards.experiment}"
+        " --n-examples {params.n_examples} --out-dir " + R + "/analysis/{wildcards.experiment}"
         " --threads {params.torch_threads} > {log} 2>&1"
 
 
@@ -140,14 +140,14 @@ rule kobayashi2020_aer:
 # gold alignment file (kobayashi2020_aer.gold), scored per layer like the synthetic tasks.
 rule kobayashi2020_aer_gold:
     input:
-        models=lambda wc: chunk_outputs("results/models/{experiment}/{chunk}/model.pt", gold_set(wc)["experiment"]),
-        vocab=lambda wc: f"results/data/{experiment_task(wc)}/vocab.json",
+        models=lambda wc: chunk_outputs(R + "/models/{experiment}/{chunk}/model.pt", gold_set(wc)["experiment"]),
+        vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
         source=lambda wc: gold_set(wc)["source"],
         target=lambda wc: gold_set(wc)["target"],
         alignment=lambda wc: gold_set(wc)["alignment"],
     output:
-        aer="results/analysis/{experiment}/gold_{gold}/aer.csv",
-        summary="results/analysis/{experiment}/gold_{gold}/aer_summary.csv",
+        aer=R + "/analysis/{experiment}/gold_{gold}/aer.csv",
+        summary=R + "/analysis/{experiment}/gold_{gold}/aer_summary.csv",
     wildcard_constraints:
         gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
     params:
@@ -156,9 +156,9 @@ rule kobayashi2020_aer_gold:
         out_dir=lambda wc, output: Path(output.aer).parent,
     threads: config["threads"]
     log:
-        "results/logs/kobayashi2020/aer_{experiment}_gold_{gold}.log",
+        R + "/logs/kobayashi2020/aer_{experiment}_gold_{gold}.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/aer_{experiment}_gold_{gold}.tsv"
+        R + "/benchmarks/kobayashi2020/aer_{experiment}_gold_{gold}.tsv"
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
@@ -170,23 +170,23 @@ rule kobayashi2020_nmt_figure:
         lambda wc: list(layout.aer_tables(config).values()),
     output:
         png=report(
-            "results/figures/kobayashi2020/{name}.png",
+            R + "/figures/kobayashi2020/{name}.png",
             caption="../report/kobayashi2020_nmt.rst",
             category="Kobayashi et al. 2020",
             subcategory="Transformer alignments",
             labels={"figure": "{name}"},
         ),
-        pdf="results/figures/kobayashi2020/{name}.pdf",
-        csv="results/figures/kobayashi2020/{name}.csv",
+        pdf=R + "/figures/kobayashi2020/{name}.pdf",
+        csv=R + "/figures/kobayashi2020/{name}.csv",
     wildcard_constraints:
         name="fig7|table3",
     params:
         aer=lambda wc: shlex.quote(json.dumps(layout.aer_tables(config))),  # in the figure's order, not sorted
         dpi=KOBA.get("dpi", 150),
     log:
-        "results/logs/kobayashi2020/{name}.log",
+        R + "/logs/kobayashi2020/{name}.log",
     benchmark:
-        "results/benchmarks/kobayashi2020/{name}.tsv"
+        R + "/benchmarks/kobayashi2020/{name}.tsv"
     shell:
         "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer-json {params.aer} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

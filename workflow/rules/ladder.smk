@@ -7,7 +7,7 @@ rule ladder_claims:
     input:
         lambda wc: [s.path for s in layout.summary_sources(config, ladderlib.point_experiments(config, wc.point))],
     output:
-        "results/ladder/{point}/claims.csv",
+        R + "/ladder/{point}/claims.csv",
     params:
         sources=lambda wc: json_arg([vars(s) for s in layout.summary_sources(config,
                                                                           ladderlib.point_experiments(config, wc.point))]),
@@ -15,28 +15,28 @@ rule ladder_claims:
     wildcard_constraints:
         point="|".join(LADDER_POINTS) or "(?!)",
     log:
-        "results/logs/ladder/{point}.log",
+        R + "/logs/ladder/{point}.log",
     benchmark:
-        "results/benchmarks/ladder/{point}.tsv"
+        R + "/benchmarks/ladder/{point}.tsv"
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence} --out {output} > {log} 2>&1"
 
 
 rule ladder:
     input:
-        expand("results/ladder/{point}/claims.csv", point=LADDER_POINTS),
+        expand(R + "/ladder/{point}/claims.csv", point=LADDER_POINTS),
     output:
-        csv="results/ladder/ladder.csv",
-        png=report("results/figures/ladder/ladder.png", caption="../report/ladder.rst", category="Scale ladder"),
-        pdf="results/figures/ladder/ladder.pdf",
+        csv=R + "/ladder/ladder.csv",
+        png=report(R + "/figures/ladder/ladder.png", caption="../report/ladder.rst", category="Scale ladder"),
+        pdf=R + "/figures/ladder/ladder.pdf",
     params:
         claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
         spec=json_arg(ladderlib.spec(config)),
         dpi=config["figures"]["dpi"],
     log:
-        "results/logs/ladder/ladder.log",
+        R + "/logs/ladder/ladder.log",
     benchmark:
-        "results/benchmarks/ladder/ladder.tsv"
+        R + "/benchmarks/ladder/ladder.tsv"
     shell:
         "attnrepro ladder --claims {params.claims} --spec-json {params.spec} --csv {output.csv} --png {output.png}"
         " --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

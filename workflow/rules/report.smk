@@ -3,19 +3,19 @@
 
 rule claims_html:
     input:
-        "results/claims.csv",
+        R + "/claims.csv",
     output:
-        report("results/report/claims.html", caption="../report/claims.rst", category="Claims"),
+        report(R + "/report/claims.html", caption="../report/claims.rst", category="Claims"),
     log:
-        "results/logs/report/claims.log",
+        R + "/logs/report/claims.log",
     benchmark:
-        "results/benchmarks/report/claims.tsv"
+        R + "/benchmarks/report/claims.tsv"
     shell:
         "attnrepro report-table --csv {input} --group-by paper --title 'Claims: every paper claim we test'"
         " --note 'One row per claim and experiment: the paper value where it prints one, our median (or rate) over"
         " replicates with its interval, the number of replicates, the model check, what stands in for the paper"
-        " (tested_on) and the verdict. The same table: results/claims.csv, results/claims.md; one verdict per claim:"
-        " results/claims_by_claim.csv.'"
+        " (tested_on) and the verdict. The same table: " + R + "/claims.csv, " + R + "/claims.md; one verdict per claim:"
+        " " + R + "/claims_by_claim.csv.'"
         " --out {output} > {log} 2>&1"
 
 
@@ -26,14 +26,14 @@ if SNELL2021:
 
     rule snell2021_table_html:
         input:
-            "results/figures/snell2021/{table}.csv",
+            R + "/figures/snell2021/{table}.csv",
         output:
-            report("results/report/snell2021_{table}.html", caption="../report/snell2021_table.rst",
+            report(R + "/report/snell2021_{table}.html", caption="../report/snell2021_table.rst",
                    category="Snell et al. 2021", labels={"figure": "{table} as a table"}),
         log:
-            "results/logs/report/snell2021_{table}.log",
+            R + "/logs/report/snell2021_{table}.log",
         benchmark:
-            "results/benchmarks/report/snell2021_{table}.tsv"
+            R + "/benchmarks/report/snell2021_{table}.tsv"
         shell:
             "attnrepro report-table --csv {input} --title 'Snell et al. 2021, {wildcards.table}'"
             " --note 'Mean ± standard deviation over the seeds (n_seeds) of each row; agreement A and ξ in percent;"

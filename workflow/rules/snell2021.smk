@@ -20,91 +20,101 @@ if SNELL2021:
             lambda wc: snellcfg.run_inputs(SNELL2021, wc.run),
         output:
             # the model is written last: its presence means the job finished
-            evaluation="results/models/snell2021/{run}/eval.parquet",
-            probes="results/models/snell2021/{run}/probes.parquet",
-            metrics="results/models/snell2021/{run}/metrics.csv",
-            model="results/models/snell2021/{run}/model.pt",
+            evaluation=R + "/models/snell2021/{run}/eval.parquet",
+            probes=R + "/models/snell2021/{run}/probes.parquet",
+            metrics=R + "/models/snell2021/{run}/metrics.csv",
+            model=R + "/models/snell2021/{run}/model.pt",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
+            budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
-            ckpt_dir="results/checkpoints/snell2021/{run}",
+            ckpt_dir=R + "/checkpoints/snell2021/{run}",
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_train"),
-        retries: 1
+            **needs("snell2021_train", gpus=GPUS_PER_JOB, job=lambda wc: snell_job(wc.run)),
+        retries: segments("snell2021_train", [snell_job(r) for r in snell2021_plain_runs() if r in SNELL2021_RUNS])
         log:
-            "results/logs/snell2021/train/{run}.log",
+            R + "/logs/snell2021/train/{run}.log",
         benchmark:
-            "results/benchmarks/snell2021/train/{run}.tsv"
+            R + "/benchmarks/snell2021/train/{run}.tsv"
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
-            " --out-dir results/models/snell2021/{wildcards.run} --threads {params.torch_threads} > {log} 2>&1"
+            " --out-dir " + R + "/models/snell2021/{wildcards.run}"
+            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
         output:
-            metrics="results/models/snell2021/multihead_candidates/metrics.csv",
-            candidates="results/models/snell2021/multihead_candidates/candidates.parquet",
+            metrics=R + "/models/snell2021/multihead_candidates/metrics.csv",
+            candidates=R + "/models/snell2021/multihead_candidates/candidates.parquet",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
+            budget=time_budget,
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_candidates"),
-        retries: 1
+            **needs("snell2021_candidates", gpus=GPUS_PER_JOB),
+        retries: segments("snell2021_candidates", [None])
         log:
-            "results/logs/snell2021/train/multihead_candidates.log",
+            R + "/logs/snell2021/train/multihead_candidates.log",
         benchmark:
-            "results/benchmarks/snell2021/train/multihead_candidates.tsv"
+            R + "/benchmarks/snell2021/train/multihead_candidates.tsv"
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
-            " --ckpt-dir results/checkpoints/snell2021/multihead_candidates"
-            " --out-dir results/models/snell2021/multihead_candidates --threads {params.torch_threads} > {log} 2>&1"
+            " --ckpt-dir " + R + "/checkpoints/snell2021/multihead_candidates"
+            " --out-dir " + R + "/models/snell2021/multihead_candidates"
+            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
         input:
-            candidates="results/models/snell2021/multihead_candidates/candidates.parquet",
+            candidates=R + "/models/snell2021/multihead_candidates/candidates.parquet",
         output:
-            evaluation="results/models/snell2021/multihead_{combo}/eval.parquet",
-            heads="results/models/snell2021/multihead_{combo}/heads.parquet",
-            metrics="results/models/snell2021/multihead_{combo}/metrics.csv",
-            model="results/models/snell2021/multihead_{combo}/model.pt",
+            evaluation=R + "/models/snell2021/multihead_{combo}/eval.parquet",
+            heads=R + "/models/snell2021/multihead_{combo}/heads.parquet",
+            metrics=R + "/models/snell2021/multihead_{combo}/metrics.csv",
+            model=R + "/models/snell2021/multihead_{combo}/model.pt",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
+            budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_multihead"),
-        retries: 1
+            **needs("snell2021_multihead", gpus=GPUS_PER_JOB),
+        retries: segments("snell2021_multihead", [None])
         log:
-            "results/logs/snell2021/train/multihead_{combo}.log",
+            R + "/logs/snell2021/train/multihead_{combo}.log",
         benchmark:
-            "results/benchmarks/snell2021/train/multihead_{combo}.tsv"
+            R + "/benchmarks/snell2021/train/multihead_{combo}.tsv"
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
-            " --candidates {input.candidates} --ckpt-dir results/checkpoints/snell2021/multihead_{wildcards.combo}"
-            " --out-dir results/models/snell2021/multihead_{wildcards.combo} --threads {params.torch_threads} > {log} 2>&1"
+            " --candidates {input.candidates} --ckpt-dir " + R + "/checkpoints/snell2021/multihead_{wildcards.combo}"
+            " --out-dir " + R + "/models/snell2021/multihead_{wildcards.combo}"
+            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     rule snell2021_export:
         input:
-            model="results/models/snell2021/{erun}/model.pt",
+            model=R + "/models/snell2021/{erun}/model.pt",
             data=lambda wc: snellcfg.run_inputs(SNELL2021, wc.erun),
         output:
-            decodes="results/activations/snell2021/{erun}/decodes.parquet",
-            saliency="results/activations/snell2021/{erun}/saliency.parquet",
+            decodes=R + "/activations/snell2021/{erun}/decodes.parquet",
+            saliency=R + "/activations/snell2021/{erun}/saliency.parquet",
         params:
             torch_threads=SNELL2021["threads"],
+            device=config["device"],
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_export"),
+            **needs("snell2021_export", gpus=GPUS_PER_JOB),
         log:
-            "results/logs/snell2021/export/{erun}.log",
+            R + "/logs/snell2021/export/{erun}.log",
         benchmark:
-            "results/benchmarks/snell2021/export/{erun}.tsv"
+            R + "/benchmarks/snell2021/export/{erun}.tsv"
         shell:
-            "attnrepro snell2021 export --model {input.model} --out-dir results/activations/snell2021/{wildcards.erun}"
-            " --threads {params.torch_threads} > {log} 2>&1"
+            "attnrepro snell2021 export --model {input.model} --out-dir " + R + "/activations/snell2021/{wildcards.erun}"
+            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
     for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():
@@ -115,40 +125,41 @@ if SNELL2021:
             input:
                 lambda wc: snellcfg.analysis_inputs(SNELL2021, wc.analysis),
             output:
-                [f"results/analysis/snell2021/{{analysis}}/{f}" for f in _outputs],
+                [f"{R}/analysis/snell2021/{{analysis}}/{f}" for f in _outputs],
             wildcard_constraints:
                 analysis="|".join(snell2021_analyses(_kind)) or "(?!)",
             params:
                 spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             log:
-                "results/logs/snell2021/analysis/{analysis}.log",
+                R + "/logs/snell2021/analysis/{analysis}.log",
             benchmark:
-                "results/benchmarks/snell2021/analysis/{analysis}.tsv"
+                R + "/benchmarks/snell2021/analysis/{analysis}.tsv"
             shell:
                 "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
-                " --out-dir results/analysis/snell2021/{wildcards.analysis} > {log} 2>&1"
+                " --models-dir " + R + "/models/snell2021 --activations-dir " + R + "/activations/snell2021"
+                " --out-dir " + R + "/analysis/snell2021/{wildcards.analysis} > {log} 2>&1"
 
     rule snell2021_figure:
         input:
             snell2021_figure_inputs,
         output:
             png=report(
-                "results/figures/snell2021/{name}.png",
+                R + "/figures/snell2021/{name}.png",
                 caption="../report/snell2021.rst",
                 category="Snell et al. 2021",
                 labels={"figure": "{name}"},
             ),
-            pdf="results/figures/snell2021/{name}.pdf",
-            csv="results/figures/snell2021/{name}.csv",
+            pdf=R + "/figures/snell2021/{name}.pdf",
+            csv=R + "/figures/snell2021/{name}.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            "results/logs/figures/snell2021_{name}.log",
+            R + "/logs/figures/snell2021_{name}.log",
         benchmark:
-            "results/benchmarks/figures/snell2021_{name}.tsv"
+            R + "/benchmarks/figures/snell2021_{name}.tsv"
         shell:
-            "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec}"
+            "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec} --analysis-dir " + R + "/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
     # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 analyses' ξ curves
@@ -157,22 +168,22 @@ if SNELL2021:
             snell2021_table_inputs,
         output:
             png=report(
-                "results/figures/snell2021/fig2.png",
+                R + "/figures/snell2021/fig2.png",
                 caption="../report/snell2021_fig2.rst",
                 category="Snell et al. 2021",
                 labels={"figure": "fig2"},
             ),
-            pdf="results/figures/snell2021/fig2.pdf",
-            csv="results/figures/snell2021/fig2.csv",
+            pdf=R + "/figures/snell2021/fig2.pdf",
+            csv=R + "/figures/snell2021/fig2.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            "results/logs/figures/snell2021_fig2.log",
+            R + "/logs/figures/snell2021_fig2.log",
         benchmark:
-            "results/benchmarks/figures/snell2021_fig2.tsv"
+            R + "/benchmarks/figures/snell2021_fig2.tsv"
         shell:
-            "attnrepro snell2021 figure fig2 --spec-json {params.spec}"
+            "attnrepro snell2021 figure fig2 --spec-json {params.spec} --analysis-dir " + R + "/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
     rule snell2021_table_figure:
@@ -180,20 +191,20 @@ if SNELL2021:
             snell2021_table_inputs,
         output:
             png=report(
-                "results/figures/snell2021/{table}.png",
+                R + "/figures/snell2021/{table}.png",
                 caption="../report/snell2021.rst",
                 category="Snell et al. 2021",
                 labels={"figure": "{table}"},
             ),
-            pdf="results/figures/snell2021/{table}.pdf",
-            csv="results/figures/snell2021/{table}.csv",
+            pdf=R + "/figures/snell2021/{table}.pdf",
+            csv=R + "/figures/snell2021/{table}.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            "results/logs/figures/snell2021_{table}.log",
+            R + "/logs/figures/snell2021_{table}.log",
         benchmark:
-            "results/benchmarks/figures/snell2021_{table}.tsv"
+            R + "/benchmarks/figures/snell2021_{table}.tsv"
         shell:
-            "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec}"
+            "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec} --analysis-dir " + R + "/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

@@ -1,31 +1,33 @@
 rule train:
     input:
-        train=lambda wc: f"results/data/{experiment_task(wc)}/train.parquet",
-        valid=lambda wc: f"results/data/{experiment_task(wc)}/valid.parquet",
-        vocab=lambda wc: f"results/data/{experiment_task(wc)}/vocab.json",
+        train=lambda wc: f"{R}/data/{experiment_task(wc)}/train.parquet",
+        valid=lambda wc: f"{R}/data/{experiment_task(wc)}/valid.parquet",
+        vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
     output:
         # the model is written last: its presence means the job finished
-        metrics="results/models/{experiment}/{chunk}/metrics.csv",
-        model="results/models/{experiment}/{chunk}/model.pt",
+        metrics=R + "/models/{experiment}/{chunk}/metrics.csv",
+        model=R + "/models/{experiment}/{chunk}/model.pt",
     params:
         torch_threads=config["threads"],
         spec=lambda wc: json_arg(cfglib.experiment_spec(config, wc.experiment)),
         seeds=lambda wc: " ".join(map(str, SEED_CHUNKS[wc.chunk])),
-        data_dir=lambda wc: f"results/data/{experiment_task(wc)}",
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         # checkpoints live outside the outputs so a killed job's rerun finds them
-        ckpt_dir="results/checkpoints/{experiment}/{chunk}",
+        ckpt_dir=R + "/checkpoints/{experiment}/{chunk}",
         device=config["device"],
+        budget=time_budget,
     threads: config["threads"]
     resources:
-        **needs("train", gpus=GPUS_PER_JOB),
-    retries: 1
+        **needs("train", gpus=GPUS_PER_JOB, job=train_job),
+    retries: segments("train", [(e, cfglib.experiment_spec(config, e)["train"]["steps"]) for e in config["experiments"]])
     log:
-        "results/logs/train/{experiment}/{chunk}.log",
+        R + "/logs/train/{experiment}/{chunk}.log",
     benchmark:
-        "results/benchmarks/train/{experiment}/{chunk}.tsv"
+        R + "/benchmarks/train/{experiment}/{chunk}.tsv"
     # torch's threads from the config, not {threads} (which --cores caps): a sum's order, so the weights, depend on
     # them, and `--cores 1` must give the numbers `--cores 2` gives (every torch rule does the same)
     shell:
         "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
         " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
-        " --name {wildcards.experiment} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+        " --name {wildcards.experiment} --device {params.device} --threads {params.torch_threads}"
+        " --time-budget {params.budget} > {log} 2>&1"

@@ -54,14 +54,46 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+SEGMENT_EXIT = 75  # EX_TEMPFAIL: the job checkpointed at its time budget; its retry continues
+
+
+def _log_run(args) -> None:
+    """The first line of every job's log: host, device, torch, CUDA (attnrepro.runinfo); a job given a GPU that
+    torch cannot use stops here."""
+    from .. import runinfo
+
+    device, problem = None, None
+    if getattr(args, "device", None) is not None:
+        from .common import pick_device
+
+        try:
+            runinfo.check_gpu(args.device)
+            device = pick_device(args.device)
+        except AttnReproError as err:
+            problem = err
+    print(runinfo.line(runinfo.record(device)), file=sys.stderr, flush=True)
+    if problem is not None:
+        raise problem
+    if getattr(args, "time_budget", None):
+        from ..engine import set_time_budget
+
+        set_time_budget(args.time_budget)
+
+
 def main(argv: list[str] | None = None) -> int:
     import time
 
     started = time.time()
     args = build_parser().parse_args(argv)
     try:
+        _log_run(args)
         args.func(args)
     except AttnReproError as err:
+        from ..engine import SegmentEnd
+
+        if isinstance(err, SegmentEnd):  # not an error: the run continues in its next segment
+            print(f"attnrepro {args.command}: {err}", file=sys.stderr)
+            return SEGMENT_EXIT
         print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
         return 2
     if argv is None:  # a command a job ran (not a test calling main): where and how it ran, into the job's log

@@ -74,6 +74,8 @@ def sub(subparsers, name: str, help: str, func, **kwargs) -> argparse.ArgumentPa
 def device_threads(p) -> None:
     p.add_argument("--device", default="auto", help="cpu, cuda, or auto: cuda when the job sees a GPU (default)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    p.add_argument("--time-budget", type=float, default=None, metavar="MINUTES",
+                   help="train at most this long, then checkpoint and exit with status 75 (a cluster job's segment)")
 
 
 def figure_files(p, csv: bool = True) -> None:

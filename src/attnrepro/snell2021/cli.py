@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, figure_files, sub, threads, write_figure
+from ..cli.common import SPEC_HELP, device_threads, figure_files, pick_device, sub, threads, write_figure
 from ..errors import AttnReproError
 
 
@@ -19,10 +19,11 @@ def cmd_train(args) -> None:
     from . import multihead, runs
 
     threads(args.threads)
+    device = pick_device(args.device)
     spec = json.loads(args.spec_json)
     out = Path(args.out_dir)
     if args.run == "multihead_candidates":
-        metrics, table = multihead.candidates(spec, args.ckpt_dir, name=args.run)
+        metrics, table = multihead.candidates(spec, args.ckpt_dir, name=args.run, device=device)
         write_csv(metrics, out / "metrics.csv")
         write_parquet(table, out / "candidates.parquet")  # last: its presence means the job finished
         print(table.drop_duplicates("candidate").label.value_counts().to_string(), file=sys.stderr)
@@ -35,7 +36,7 @@ def cmd_train(args) -> None:
                                     m["sampling_seed"])
         # model i of every kind reads the same data order: the kinds differ only in their heads
         spec = {**spec, "members": [[m["backbone_seed"], 500_000 + i, hs] for i, hs in enumerate(sets)]}
-    result, valid = runs.train(spec, args.ckpt_dir, name=args.run)
+    result, valid = runs.train(spec, args.ckpt_dir, name=args.run, device=device)
     runs.write_run(spec, result, valid, out)
     last = result.metrics[result.metrics.step == result.metrics.step.max()]
     print(pd.DataFrame({"seed": last.seed, "token_acc": last.token_acc.round(4),
@@ -47,7 +48,7 @@ def cmd_export(args) -> None:
     from . import runs
 
     threads(args.threads)
-    saliency, decodes = runs.export(args.model)
+    saliency, decodes = runs.export(args.model, pick_device(args.device))
     write_parquet(decodes, Path(args.out_dir) / "decodes.parquet")
     write_parquet(saliency, Path(args.out_dir) / "saliency.parquet")
     print(f"saliency: {saliency.num_rows} rows, decodes: {decodes.num_rows} rows", file=sys.stderr)
@@ -151,11 +152,11 @@ def add_parser(subparsers) -> None:
     t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
     t.add_argument("--out-dir", required=True, help="model.pt, metrics.csv, probes.parquet, eval.parquet")
     t.add_argument("--candidates", help="K-head models: the candidates.parquet of multihead_candidates")
-    t.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    device_threads(t)
     e = sub(steps, "export", "gradient saliency and greedy decodes of a run's final model", cmd_export)
     e.add_argument("--model", required=True, help="the run's model.pt")
     e.add_argument("--out-dir", required=True, help="where the run's activation tables go (docs/activations.md)")
-    e.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    device_threads(e)
     a = sub(steps, "analyze", "summaries and Table 2 rows from the runs' tables", cmd_analyze)
     a.add_argument("name", help="the analysis (a run group of the snell2021 block)")
     a.add_argument("--spec-json", required=True, help="the resolved analysis spec " + SPEC_HELP)

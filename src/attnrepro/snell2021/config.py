@@ -19,6 +19,7 @@ import math
 from typing import Any
 
 from ..errors import AttnReproError
+from ..results_root import get as root
 
 # copy runs of Fig. 3 and §6.2: name -> (task kind, which vocabulary size)
 COPY_RUNS = {
@@ -197,7 +198,7 @@ def run_inputs(block: dict[str, Any], run: str) -> list[str]:
     """What a run reads from the workflow: a prepared set's splits, the candidates of the K-head models."""
     spec = runs(block)[run]
     if "combo" in spec:
-        return ["results/models/snell2021/multihead_candidates/candidates.parquet"]
+        return [f"{root()}/models/snell2021/multihead_candidates/candidates.parquet"]
     data = spec["data"]
     if "data_dir" in data:
         files = ("train.parquet", "test.parquet", "vocab.json")
@@ -250,7 +251,7 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
     spec = analyses(block)[name]
     files = []
     for role, run in spec["runs"].items():
-        d = f"results/models/snell2021/{run}"
+        d = f"{root()}/models/snell2021/{run}"
         if role == "candidates":
             files.append(f"{d}/candidates.parquet")
         elif spec["kind"] == "multihead":
@@ -258,7 +259,7 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
         else:
             files += [f"{d}/metrics.csv", f"{d}/probes.parquet", f"{d}/eval.parquet"]
     if spec.get("exported"):
-        files += [f"results/activations/snell2021/{spec['exported']}/{f}" for f in ("saliency.parquet",
+        files += [f"{root()}/activations/snell2021/{spec['exported']}/{f}" for f in ("saliency.parquet",
                                                                                        "decodes.parquet")]
     if spec.get("translation"):
         files.append(f"{spec['translation']}/vocab.json")
@@ -278,7 +279,7 @@ def counts_spec(block: dict[str, Any]) -> dict[str, Any]:
 def claim_experiments(block: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
     """name -> (task kind, arch, summary path) for the claims rule."""
     out = {}
-    path = lambda name, f="summary.csv": f"results/analysis/snell2021/{name}/{f}"  # noqa: E731
+    path = lambda name, f="summary.csv": f"{root()}/analysis/snell2021/{name}/{f}"  # noqa: E731
     for run in copy_analyses(block):
         arch = "lstm_uniform" if run.endswith("_uniform") else "lstm_attention"
         out[f"snell2021_{run}"] = (run.removesuffix("_uniform"), arch, path(run))
@@ -330,7 +331,7 @@ def classification_data(block: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def prepared_dir(name: str) -> str:
-    return f"results/data/{name}"
+    return f"{root()}/data/{name}"
 
 
 # Table 2 / Fig. 2 row names of the translation sets we can prepare (others: "<name> (translation)")

@@ -164,12 +164,13 @@ def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
     return spec, model.eval(), valid, vocab   # eval: no dropout in the exported saliency and decodes
 
 
-def export(path) -> tuple[pa.Table, pa.Table]:
+def export(path, device="cpu") -> tuple[pa.Table, pa.Table]:
     """What the final model of a run gives beyond its training records: gradient saliency Δ of every held-out
     row (§5.1) and, for a seq2seq, its greedy decodes of the held-out sources (``predicted``: token ids up to the
     held-out targets' width, cut at ``<eos>`` by the reader)."""
     spec, model, valid, vocab = load_run(path)
-    batch = expand(valid, model.n_seeds)
+    model = model.to(device)
+    batch = expand(valid, model.n_seeds).to(device)
     args = (batch.src, batch.src_len, batch.tgt_in, batch.tgt_out)
     table = rows({"delta": model.saliency(*args)}, batch)
     seeds = [m.seed for m in members_of(spec)]
@@ -180,7 +181,7 @@ def export(path) -> tuple[pa.Table, pa.Table]:
     decoded = []
     if spec["model"]["type"] in ("seq2seq", "translation"):
         start = vocab["words"].index(SOS) if "words" in vocab else vocab["size"] - 1
-        pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).numpy()
+        pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).cpu().numpy()
         decoded = [(seeds[s], s, b, pred[s, b]) for s in range(pred.shape[0]) for b in range(pred.shape[1])]
     decodes = pa.table({"seed": pa.array([d[0] for d in decoded], pa.int32()),
                         "member": pa.array([d[1] for d in decoded], pa.int32()),
