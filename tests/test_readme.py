@@ -122,6 +122,7 @@ RUN = {
     "snakemake --cores 2 results/artifact.tar.gz": Run("demo", "", made("results/artifact.tar.gz", 100_000)),
     "snakemake --cores 1 results/artifact.verified": Run("demo", "", made("results/artifact.verified")),
     "attnrepro verify results/artifact.tar.gz": Run("demo", "", contains("every file matches its manifest")),
+    "tar xzf results/artifact.tar.gz && bagit.py --validate artifact": Run("demo", "", contains("is valid")),
     "snakemake --cores 2 results_paper/artifact.tar.gz --configfile config/paper.yaml":
         Run("fresh", " -n", contains("rule archive:", "results_paper/artifact.tar.gz")),
     "snakemake --archive workflow.tar.gz": Run("demo", "", archive_written),
@@ -195,7 +196,8 @@ def test_every_readme_command_is_run_here():
 @pytest.mark.slow
 @pytest.mark.parametrize("command", list(RUN))
 def test_readme_command(command, places):
-    if command == "attnrepro verify results/artifact.tar.gz":
+    if command in ("attnrepro verify results/artifact.tar.gz",
+                   "tar xzf results/artifact.tar.gz && bagit.py --validate artifact"):
         run_readme("snakemake --cores 2 results/artifact.tar.gz", places)
     if command == "source .venv/bin/activate" and not (ROOT / ".venv").exists():
         pytest.skip("no .venv here (make install builds it)")
