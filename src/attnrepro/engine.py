@@ -32,6 +32,7 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
+from . import __version__
 from .config import TrainConfig, fingerprint
 from .data import Encoded, Source, draw, expand, stack
 from .errors import AttnReproError
@@ -40,6 +41,7 @@ from .progress import progress
 from .stacked import clip_grad_norm_per_seed, per_seed_grad_norm
 from .seeding import generator, stream_seeds
 
+CHECKPOINT_FORMAT = 2  # raised when a checkpoint's contents change: older ones are then stale, not misread
 METRIC_COLUMNS = ["step", "member", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc", "diverged"]
 
 
@@ -122,20 +124,30 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     fp = fingerprint({"spec": spec, "members": [[m.seed, m.data_seed, list(m.head_seeds)] for m in members],
                       "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
                       "data": data_fingerprint(source) if isinstance(source, Encoded) else None,
-                      "valid": data_fingerprint(valid)})
+                      "valid": data_fingerprint(valid), "format": CHECKPOINT_FORMAT, "code": __version__})
     model = model.to(device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     gens = [generator(m.data_seed, "batches") for m in members]
     state = {"step": 0, "metrics": [], "diverged": {}, "seconds": 0.0}
     record_dir = ckpt_dir / "records"
-    loaded = _load_checkpoint(ckpt_dir, fp, log)
+
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+
+    def restore(loaded: dict) -> None:
+        try:
+            model.load_state_dict(loaded["model"])
+            opt.load_state_dict(loaded["optimizer"])
+            for g, gs in zip(gens, loaded["generators"]):
+                g.set_state(gs)
+            state.update({k: loaded[k] for k in state})
+        except Exception:  # a half-applied checkpoint must not leak into the fresh start
+            model.load_state_dict(initial)
+            gens[:] = [generator(m.data_seed, "batches") for m in members]
+            raise
+
+    loaded = _load_checkpoint(ckpt_dir, fp, log, restore)
     if loaded is not None:
-        model.load_state_dict(loaded["model"])
-        opt.load_state_dict(loaded["optimizer"])
-        for g, gs in zip(gens, loaded["generators"]):
-            g.set_state(gs)
-        state = {k: loaded[k] for k in state}
         print(f"{name}: resuming from step {state['step']} ({ckpt_dir})", file=log, flush=True)
     for part in record_dir.glob("*.pkl"):  # evaluations after the checkpoint (or of a fresh start) are redone
         if int(part.stem.rsplit(".", 1)[1]) > state["step"] or loaded is None:
@@ -235,9 +247,10 @@ def _save_checkpoint(ckpt_dir: Path, state: dict) -> None:
             old.unlink(missing_ok=True)
 
 
-def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
-    """The newest readable checkpoint with fingerprint ``fp``; unreadable or stale ones are reported and moved
-    aside (``.corrupt`` / ``.stale``), never deleted."""
+def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO, restore: Callable[[dict], None]) -> dict | None:
+    """The newest readable checkpoint with fingerprint ``fp``, applied by ``restore``; unreadable ones, stale ones
+    and ones whose contents do not fit the model are reported and moved aside (``.corrupt`` / ``.stale``), never
+    deleted."""
     for path in reversed(_checkpoints(ckpt_dir)):
         try:
             state = torch.load(path, map_location="cpu", weights_only=False)
@@ -249,6 +262,13 @@ def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
         if state.get("fingerprint") != fp:
             aside = move_aside(path, ".stale")
             print(f"checkpoint {path} belongs to another configuration; moved aside to {aside.name}", file=log)
+            continue
+        try:
+            restore(state)
+        except (KeyError, TypeError, ValueError, RuntimeError) as err:
+            aside = move_aside(path, ".corrupt")
+            print(f"checkpoint {path} does not fit this model ({type(err).__name__}: {err}); moved aside to "
+                  f"{aside.name}", file=log)
             continue
         return state
     return None

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, figure_files, sub, threads, write_figure
+from ..cli.common import SPEC_HELP, figure_files, positive, sub, threads, write_figure
 from ..errors import AttnReproError
 
 
@@ -149,11 +149,11 @@ def add_parser(subparsers) -> None:
     t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
     t.add_argument("--out-dir", required=True, help="model.pt, metrics.csv, probes.parquet, eval.parquet")
     t.add_argument("--candidates", help="K-head models: the candidates.parquet of multihead_candidates")
-    t.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    t.add_argument("--threads", type=positive, default=None, help="torch CPU threads (default: torch's own choice)")
     e = sub(steps, "export", "gradient saliency and greedy decodes of a run's final model", cmd_export)
     e.add_argument("--model", required=True, help="the run's model.pt")
     e.add_argument("--out-dir", required=True, help="where the run's activation tables go (docs/activations.md)")
-    e.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    e.add_argument("--threads", type=positive, default=None, help="torch CPU threads (default: torch's own choice)")
     a = sub(steps, "analyze", "summaries and Table 2 rows from the runs' tables", cmd_analyze)
     a.add_argument("name", help="the analysis (a run group of the snell2021 block)")
     a.add_argument("--spec-json", required=True, help="the resolved analysis spec " + SPEC_HELP)

@@ -26,7 +26,7 @@ from ..config import TrainConfig
 from ..data import Encoded, expand
 from ..engine import Member, Result, fit
 from ..errors import AttnReproError
-from ..io import atomic_path, quarantine, write_csv, write_parquet
+from ..io import atomic_path, quarantine, save_torch, write_csv, write_parquet
 from ..seeding import generator
 from ..tokens import SOS
 from . import tasks
@@ -132,8 +132,7 @@ def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
                 for part in result.records.get("probes", []):
                     writer.write_table(probe_table(pd.read_pickle(part), probes))
     write_csv(result.metrics, out / "metrics.csv")
-    with atomic_path(out / "model.pt") as tmp:
-        torch.save({"spec": spec, "state_dict": result.model.state_dict()}, tmp)
+    save_torch({"spec": spec, "state_dict": result.model.state_dict()}, out / "model.pt")
 
 
 def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
