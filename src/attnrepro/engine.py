@@ -99,10 +99,11 @@ def data_fingerprint(data: Encoded) -> str:
     return h.hexdigest()[:16]
 
 
-def eval_steps(cfg: TrainConfig) -> set[int]:
-    """Every ``eval_every``-th step, the last step, and the steps of ``eval_at`` (0 = before training)."""
-    return set(range(cfg.eval_every, cfg.steps + 1, cfg.eval_every)) | {cfg.steps} | {s for s in cfg.eval_at
-                                                                                        if s <= cfg.steps}
+def is_eval_step(cfg: TrainConfig, step: int) -> bool:
+    """Every ``eval_every``-th step, the last step, and the steps of ``eval_at`` (0 = before training); a test,
+    not a set, so its memory does not grow with ``steps``."""
+    return 0 <= step <= cfg.steps and (step == cfg.steps or (step > 0 and step % cfg.eval_every == 0)
+                                       or step in cfg.eval_at)
 
 
 def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: Encoded, cfg: TrainConfig,
@@ -110,7 +111,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         evaluate: Callable = teacher_forced, record: Callable | None = None, device="cpu",
         log: TextIO = sys.stderr, on_step: Callable[[int], None] | None = None) -> Result:
     """Train ``model`` (its members built from ``members``) on batches from ``source``, evaluating on ``valid``
-    at :func:`eval_steps`; ``evaluate(model, batch)`` returns per-member metrics, ``record(model, batch)`` named
+    at :func:`is_eval_step`; ``evaluate(model, batch)`` returns per-member metrics, ``record(model, batch)`` named
     DataFrames with a ``member`` column (the probes of Snell et al.'s Table 2) that are kept for every evaluation.
     ``spec`` is everything else the run depends on (its model and task), for the checkpoints' fingerprint;
     ``on_step(step)`` is called after every completed step (tests use it to interrupt a run)."""
@@ -153,7 +154,6 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         if int(part.stem.rsplit(".", 1)[1]) > state["step"] or loaded is None:
             part.unlink()
     frozen = {s: [p.detach()[s].clone() for p in params] for s in state["diverged"]}
-    schedule = eval_steps(cfg)
     started = time.perf_counter() - state["seconds"]
     losses = torch.full((len(members),), float("nan"), device="cpu")
 
@@ -179,7 +179,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         progress(name, step, cfg.steps, time.perf_counter() - started, log, loss=mean(losses),
                  acc=mean(scores["token_acc"]), **extra)
 
-    if state["step"] == 0 and 0 in schedule:
+    if state["step"] == 0 and is_eval_step(cfg, 0):
         evaluation(0)
     for step in range(state["step"], cfg.steps):
         batch = stack([draw(source, g, cfg.batch_size) for g in gens]).to(device)
@@ -219,7 +219,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
                     p[s] = v
         done = step + 1
         losses = losses.cpu()
-        if done in schedule:
+        if is_eval_step(cfg, done):
             evaluation(done)
         state["step"], state["seconds"] = done, time.perf_counter() - started
         if done % cfg.checkpoint_every == 0 and done < cfg.steps:

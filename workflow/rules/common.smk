@@ -17,7 +17,7 @@ from attnrepro.aitken2021 import panels as aitken_panels  # noqa: E402
 
 try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the schema), never a traceback
     validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
-                        files=workflow.configfiles)
+                        files=workflow.configfiles, overrides=workflow.config_settings.config)
     cfglib.check(config)
     # the scale ladder's experiments train, export and are analysed by the ordinary rules; only `snakemake ladder`
     # asks for them (workflow/rules/ladder.smk)
