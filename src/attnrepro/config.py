@@ -9,8 +9,6 @@ something that job depends on changes.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -273,5 +271,3 @@ def parse_chunk(name: str) -> list[int]:
     return [int(x) for x in name[1:].split("-")]
 
 
-def fingerprint(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]

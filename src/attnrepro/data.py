@@ -135,9 +135,8 @@ def write_task(splits: dict[str, pd.DataFrame], vocab: dict, out: Path) -> None:
     its vocabulary's fingerprint (:mod:`attnrepro.provenance`), so a reader can tell which file is foreign."""
     import pyarrow as pa
 
-    from .config import fingerprint
     from .io import write_json, write_parquet
-    from .provenance import stamp, with_stamp
+    from .provenance import fingerprint, stamp, with_stamp
 
     mark = stamp("split", task=out.name, vocab=fingerprint(vocab))
     for split, df in splits.items():

@@ -33,7 +33,8 @@ import torch
 import torch.nn.functional as F
 
 from . import __version__
-from .config import TrainConfig, fingerprint
+from .config import TrainConfig
+from .provenance import fingerprint
 from .data import Encoded, Source, draw, expand, stack
 from .errors import AttnReproError
 from .io import atomic_path, move_aside
@@ -267,7 +268,8 @@ def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO, restore: Callable[[di
             restore(state)
         except (KeyError, TypeError, ValueError, RuntimeError) as err:
             aside = move_aside(path, ".corrupt")
-            print(f"checkpoint {path} does not fit this model ({type(err).__name__}: {err}); moved aside to "
+            why = str(err).strip().splitlines()[-1].strip() if str(err).strip() else ""
+            print(f"checkpoint {path} does not fit this model ({type(err).__name__}: {why}); moved aside to "
                   f"{aside.name}", file=log)
             continue
         return state

@@ -118,15 +118,13 @@ def move_aside(path: Path, suffix: str) -> Path:
     return aside
 
 
+RESULTS = "results"  # the workflow's outputs, relative to its directory (attnrepro.layout names them)
 RESULTS_ROOT_ENV = "ATTNREPRO_RESULTS_ROOT"
 
 
 def results_root() -> Path:
     """The folder whose files the workflow writes, and so may move aside: ``$ATTNREPRO_RESULTS_ROOT`` when set,
-    else :data:`attnrepro.layout.RESULTS` under the working directory (a rule's job runs in the workflow's
-    directory)."""
-    from .layout import RESULTS
-
+    else :data:`RESULTS` under the working directory (a rule's job runs in the workflow's directory)."""
     return Path(os.environ.get(RESULTS_ROOT_ENV) or RESULTS).resolve()
 
 

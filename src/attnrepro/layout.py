@@ -13,8 +13,8 @@ from typing import Any
 
 from .config import GOLD_TASK_KINDS, task_spec
 from .errors import AttnReproError
+from .io import RESULTS  # one value: where outputs go is where the quarantine may move them aside
 
-RESULTS = "results"
 KOBAYASHI_MODEL = "kobayashi2020_minilm"  # the one pretrained encoder; its replicates are folds, not seeds
 
 

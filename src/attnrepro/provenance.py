@@ -21,6 +21,13 @@ FORMAT = 1  # raised whenever a stamped file's layout changes: older files are t
 KEY = "attnrepro"  # the stamp's key: a model's dict key, a Parquet file's schema metadata key
 
 
+def fingerprint(obj: Any) -> str:
+    """A short hash of JSON-able ``obj`` (a spec, a vocabulary): equal exactly when the content is."""
+    import hashlib
+
+    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def stamp(kind: str, **identity: Any) -> dict[str, Any]:
     return {"kind": kind, "format": FORMAT, "code": __version__, **identity}
 

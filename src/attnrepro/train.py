@@ -14,14 +14,14 @@ from typing import Callable, TextIO
 import pandas as pd
 import torch
 
-from .config import TrainConfig, fingerprint
+from .config import TrainConfig
 from .data import Encoded
 from .engine import Member, fit, token_loss
 from .errors import AttnReproError
 from .evaluation import accuracies
 from .io import quarantine, save_torch
 from .model import EncoderDecoder, ModelConfig
-from .provenance import KEY, check, stamp
+from .provenance import KEY, check, fingerprint, stamp
 from .transformer import Transformer
 
 METRIC_COLUMNS = ["step", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc"]
@@ -54,8 +54,8 @@ def train(model_cfg: ModelConfig, cfg: TrainConfig, seeds: list[int], train_data
     return result.model, result.metrics[METRIC_COLUMNS]
 
 
-def save_model(model: EncoderDecoder, vocab: dict, path: str | Path, *, experiment: str, task: str,
-               spec: dict) -> None:
+def save_model(model: EncoderDecoder, vocab: dict, path: str | Path, *, experiment: str | None = None,
+               task: str | None = None, spec: dict | None = None) -> None:
     """``model.pt``: the weights, their config and vocabulary, stamped with the experiment, task and the
     fingerprint of the spec that trained them (:mod:`attnrepro.provenance`)."""
     blob = {"model_config": model.cfg.to_dict(), "seeds": model.seeds, "vocab": vocab,
@@ -65,9 +65,10 @@ def save_model(model: EncoderDecoder, vocab: dict, path: str | Path, *, experime
 
 
 def load_model(path: str | Path, device="cpu", *, experiment: str | None = None,
-               task: str | None = None) -> tuple[EncoderDecoder, dict, dict]:
-    """The model of ``path``, its vocabulary and its stamp, which must be of ``experiment`` and ``task`` when
-    given; anything else (a checkpoint, another experiment's model) is moved aside under the results root."""
+               task: str | None = None) -> tuple[EncoderDecoder, dict]:
+    """The model of ``path`` (its stamp as ``model.provenance``) and its vocabulary; the stamp must be of
+    ``experiment`` and ``task`` when given: anything else (a checkpoint, another experiment's model) is moved
+    aside under the results root."""
     path = Path(path)
     if not path.exists():
         raise AttnReproError(f"{path}: model file not found")
@@ -82,4 +83,5 @@ def load_model(path: str | Path, device="cpu", *, experiment: str | None = None,
         model.load_state_dict(blob["state_dict"])
     except (KeyError, TypeError, RuntimeError, ValueError) as err:
         raise quarantine(path, f"its weights do not fit its config ({err})") from err
-    return model.to(device), blob["vocab"], found
+    model.provenance = found
+    return model.to(device), blob["vocab"]

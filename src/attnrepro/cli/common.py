@@ -46,10 +46,9 @@ def load_split(data_dir: Path, split: str, task: str | None = None):
     """A task's vocabulary and one split, encoded; an empty or unencodable split is named. The split's stamp
     (:func:`attnrepro.data.write_task`) must be of ``task`` (when given) and of this ``vocab.json``: a word missing
     from a vocabulary that is not the one the split was made with blames (and moves aside) ``vocab.json``."""
-    from ..config import fingerprint
     from ..data import Vocab, encode
     from ..io import quarantine, read_json, read_parquet
-    from ..provenance import check, parquet_stamp
+    from ..provenance import check, fingerprint, parquet_stamp
 
     vocab_path, path = data_dir / "vocab.json", data_dir / f"{split}.parquet"
     vocab_dict = read_json(vocab_path)

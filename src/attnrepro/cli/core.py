@@ -67,8 +67,8 @@ def cmd_export(args) -> None:
 
     threads(args.threads)
     device = pick_device(args.device)
-    model, vocab_dict, made = load_model(args.model, device, experiment=args.experiment)
-    vocab, test = load_split(Path(args.data_dir), "test", made["task"])
+    model, vocab_dict = load_model(args.model, device, experiment=args.experiment)
+    vocab, test = load_split(Path(args.data_dir), "test", model.provenance["task"])
     same_vocabulary(vocab, vocab_dict, args.model, Path(args.data_dir) / "vocab.json")
     tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device)
     for name, table in tables.items():
@@ -90,8 +90,8 @@ def cmd_evaluate(args) -> None:
     data_dir = Path(args.data_dir)
     frames = []
     for path in args.models:
-        model, vocab_dict, made = load_model(path, device, experiment=args.experiment)
-        vocab, data = load_split(data_dir, args.split, made["task"])
+        model, vocab_dict = load_model(path, device, experiment=args.experiment)
+        vocab, data = load_split(data_dir, args.split, model.provenance["task"])
         same_vocabulary(vocab, vocab_dict, path, data_dir / "vocab.json")
         frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index(SOS), device))
     table = pd.concat(frames, ignore_index=True)
