@@ -13,9 +13,24 @@ def root() -> Path:
     return ROOT
 
 
+@pytest.fixture(autouse=True, scope="session")
+def results_root_is_the_temporary_folder(tmp_path_factory):
+    """Unit tests write the workflow's files under pytest's temporary folder: that is their results root, where
+    the quarantine may move a bad file aside (attnrepro.io.results_root); a workflow run keeps its own."""
+    from attnrepro.io import RESULTS_ROOT_ENV
+
+    os.environ[RESULTS_ROOT_ENV] = str(tmp_path_factory.getbasetemp())
+    yield
+    os.environ.pop(RESULTS_ROOT_ENV, None)
+
+
 def tool_env() -> dict:
-    """The environment a rule sees: this interpreter's bin first, so ``attnrepro`` and ``snakemake`` resolve."""
+    """The environment a rule sees: this interpreter's bin first, so ``attnrepro`` and ``snakemake`` resolve; the
+    results root is the workflow's own (``results/`` of its directory)."""
+    from attnrepro.io import RESULTS_ROOT_ENV
+
     env = dict(os.environ)
+    env.pop(RESULTS_ROOT_ENV, None)
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     return env
 

@@ -77,7 +77,7 @@ def test_bad_config_stops_before_any_job(tmp_path, smoke, path, value, needle):
 
 
 TASK = dict(kind="one_to_one", n_words=3, min_len=4, max_len=6, n_train=50, n_valid=8, n_test=8, seed=0)
-SPEC = {"task": "t", "model": {"arch": "aed", "cell": "gru", "hidden": 8},
+SPEC = {"task": "data", "model": {"arch": "aed", "cell": "gru", "hidden": 8},
         "train": {"steps": 4, "batch_size": 4, "lr": 0.01, "lr_decay": 1.0, "betas": [0.9, 0.99], "eps": 1e-8,
                   "grad_clip": 1.0, "l2": 0.0, "checkpoint_every": 2, "eval_every": 2, "n_eval": 8}}
 

@@ -7,12 +7,16 @@ import torch
 
 from attnrepro.config import TrainConfig
 from attnrepro.data import Encoded, draw, stack
-from attnrepro.engine import Member, eval_steps
+from attnrepro.engine import Member, is_eval_step
 from attnrepro.progress import progress
 from attnrepro.seeding import generator, stream_seeds
 
 TRAIN = dict(steps=600, batch_size=32, lr=1e-3, lr_decay=1.0, betas=[0.9, 0.999], eps=1e-8, grad_clip=None, l2=0.0,
              checkpoint_every=200, eval_every=250, n_eval=10)
+
+
+def eval_steps(cfg):
+    return [s for s in range(cfg.steps + 2) if is_eval_step(cfg, s)]
 
 
 def test_eval_steps_follow_the_config_and_snell_app_a8():

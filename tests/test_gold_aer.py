@@ -12,7 +12,7 @@ from attnrepro.kobayashi2020.alignment_readout import source_target_alignments
 from attnrepro.kobayashi2020.aer import extract, format_pharaoh
 from attnrepro.cli import main
 from attnrepro.config import check
-from attnrepro.data import Vocab, encode
+from attnrepro.data import Vocab, encode, write_task
 from attnrepro.errors import AttnReproError
 from attnrepro.bleu import sentences
 from attnrepro.evaluation import scores
@@ -216,8 +216,7 @@ def test_unk_never_counts_as_a_bleu_match():
 def test_evaluate_cli_writes_bleu_beside_accuracy(gold_dir, tmp_path):
     vocab = _vocab()
     df = pd.DataFrame({"src": [s.split() for s, _ in PAIRS[:2]], "tgt": [t.split() for _, t in PAIRS[:2]]})
-    df.to_parquet(tmp_path / "test.parquet")
-    (tmp_path / "vocab.json").write_text(json.dumps(vocab.to_dict()))
+    write_task({"test": df}, vocab.to_dict(), tmp_path)
     assert main(["evaluate", "--models", str(gold_dir / "m01.pt"), str(gold_dir / "m2.pt"), "--data-dir",
                  str(tmp_path), "--out", str(tmp_path / "evaluation.csv"), "--device", "cpu"]) == 0
     ev = pd.read_csv(tmp_path / "evaluation.csv")

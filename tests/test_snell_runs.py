@@ -122,7 +122,7 @@ def test_aitken_training_stops_on_divergence_naming_experiment_seed_and_step(tmp
     with pytest.raises(AttnReproError, match=r"aed_x: seed 3 diverged at step 2 \(loss nan\); nothing was written"):
         train(mc, TrainConfig.from_dict(cfg), [3], tr, va, tmp_path / "ck", sos=1, name="aed_x", log=io.StringIO())
     assert main(["data", "--task-json", json.dumps(tiny_task), "--out-dir", str(tmp_path / "data")]) == 0
-    spec = {"task": "t", "model": {"arch": "aed", "cell": "gru", "hidden": 8}, "train": cfg}
+    spec = {"task": "data", "model": {"arch": "aed", "cell": "gru", "hidden": 8}, "train": cfg}
     out = tmp_path / "model"
     assert main(["train", "--spec-json", json.dumps(spec), "--seeds", "3", "--data-dir", str(tmp_path / "data"),
                  "--ckpt-dir", str(tmp_path / "ck2"), "--model-out", str(out / "model.pt"),

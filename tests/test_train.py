@@ -152,7 +152,7 @@ def _write_data(tmp_path, task):
 
 
 def _train_cmd(tmp_path, data_dir, name, steps):
-    spec = {"task": "t", "model": {"arch": "aed", "cell": "gru", "hidden": 16},
+    spec = {"task": "data", "model": {"arch": "aed", "cell": "gru", "hidden": 16},
             "train": {**TRAIN, "steps": steps, "checkpoint_every": 10, "eval_every": 50, "batch_size": 32}}
     return [sys.executable, "-m", "attnrepro.cli", "train", "--spec-json", json.dumps(spec), "--seeds", "0", "1",
             "--data-dir", str(data_dir), "--ckpt-dir", str(tmp_path / name / "ckpt"),

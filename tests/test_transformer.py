@@ -11,7 +11,7 @@ import torch
 from attnrepro import tasks
 from attnrepro.kobayashi2020.norms import decomposed_output
 from attnrepro.config import TrainConfig, check
-from attnrepro.data import Vocab, encode
+from attnrepro.data import Vocab, encode, write_task
 from attnrepro.errors import AttnReproError
 from attnrepro.model import ModelConfig
 from attnrepro.kobayashi2020.task_gold import gold
@@ -168,10 +168,7 @@ def test_trained_transformer_aligns_one_to_one(tmp_path):
     assert set(best_and_mean(per_layer)) >= {"aer_weight_best", "aer_norm_best", "aer_best_gain"}
     # the CLI end to end on saved files
     data = tmp_path / "data"
-    data.mkdir()
-    for split, df in splits.items():
-        df.to_parquet(data / f"{split}.parquet")
-    (data / "vocab.json").write_text(json.dumps(vocab.to_dict()))
+    write_task(splits, vocab.to_dict(), data)
     save_model(model, vocab.to_dict(), tmp_path / "model.pt")
     assert main(["kobayashi2020", "aer", "--models", str(tmp_path / "model.pt"), "--data-dir", str(data),
                  "--task-json", json.dumps(task), "--n-examples", "64", "--out-dir", str(tmp_path / "aer")]) == 0

@@ -1,8 +1,8 @@
 """Memory a config asks for, estimated before any job starts, so that a size that cannot fit (a 20,000-word
 task, ``dpi: 100000``) stops with the estimate and the key instead of ``std::bad_alloc`` an hour later.
 
-The estimates count the largest tensors a job holds at once — attention scores (seeds × batch × T_tgt × T_src),
-recurrent states, logits — in float32, to within a small factor; they are meant to catch sizes orders of magnitude
+The estimates count the largest tensors a job holds at once — the weights with their gradients and Adam's two
+moments, attention scores (seeds × batch × T_tgt × T_src), recurrent states, logits — in float32, to within a small factor; they are meant to catch sizes orders of magnitude
 too large, not to plan a cluster job. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large
 node; ``config/paper.yaml``'s largest job, the evaluation of 10 stacked Bible models over a 30k vocabulary, is
 estimated at ~85 GB). Set it to your machine's memory for a tighter check.
@@ -21,6 +21,8 @@ DEFAULT_LIMIT_GB = 128.0
 FLOAT = 4  # bytes
 # float values kept per hidden unit and time step for the backward pass (gates, their activations, the state)
 CELL_VALUES = {"lstm": 12, "gru": 10, "ugrnn": 8, "ff": 6}
+GATES = {"lstm": 4, "gru": 3, "ugrnn": 2, "ff": 1}  # weight blocks of hidden columns per cell
+OPTIMISER_COPIES = 4  # training holds each weight, its gradient and Adam's two moments
 TOKEN_BYTES = 48  # a task's words as lists, Parquet and padded int64 tensors, per token (measured: ~14 + 24)
 LARGEST_FIGURE_IN2 = 16 * 10  # the largest figure (Aitken Fig. 3 style, 2 × 3 panels) in square inches
 MAX_PIXELS_PER_SIDE = 2**16  # matplotlib's Agg canvas refuses larger images
@@ -54,15 +56,28 @@ def figure_bytes(dpi: int) -> float:
     return LARGEST_FIGURE_IN2 * dpi**2 * FLOAT * 2
 
 
+def parameter_count(*, hidden: int, cell: str, vocab_src: int, vocab_tgt: int, arch: str = "aed",
+                    layers: int = 2) -> int:
+    """Weights of one seed's model: both recurrences (``gates`` × hidden × (input + hidden + 2 biases)) and the
+    readout, or a Transformer's layers (≈ 12 hidden² each in the encoder, 16 in the decoder) and embeddings."""
+    if arch == "transformer":
+        return 28 * hidden**2 * layers + hidden * (vocab_src + 2 * vocab_tgt)
+    g = GATES.get(cell, 4) * hidden
+    readout = (2 if arch == "aed" else 1) * hidden * vocab_tgt + vocab_tgt
+    return g * (vocab_src + hidden + 2) + g * (vocab_tgt + hidden + 2) + readout
+
+
 def seq2seq_bytes(*, seeds: int, batch: int, t_src: int, t_tgt: int, hidden: int, cell: str, vocab_src: int,
-                  vocab_tgt: int, attention_maps: int, grads: bool = True) -> float:
-    """One step of a stacked encoder-decoder: states of both recurrences, ``attention_maps`` score matrices
-    T_tgt × T_src (scores, weights, and their gradients), one-hot inputs and the logits."""
+                  vocab_tgt: int, attention_maps: int, grads: bool = True, arch: str = "aed") -> float:
+    """One step of a stacked encoder-decoder: its weights (with ``grads``, also their gradients and Adam's two
+    moments), states of both recurrences, ``attention_maps`` score matrices T_tgt × T_src (scores, weights, and
+    their gradients), one-hot inputs and the logits."""
     keep = 2 if grads else 1
     per_example = (keep * (t_src + t_tgt) * hidden * CELL_VALUES.get(cell, 12)
                    + keep * 2 * attention_maps * t_tgt * t_src
                    + t_src * vocab_src + (1 + 2 * keep) * t_tgt * vocab_tgt)  # one-hot inputs; logits
-    return FLOAT * seeds * batch * per_example
+    weights = parameter_count(hidden=hidden, cell=cell, vocab_src=vocab_src, vocab_tgt=vocab_tgt, arch=arch)
+    return FLOAT * seeds * (batch * per_example + (OPTIMISER_COPIES if grads else 1) * weights)
 
 
 def data_bytes(n_examples: int, longest: int) -> float:
@@ -127,7 +142,7 @@ def _check_experiment(key, exp, train, task, vocab, seeds, n_examples) -> None:
     if model["arch"] == "transformer":
         maps = model.get("heads", 4) * model.get("layers", 2) * 3  # encoder, decoder and cross attention
     common = dict(t_src=t, t_tgt=t, hidden=model["hidden"], cell=model["cell"], vocab_src=vocab, vocab_tgt=vocab,
-                  attention_maps=maps)
+                  attention_maps=maps, arch=model["arch"])
     steps = {"train.batch_size": seq2seq_bytes(seeds=seeds, batch=train["batch_size"], **common),
              "train.n_eval": seq2seq_bytes(seeds=seeds, batch=train["n_eval"], grads=False, **common),
              "export.n_examples": seq2seq_bytes(seeds=seeds, batch=n_examples, grads=False, **common)}
@@ -173,7 +188,8 @@ def check_training_memory(data_dir, model_cfg, train_cfg, seeds: int, train_data
     if model_cfg.arch == "transformer":
         maps = model_cfg.heads * model_cfg.layers * 3
     common = dict(seeds=seeds, t_src=t_src, t_tgt=t_tgt, hidden=model_cfg.hidden, cell=model_cfg.cell,
-                  vocab_src=model_cfg.src_vocab, vocab_tgt=model_cfg.tgt_vocab, attention_maps=maps)
+                  vocab_src=model_cfg.input_dim or model_cfg.src_vocab,
+                  vocab_tgt=model_cfg.input_dim or model_cfg.tgt_vocab, attention_maps=maps, arch=model_cfg.arch)
     need = max(seq2seq_bytes(batch=train_cfg.batch_size, **common),
                seq2seq_bytes(batch=min(train_cfg.n_eval, len(valid_data)), grads=False, **common))
     _over(f"training on {data_dir}", need, f"{seeds} stacked seed(s) × sequences of up to {t_src} and {t_tgt} "

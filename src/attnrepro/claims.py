@@ -257,6 +257,12 @@ def _outcomes(claim: Claim, df: pd.DataFrame) -> tuple[np.ndarray, int]:
 def merge_replicates(name: str, tables: list[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
     """One experiment's per-replicate tables (its analysis summary, its AER summary, …) joined on the replicate
     column (``seed`` or ``fold``); a measure in two tables is an error, not a silent pick."""
+    for path, df in tables:  # a replicate counted twice would narrow every interval and could flip a verdict
+        for key in ("seed", "fold"):
+            if key in df.columns and df[key].duplicated().any():
+                twice = sorted(df.loc[df[key].duplicated(), key].unique().tolist())
+                raise AttnReproError(f"{path}: {key}(s) {twice} appear in more than one row; each replicate is one "
+                                     f"row (a table appended to or copied together?)")
     (first_path, out), *rest = tables
     for path, df in rest:
         key = [k for k in ("seed", "fold") if k in out.columns and k in df.columns]

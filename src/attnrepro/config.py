@@ -9,8 +9,6 @@ something that job depends on changes.
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
@@ -182,6 +180,11 @@ def _check_gold_sets(config: dict[str, Any]) -> None:
 _ATTENTION_ROLES = {("fig2", "sort"), ("fig3", "aed"), ("fig3", "ao"), ("fig4", "ao"), ("fig5", "shares"),
                     ("fig6", "aed"), ("fig6", "ao")}
 
+# panels drawn for one task kind, whose titles name it
+_PANEL_TASKS = {("bottleneck", "ved"): "bottleneck", ("bottleneck", "aed"): "bottleneck",
+                ("bottleneck", "ved_reversed"): "bottleneck_reversed", ("fig3", "aed"): "escan",
+                ("fig3", "ao"): "escan", ("fig6", "aed"): "escan", ("fig6", "ao"): "escan"}
+
 
 def _check_figures(config: dict[str, Any]) -> None:
     aitken = config.get("figures", {}).get("aitken2021")
@@ -199,11 +202,12 @@ def _check_figures(config: dict[str, Any]) -> None:
                     raise AttnReproError(f"{key}: unknown experiment {name!r}")
                 if (block, role) in _ATTENTION_ROLES and config["experiments"][name]["model"]["arch"] == "ved":
                     raise AttnReproError(f"{key}: {name!r} is a VED model, but this panel reads its attention")
-                if block == "bottleneck":
+                want = _PANEL_TASKS.get((block, role))
+                if want is not None:
                     kind = task_spec(config, config["experiments"][name]["task"])["kind"]
-                    want = "bottleneck_reversed" if role == "ved_reversed" else "bottleneck"
                     if kind != want:
-                        raise AttnReproError(f"{key}: {name!r} trains on a {kind!r} task, not {want!r}")
+                        raise AttnReproError(f"{key}: {name!r} trains on a {kind!r} task, but this panel is drawn "
+                                             f"(and titled) for {want!r}")
 
 
 def corpus_family(corpus: dict[str, Any]) -> str:
@@ -289,5 +293,3 @@ def parse_chunk(name: str) -> list[int]:
     return [int(x) for x in name[1:].split("-")]
 
 
-def fingerprint(obj: Any) -> str:
-    return hashlib.sha256(json.dumps(obj, sort_keys=True).encode()).hexdigest()[:16]

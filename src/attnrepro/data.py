@@ -14,7 +14,9 @@ and a training batch is the same type with a leading member axis, [S, B, ...] (:
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, fields
+from pathlib import Path
 from typing import Callable, Union
 
 import numpy as np
@@ -126,3 +128,19 @@ def encode(df: pd.DataFrame, vocab: Vocab) -> Encoded:
         tgt_out=torch.from_numpy(tgt_out),
         tgt_len=torch.tensor([len(y) + 1 for y in tgt_lists]),
     )
+
+
+def write_task(splits: dict[str, pd.DataFrame], vocab: dict, out: Path) -> None:
+    """A task's splits and ``vocab.json`` in ``out`` (named after the task); each split stamped with the task and
+    its vocabulary's fingerprint (:mod:`attnrepro.provenance`), so a reader can tell which file is foreign."""
+    import pyarrow as pa
+
+    from .io import write_json, write_parquet
+    from .provenance import fingerprint, stamp, with_stamp
+
+    mark = stamp("split", task=out.name, vocab=fingerprint(vocab))
+    for split, df in splits.items():
+        write_parquet(with_stamp(pa.Table.from_pandas(df, preserve_index=False), {**mark, "split": split}),
+                      out / f"{split}.parquet")
+        print(f"{split}: {len(df)} examples", file=sys.stderr)
+    write_json(vocab, out / "vocab.json")

@@ -15,6 +15,7 @@ import hashlib
 import http.client
 import shutil
 import sys
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -23,6 +24,7 @@ from .errors import AttnReproError
 from .io import atomic_path, move_aside, quarantine
 
 CHUNK = 1 << 20
+MIN_RATE = 1024  # bytes per second, averaged over each timeout's window
 
 
 def digest_of(path: Path, algorithm: str = "sha256") -> str:
@@ -64,6 +66,9 @@ def fetch(url: str, dest: str | Path, sha256: str | None, *, md5: str | None = N
     with atomic_path(dest) as tmp:
         if local_dir is not None:
             source = Path(local_dir) / (local_name or dest.name)
+            if source.is_dir():
+                raise AttnReproError(f"{source}: a folder in the offline mirror downloads.local_dir, where the "
+                                     f"file {source.name} is expected")
             if not source.is_file():
                 raise AttnReproError(f"{source}: not found in the offline mirror downloads.local_dir "
                                      f"(pre-download it where there is internet; see the README)")
@@ -86,15 +91,24 @@ def fetch(url: str, dest: str | Path, sha256: str | None, *, md5: str | None = N
 
 
 def _download(url: str, tmp: Path, timeout: float) -> None:
-    """Stream ``url`` into ``tmp``; an HTTP error or a body shorter than its Content-Length raises."""
+    """Stream ``url`` into ``tmp``; an HTTP error or a body shorter than its Content-Length raises. ``timeout``
+    bounds the whole transfer's progress, not one read: every ``timeout`` seconds at least :data:`MIN_RATE` bytes
+    per second must have arrived (curl's --speed-limit), so a server trickling a byte now and then is given up."""
     request = urllib.request.Request(url, headers={"User-Agent": "attnrepro"})
     try:
         with urllib.request.urlopen(request, timeout=timeout) as response, open(tmp, "wb") as out:
             expected = response.headers.get("Content-Length")
-            received = 0
-            while block := response.read(CHUNK):
+            received, window_start, window_bytes = 0, time.monotonic(), 0
+            while block := response.read1(CHUNK):
                 out.write(block)
                 received += len(block)
+                window_bytes += len(block)
+                elapsed = time.monotonic() - window_start
+                if elapsed >= timeout:
+                    if window_bytes < MIN_RATE * elapsed:
+                        raise AttnReproError(f"{url}: stalled, {window_bytes} bytes in the last {elapsed:.0f} s "
+                                             f"({received} in all); nothing was kept")
+                    window_start, window_bytes = time.monotonic(), 0
     except urllib.error.HTTPError as err:
         raise AttnReproError(f"{url}: HTTP {err.code} {err.reason}; nothing was kept") from None
     except (urllib.error.URLError, http.client.HTTPException, OSError) as err:

@@ -32,7 +32,9 @@ import pandas as pd
 import torch
 import torch.nn.functional as F
 
-from .config import TrainConfig, fingerprint
+from . import __version__
+from .config import TrainConfig
+from .provenance import fingerprint
 from .data import Encoded, Source, draw, expand, stack
 from .errors import AttnReproError
 from .io import atomic_path, move_aside
@@ -40,6 +42,7 @@ from .progress import HEARTBEAT_SECONDS, progress
 from .stacked import clip_grad_norm_per_seed, per_seed_grad_norm
 from .seeding import generator, stream_seeds
 
+CHECKPOINT_FORMAT = 2  # raised when a checkpoint's contents change: older ones are then stale, not misread
 METRIC_COLUMNS = ["step", "member", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc", "diverged"]
 
 
@@ -111,10 +114,11 @@ def set_time_budget(minutes: float | None) -> None:
     _stop_at = None if not minutes else time.monotonic() + 60 * minutes
 
 
-def eval_steps(cfg: TrainConfig) -> set[int]:
-    """Every ``eval_every``-th step, the last step, and the steps of ``eval_at`` (0 = before training)."""
-    return set(range(cfg.eval_every, cfg.steps + 1, cfg.eval_every)) | {cfg.steps} | {s for s in cfg.eval_at
-                                                                                        if s <= cfg.steps}
+def is_eval_step(cfg: TrainConfig, step: int) -> bool:
+    """Every ``eval_every``-th step, the last step, and the steps of ``eval_at`` (0 = before training); a test,
+    not a set, so its memory does not grow with ``steps``."""
+    return 0 <= step <= cfg.steps and (step == cfg.steps or (step > 0 and step % cfg.eval_every == 0)
+                                       or step in cfg.eval_at)
 
 
 def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: Encoded, cfg: TrainConfig,
@@ -122,7 +126,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         evaluate: Callable = teacher_forced, record: Callable | None = None, device="cpu",
         log: TextIO = sys.stderr, on_step: Callable[[int], None] | None = None) -> Result:
     """Train ``model`` (its members built from ``members``) on batches from ``source``, evaluating on ``valid``
-    at :func:`eval_steps`; ``evaluate(model, batch)`` returns per-member metrics, ``record(model, batch)`` named
+    at :func:`is_eval_step`; ``evaluate(model, batch)`` returns per-member metrics, ``record(model, batch)`` named
     DataFrames with a ``member`` column (the probes of Snell et al.'s Table 2) that are kept for every evaluation.
     ``spec`` is everything else the run depends on (its model and task), for the checkpoints' fingerprint;
     ``on_step(step)`` is called after every completed step (tests use it to interrupt a run)."""
@@ -136,26 +140,35 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     fp = fingerprint({"spec": spec, "members": [[m.seed, m.data_seed, list(m.head_seeds)] for m in members],
                       "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
                       "data": data_fingerprint(source) if isinstance(source, Encoded) else None,
-                      "valid": data_fingerprint(valid)})
+                      "valid": data_fingerprint(valid), "format": CHECKPOINT_FORMAT, "code": __version__})
     model = model.to(device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     gens = [generator(m.data_seed, "batches") for m in members]
     state = {"step": 0, "metrics": [], "diverged": {}, "seconds": 0.0}
     record_dir = ckpt_dir / "records"
-    loaded = _load_checkpoint(ckpt_dir, fp, log)
+
+    initial = {k: v.clone() for k, v in model.state_dict().items()}
+
+    def restore(loaded: dict) -> None:
+        try:
+            model.load_state_dict(loaded["model"])
+            opt.load_state_dict(loaded["optimizer"])
+            for g, gs in zip(gens, loaded["generators"]):
+                g.set_state(gs)
+            state.update({k: loaded[k] for k in state})
+        except Exception:  # a half-applied checkpoint must not leak into the fresh start
+            model.load_state_dict(initial)
+            gens[:] = [generator(m.data_seed, "batches") for m in members]
+            raise
+
+    loaded = _load_checkpoint(ckpt_dir, fp, log, restore)
     if loaded is not None:
-        model.load_state_dict(loaded["model"])
-        opt.load_state_dict(loaded["optimizer"])
-        for g, gs in zip(gens, loaded["generators"]):
-            g.set_state(gs)
-        state = {k: loaded[k] for k in state}
         print(f"{name}: resuming from step {state['step']} ({ckpt_dir})", file=log, flush=True)
     for part in record_dir.glob("*.pkl"):  # evaluations after the checkpoint (or of a fresh start) are redone
         if int(part.stem.rsplit(".", 1)[1]) > state["step"] or loaded is None:
             part.unlink()
     frozen = {s: [p.detach()[s].clone() for p in params] for s in state["diverged"]}
-    schedule = eval_steps(cfg)
     started = time.perf_counter() - state["seconds"]
     losses = torch.full((len(members),), float("nan"), device="cpu")
 
@@ -190,7 +203,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         progress(name, step, cfg.steps, time.perf_counter() - started, log, device=device.type, loss=loss, note=note)
         said[0] = time.perf_counter()
 
-    if state["step"] == 0 and 0 in schedule:
+    if state["step"] == 0 and is_eval_step(cfg, 0):
         evaluation(0)
     for step in range(state["step"], cfg.steps):
         batch = stack([draw(source, g, cfg.batch_size) for g in gens]).to(device)
@@ -230,7 +243,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
                     p[s] = v
         done = step + 1
         losses = losses.cpu()
-        if done in schedule:
+        if is_eval_step(cfg, done):
             evaluation(done)
         state["step"], state["seconds"] = done, time.perf_counter() - started
         out_of_time = _stop_at is not None and done < cfg.steps and time.monotonic() >= _stop_at
@@ -238,7 +251,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
             _save_checkpoint(ckpt_dir, {**state, "fingerprint": fp, "model": model.state_dict(),
                                         "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens]})
             heartbeat(done, f"checkpoint written ({ckpt_dir.name})")
-        elif done not in schedule and time.perf_counter() - said[0] >= HEARTBEAT_SECONDS:
+        elif not is_eval_step(cfg, done) and time.perf_counter() - said[0] >= HEARTBEAT_SECONDS:
             heartbeat(done)
         if out_of_time:
             raise SegmentEnd(f"{name}: time budget spent at step {done}/{cfg.steps}; checkpointed in {ckpt_dir}, "
@@ -265,9 +278,10 @@ def _save_checkpoint(ckpt_dir: Path, state: dict) -> None:
             old.unlink(missing_ok=True)
 
 
-def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
-    """The newest readable checkpoint with fingerprint ``fp``; unreadable or stale ones are reported and moved
-    aside (``.corrupt`` / ``.stale``), never deleted."""
+def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO, restore: Callable[[dict], None]) -> dict | None:
+    """The newest readable checkpoint with fingerprint ``fp``, applied by ``restore``; unreadable ones, stale ones
+    and ones whose contents do not fit the model are reported and moved aside (``.corrupt`` / ``.stale``), never
+    deleted."""
     for path in reversed(_checkpoints(ckpt_dir)):
         try:
             state = torch.load(path, map_location="cpu", weights_only=False)
@@ -279,6 +293,14 @@ def _load_checkpoint(ckpt_dir: Path, fp: str, log: TextIO) -> dict | None:
         if state.get("fingerprint") != fp:
             aside = move_aside(path, ".stale")
             print(f"checkpoint {path} belongs to another configuration; moved aside to {aside.name}", file=log)
+            continue
+        try:
+            restore(state)
+        except (KeyError, TypeError, ValueError, RuntimeError) as err:
+            aside = move_aside(path, ".corrupt")
+            why = str(err).strip().splitlines()[-1].strip() if str(err).strip() else ""
+            print(f"checkpoint {path} does not fit this model ({type(err).__name__}: {why}); moved aside to "
+                  f"{aside.name}", file=log)
             continue
         return state
     return None

@@ -15,6 +15,7 @@ its wheel's RECORD lists, and a damaged one is named with the ``pip`` command th
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import tempfile
@@ -25,6 +26,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from . import results_root
 from .errors import AttnReproError
 
 
@@ -32,8 +34,11 @@ from .errors import AttnReproError
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it to ``path`` only if the block succeeds."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as err:
+        raise AttnReproError(f"{path}: {write_failure(err, path.parent) or err}; nothing was written") from err
     os.close(fd)
     tmp = Path(tmp)
     try:
@@ -43,9 +48,9 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
             os.fsync(f.fileno())
         os.replace(tmp, path)
     except Exception as err:
-        full = disk_full(err, path.parent)
-        if full:
-            raise AttnReproError(f"{path}: {full}; nothing was written — free space there and rerun") from err
+        why = write_failure(err, path.parent)
+        if why:
+            raise AttnReproError(f"{path}: {why}; nothing was written") from err
         raise
     finally:
         tmp.unlink(missing_ok=True)
@@ -55,10 +60,11 @@ def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
 _NEARLY_FULL = 16 << 20
 
 
-def disk_full(err: BaseException, folder: Path) -> str | None:
-    """'disk full on <mount> (N bytes free)' if ``err`` was a write that ran out of space, else None: the errno of
-    ``err`` or of its causes (ENOSPC, EDQUOT), or an I/O or runtime error while ``folder``'s filesystem has almost
-    no space left (torch.save's C++ writer gives no errno)."""
+def write_failure(err: BaseException, folder: Path) -> str | None:
+    """Why a write into ``folder`` failed, in words naming the place and the fix, from the errno of ``err`` or of
+    its causes: disk full or quota (ENOSPC, EDQUOT, or an I/O or runtime error while ``folder``'s filesystem has
+    almost no space left: torch.save's C++ writer gives no errno), a folder that is read-only or not ours to write
+    (EROFS, EACCES, EPERM), the per-process file-size limit (EFBIG, ``ulimit -f``); None for anything else."""
     import errno
     import shutil
 
@@ -66,16 +72,22 @@ def disk_full(err: BaseException, folder: Path) -> str | None:
     while e is not None and e not in chain:
         chain.append(e)
         e = e.__cause__ or e.__context__
-    quota = any(getattr(e, "errno", None) == errno.EDQUOT for e in chain)
+    codes = {getattr(e, "errno", None) for e in chain}
+    if errno.EDQUOT in codes:
+        return f"disk quota exceeded on {_mount(folder)} — free space there and rerun"
+    if errno.EFBIG in codes:
+        return "the file-size limit of this process was reached (ulimit -f) — raise it and rerun"
+    if codes & {errno.EROFS, errno.EACCES, errno.EPERM}:
+        how = "read-only filesystem" if errno.EROFS in codes else "permission denied"
+        return f"folder {folder} is not writable ({how}) — make it writable or run elsewhere"
     try:
         free = shutil.disk_usage(folder).free
     except OSError:
         free = None
-    if quota:
-        return f"disk quota exceeded on {_mount(folder)}"
     nearly_full = free is not None and free < _NEARLY_FULL and isinstance(err, (OSError, RuntimeError))
-    if any(getattr(e, "errno", None) == errno.ENOSPC for e in chain) or nearly_full:
-        return f"disk full on {_mount(folder)} ({free if free is not None else '?'} bytes free)"
+    if errno.ENOSPC in codes or nearly_full:
+        return (f"disk full on {_mount(folder)} ({free if free is not None else '?'} bytes free) — free space "
+                f"there and rerun")
     return None
 
 
@@ -107,11 +119,48 @@ def move_aside(path: Path, suffix: str) -> Path:
     return aside
 
 
+RESULTS = results_root.DEFAULT  # the workflow's outputs, relative to its directory, unless a config names another
+RESULTS_ROOT_ENV = "ATTNREPRO_RESULTS_ROOT"
+
+
+def results_root() -> Path:
+    """The folder whose files the workflow writes, and so may move aside: ``$ATTNREPRO_RESULTS_ROOT`` when set,
+    else :data:`RESULTS` under the working directory (a rule's job runs in the workflow's directory)."""
+    return Path(os.environ.get(RESULTS_ROOT_ENV) or RESULTS).resolve()
+
+
+def owned(path: Path) -> bool:
+    """True if ``path`` is a file under :func:`results_root` (never a folder, never through a link)."""
+    path = Path(path)
+    if path.is_symlink() or not path.is_file():
+        return False
+    return path.resolve().is_relative_to(results_root())
+
+
 def quarantine(path: Path, why: str) -> AttnReproError:
     """Move a corrupt workflow output aside (kept as ``<name>.corrupt``, never deleted) so that the rerun sees it
-    missing and rebuilds it; returns the error to raise."""
+    missing and rebuilds it; returns the error to raise. Only a file the workflow writes (:func:`owned`) moves:
+    a folder named by mistake, a committed reference table or any file outside the results root is named and
+    left where it is."""
+    path = Path(path)
+    if path.is_dir():
+        return AttnReproError(f"{path}: is a folder, not the file expected here; left as it is")
+    if not owned(path):
+        return AttnReproError(f"{path}: {why}; not a workflow output under {results_root()}, so it was left "
+                              f"where it is — fix or replace it")
     aside = move_aside(path, ".corrupt")
     return AttnReproError(f"{path}: {why}; moved aside to {aside.name}, rerun to rebuild it")
+
+
+def save_torch(obj, path: str | os.PathLike) -> None:
+    """``torch.save`` atomically and reproducibly: torch names the zip's records after the file it writes to, so
+    it writes to a buffer (a fixed name, ``archive``) and the bytes go to the temporary file."""
+    import torch
+
+    buffer = io.BytesIO()
+    torch.save(obj, buffer)
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(buffer.getbuffer())
 
 
 def read_parquet_table(path: str | os.PathLike, columns: list[str] | None = None, *, require: list[str] = (),

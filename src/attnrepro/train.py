@@ -19,8 +19,9 @@ from .data import Encoded
 from .engine import Member, fit, token_loss
 from .errors import AttnReproError
 from .evaluation import accuracies
-from .io import atomic_path, quarantine
+from .io import quarantine, save_torch
 from .model import EncoderDecoder, ModelConfig
+from .provenance import KEY, check, fingerprint, stamp
 from .transformer import Transformer
 
 METRIC_COLUMNS = ["step", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc"]
@@ -53,13 +54,21 @@ def train(model_cfg: ModelConfig, cfg: TrainConfig, seeds: list[int], train_data
     return result.model, result.metrics[METRIC_COLUMNS]
 
 
-def save_model(model: EncoderDecoder, vocab: dict, path: str | Path) -> None:
-    with atomic_path(path) as tmp:
-        torch.save({"model_config": model.cfg.to_dict(), "seeds": model.seeds, "vocab": vocab,
-                    "state_dict": model.state_dict()}, tmp)
+def save_model(model: EncoderDecoder, vocab: dict, path: str | Path, *, experiment: str | None = None,
+               task: str | None = None, spec: dict | None = None) -> None:
+    """``model.pt``: the weights, their config and vocabulary, stamped with the experiment, task and the
+    fingerprint of the spec that trained them (:mod:`attnrepro.provenance`)."""
+    blob = {"model_config": model.cfg.to_dict(), "seeds": model.seeds, "vocab": vocab,
+            "state_dict": model.state_dict(),
+            KEY: stamp("model", experiment=experiment, task=task, spec=fingerprint(spec))}
+    save_torch(blob, path)
 
 
-def load_model(path: str | Path, device="cpu") -> tuple[EncoderDecoder, dict]:
+def load_model(path: str | Path, device="cpu", *, experiment: str | None = None,
+               task: str | None = None) -> tuple[EncoderDecoder, dict]:
+    """The model of ``path`` (its stamp as ``model.provenance``) and its vocabulary; the stamp must be of
+    ``experiment`` and ``task`` when given: anything else (a checkpoint, another experiment's model) is moved
+    aside under the results root."""
     path = Path(path)
     if not path.exists():
         raise AttnReproError(f"{path}: model file not found")
@@ -67,9 +76,12 @@ def load_model(path: str | Path, device="cpu") -> tuple[EncoderDecoder, dict]:
         blob = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as err:  # torch.load of a truncated file raises anything from EOFError to RuntimeError
         raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
+    found = check(path, blob.get(KEY) if isinstance(blob, dict) else None, "model", experiment=experiment,
+                  task=task)
     try:
         model = build_model(ModelConfig(**blob["model_config"]), blob["seeds"])
         model.load_state_dict(blob["state_dict"])
     except (KeyError, TypeError, RuntimeError, ValueError) as err:
-        raise AttnReproError(f"{path}: written by an incompatible version of attnrepro ({err}); retrain it") from err
+        raise quarantine(path, f"its weights do not fit its config ({err})") from err
+    model.provenance = found
     return model.to(device), blob["vocab"]

@@ -27,12 +27,71 @@ FULL_SCHEMA_ENV = "ATTNREPRO_CONFIG_SCHEMA"
 _MORE = f"(set {FULL_SCHEMA_ENV}=1 to see the schema of this key)"
 
 
-def validate(config: dict[str, Any], schema_path: str | Path, files: Iterable[str | Path] = ()) -> None:
-    """Strict YAML of ``files`` (the config files the run read), finite numbers, then the schema."""
+def validate(config: dict[str, Any], schema_path: str | Path, files: Iterable[str | Path] = (),
+             overrides: Any = None) -> None:
+    """Strict YAML of ``files`` (the config files the run read), typed ``--config`` values (``overrides``),
+    finite numbers, whole numbers as ints, then the schema."""
     for path in files:
         check_duplicate_keys(path)
+    retype_overrides(config, dict(overrides or {}))
     check_finite(config)
-    check_schema(config, load_schema(schema_path))
+    schema = load_schema(schema_path)
+    whole_numbers(config, schema)
+    check_schema(config, schema)
+
+
+# -- command-line overrides -----------------------------------------------------------------------------------
+def retype_overrides(config: dict[str, Any], overrides: Any, where: tuple = ()) -> None:
+    """``snakemake --config 'train={lr: 0.001}'`` is merged into the config, but Snakemake reads the block with
+    YAML's BaseLoader, which keeps every value a string ('0.001'); each such string of ``overrides`` (Snakemake's
+    ``--config`` entries) is read again as a typed YAML scalar where it landed in ``config``."""
+    if isinstance(overrides, dict):
+        for k, v in overrides.items():
+            retype_overrides(config, v, (*where, k))
+    elif isinstance(overrides, list):
+        for i, v in enumerate(overrides):
+            retype_overrides(config, v, (*where, i))
+    elif isinstance(overrides, str) and len(where) > 1:  # a top-level value was typed by Snakemake already
+        node = config
+        for part in where[:-1]:
+            try:
+                node = node[part]
+            except (KeyError, IndexError, TypeError):
+                return
+        try:
+            if node[where[-1]] != overrides:
+                return
+            value = yaml.safe_load(overrides)
+        except (KeyError, IndexError, TypeError, yaml.YAMLError):
+            return
+        if value is None or isinstance(value, (bool, int, float)):
+            node[where[-1]] = value
+
+
+# -- whole numbers written as floats ------------------------------------------------------------------------
+def whole_numbers(config: dict[str, Any], schema: dict[str, Any]) -> None:
+    """Every integer key given as a whole float (``40.0``, ``6.0e3``, ``seeds: [0.0, 1.0]``) becomes that int, so
+    later steps see the type the schema promises; a fraction (``40.5``) is left for the schema to reject."""
+    from jsonschema import Draft202012Validator, validators
+
+    strict_types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda checker, v: isinstance(v, int) and not isinstance(v, bool))
+    strict = validators.extend(Draft202012Validator, type_checker=strict_types)(schema)
+
+    def walk(errors):
+        for error in errors:
+            types = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+            inst = error.instance
+            if (error.validator == "type" and "integer" in types and isinstance(inst, float) and inst.is_integer()
+                    and error.absolute_path):
+                *parents, last = error.absolute_path
+                node = config
+                for part in parents:
+                    node = node[part]
+                node[last] = int(inst)
+            walk(error.context or ())
+
+    walk(strict.iter_errors(config))
 
 
 def load_schema(path: str | Path) -> dict[str, Any]:
@@ -43,16 +102,25 @@ def load_schema(path: str | Path) -> dict[str, Any]:
 def check_duplicate_keys(path: str | Path) -> None:
     """Raise if a mapping of the YAML file ``path`` holds a key twice, naming its dotted path and both lines."""
     path = Path(path)
+    if path.is_dir():
+        raise AttnReproError(f"{path}: a folder, not a config file (--configfile takes a YAML file)")
     try:
         root = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
     except OSError as err:
         raise AttnReproError(f"{path}: config file not readable ({err})") from err
     except yaml.YAMLError as err:
         raise AttnReproError(f"{path}: not valid YAML ({err})".replace("\n", " ")) from err
-    _walk_nodes(root, "", path)
+    _walk_nodes(root, "", path, [MAX_NODES])
 
 
-def _walk_nodes(node, where: str, path: Path) -> None:
+MAX_NODES = 200_000  # YAML nodes of a config with its aliases expanded (config/paper.yaml has a few thousand)
+
+
+def _walk_nodes(node, where: str, path: Path, budget: list[int]) -> None:
+    budget[0] -= 1
+    if budget[0] < 0:  # a few nested aliases (&a [*b, *b, ...]) expand to billions of nodes: stop before that
+        raise AttnReproError(f"{path}: the config expands to more than {MAX_NODES:,} values through YAML aliases "
+                             f"(*name) — write it out, or use fewer nested aliases")
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
@@ -65,10 +133,10 @@ def _walk_nodes(node, where: str, path: Path) -> None:
                         f"{path}:{line}: config key '{dotted}' appears twice (first on line {seen[key]}); YAML "
                         f"would silently keep only the last copy — delete or rename one")
                 seen[key] = line
-            _walk_nodes(value_node, dotted, path)
+            _walk_nodes(value_node, dotted, path, budget)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk_nodes(item, f"{where}[{i}]", path)
+            _walk_nodes(item, f"{where}[{i}]", path, budget)
 
 
 # -- non-finite numbers -------------------------------------------------------------------------------------
@@ -162,7 +230,10 @@ def describe(error) -> str:
         return f"config key '{key}': {_short(inst)} must be {s!r}"
     if v == "type":
         kinds = [_TYPES.get(k, k) for k in (s if isinstance(s, list) else [s])]
-        return f"config key '{key}': {_short(inst)} is not {' or '.join(kinds)}"
+        hint = ""
+        if isinstance(inst, str) and ("a mapping" in kinds or "a list" in kinds):
+            hint = f" (to change one key inside it from the command line: --config {key}.KEY=VALUE)"
+        return f"config key '{key}': {_short(inst)} is not {' or '.join(kinds)}{hint}"
     if v in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
         bound = {"minimum": "at least", "maximum": "at most", "exclusiveMinimum": "above",
                  "exclusiveMaximum": "below"}[v]

@@ -52,5 +52,6 @@ rule evaluate:
     benchmark:
         R + "/benchmarks/evaluate/{experiment}.tsv"
     shell:
-        "attnrepro evaluate --models {input.models} --data-dir {params.data_dir} --split test --out {output}"
+        "attnrepro evaluate --models {input.models} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
+        " --split test --out {output}"
         " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

@@ -20,6 +20,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also whe
 from attnrepro import config as cfglib  # noqa: E402
 from attnrepro import ladder as ladderlib  # noqa: E402
 from attnrepro import layout  # noqa: E402
+from attnrepro.io import RESULTS_ROOT_ENV  # noqa: E402
 from attnrepro import validation  # noqa: E402
 from attnrepro.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
@@ -27,7 +28,7 @@ from attnrepro.aitken2021 import panels as aitken_panels  # noqa: E402
 
 try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the schema), never a traceback
     validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
-                        files=workflow.configfiles)
+                        files=workflow.configfiles, overrides=workflow.config_settings.config)
     cfglib.check(config)
     # the scale ladder's experiments train, export and are analysed by the ordinary rules; only `snakemake ladder`
     # asks for them (workflow/rules/ladder.smk)
@@ -39,6 +40,8 @@ except AttnReproError as err:
 # every output under the config's own results root (key `results`), so that a command run with one config never
 # rebuilds or overwrites another's; attnrepro.layout builds the paths the package names under the same root
 R = layout.use_root(config)
+# the jobs inherit it: their quarantine moves aside only files under this root (attnrepro.io.owned)
+os.environ[RESULTS_ROOT_ENV] = R
 
 SEED_CHUNKS = {
     cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])

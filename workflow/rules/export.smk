@@ -19,6 +19,7 @@ rule export:
     benchmark:
         R + "/benchmarks/export/{experiment}/{chunk}.tsv"
     shell:
-        "attnrepro export --model {input.model} --data-dir {params.data_dir} --n-examples {params.n_examples}"
+        "attnrepro export --model {input.model} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
+        " --n-examples {params.n_examples}"
         " --out-dir " + R + "/activations/{wildcards.experiment}/{wildcards.chunk}"
         " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

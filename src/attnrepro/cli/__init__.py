@@ -10,6 +10,7 @@ the culprit and exit status 2.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from ..errors import AttnReproError
@@ -83,11 +84,15 @@ def _log_run(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     import time
 
+    from .common import parse_json_options
+
     started = time.time()
     args = build_parser().parse_args(argv)
     try:
         _log_run(args)
-        args.func(args)
+        parse_json_options(args)
+        with _exit_on_sigterm():
+            args.func(args)
     except AttnReproError as err:
         from ..engine import SegmentEnd
 
@@ -101,3 +106,23 @@ def main(argv: list[str] | None = None) -> int:
 
         print(format_record(job_record(args.command, started)), file=sys.stderr)
     return 0
+
+
+@contextlib.contextmanager
+def _exit_on_sigterm():
+    """SIGTERM (Slurm's preemption, Snakemake's cancel) raises SystemExit while a command runs, so every
+    ``finally`` runs and no temporary file is left behind (Python's default is to die where it stands)."""
+    import signal
+    import threading
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -42,19 +42,37 @@ def threads(n: int | None) -> None:
         torch.set_num_threads(n)
 
 
-def load_split(data_dir: Path, split: str):
-    """A task's vocabulary and one split, encoded; an empty or unencodable split is named."""
+def load_split(data_dir: Path, split: str, task: str | None = None):
+    """A task's vocabulary and one split, encoded; an empty or unencodable split is named. The split's stamp
+    (:func:`attnrepro.data.write_task`) must be of ``task`` (when given) and of this ``vocab.json``: a word missing
+    from a vocabulary that is not the one the split was made with blames (and moves aside) ``vocab.json``."""
     from ..data import Vocab, encode
-    from ..io import read_json, read_parquet
+    from ..io import quarantine, read_json, read_parquet
+    from ..provenance import check, fingerprint, parquet_stamp
 
-    vocab = Vocab.from_dict(read_json(data_dir / "vocab.json"))
-    df = read_parquet(data_dir / f"{split}.parquet", columns=["src", "tgt"])
-    if len(df) == 0:
-        raise AttnReproError(f"{data_dir / f'{split}.parquet'}: the split is empty")
+    vocab_path, path = data_dir / "vocab.json", data_dir / f"{split}.parquet"
+    vocab_dict = read_json(vocab_path)
     try:
-        return vocab, encode(df, vocab)
+        vocab = Vocab.from_dict(vocab_dict)
+        if not vocab.src or not vocab.tgt:
+            raise ValueError("an empty vocabulary")
+    except (KeyError, TypeError, ValueError) as err:
+        raise quarantine(vocab_path, f"not a vocabulary ({type(err).__name__}: {err})") from err
+    df = read_parquet(path, columns=["src", "tgt"])
+    if len(df) == 0:
+        raise AttnReproError(f"{path}: the split is empty")
+    found = parquet_stamp(path)
+    made_with = found.get("vocab") if isinstance(found, dict) else None
+    try:
+        encoded = encode(df, vocab)
     except ValueError as err:
-        raise AttnReproError(f"{data_dir / f'{split}.parquet'}: {err}") from err
+        if made_with is not None and made_with != fingerprint(vocab_dict):
+            raise quarantine(vocab_path, f"not the vocabulary {path.name} was made with ({err})") from err
+        raise AttnReproError(f"{path}: {err}") from err
+    check(path, found, "split", task=task)
+    if made_with != fingerprint(vocab_dict):
+        raise quarantine(vocab_path, f"not the vocabulary {path.name} was made with")
+    return vocab, encoded
 
 
 def same_vocabulary(vocab, vocab_dict: dict, model_path, vocab_path) -> None:
@@ -73,9 +91,37 @@ def sub(subparsers, name: str, help: str, func, **kwargs) -> argparse.ArgumentPa
 
 def device_threads(p) -> None:
     p.add_argument("--device", default="auto", help="cpu, cuda, or auto: cuda when the job sees a GPU (default)")
-    p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: torch's own choice)")
+    p.add_argument("--threads", type=positive, default=None, help="torch CPU threads (default: torch's own choice)")
     p.add_argument("--time-budget", type=float, default=None, metavar="MINUTES",
                    help="train at most this long, then checkpoint and exit with status 75 (a cluster job's segment)")
+
+
+def expected_experiment(p) -> None:
+    p.add_argument("--experiment", default=None,
+                   help="the experiment the model must be of (its model.pt records it); the workflow passes it")
+
+
+def positive(text: str) -> int:
+    """argparse type of a count: a whole number of at least 1 (the option is named by argparse)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} must be at least 1")
+    return value
+
+
+def parse_json_options(args) -> None:
+    """Every ``--*-json`` option parsed once, here: malformed JSON is one line naming the option."""
+    import json
+
+    for name, value in vars(args).items():
+        if name.endswith("_json") and isinstance(value, str):
+            try:
+                json.loads(value)
+            except ValueError as err:
+                raise AttnReproError(f"--{name.replace('_', '-')}: not valid JSON ({err})") from None
 
 
 def figure_files(p, csv: bool = True) -> None:
@@ -83,7 +129,7 @@ def figure_files(p, csv: bool = True) -> None:
     p.add_argument("--pdf", required=True, help="the figure as PDF")
     if csv:
         p.add_argument("--csv", required=True, help="the numbers behind the figure")
-    p.add_argument("--dpi", type=int, default=150, help="PNG resolution (default 150)")
+    p.add_argument("--dpi", type=positive, default=150, help="PNG resolution (default 150)")
 
 
 def write_figure(fig, data, args) -> None:

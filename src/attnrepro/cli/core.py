@@ -9,14 +9,14 @@ from pathlib import Path
 
 from ..errors import AttnReproError
 from ..tokens import SOS
-from .common import SPEC_HELP, device_threads, load_split, pick_device, same_vocabulary, sub, threads
+from .common import (SPEC_HELP, device_threads, expected_experiment, load_split, pick_device, positive,
+                     same_vocabulary, sub, threads)
 
 
 # -- data ---------------------------------------------------------------------------------------------------
 def cmd_data(args) -> None:
     from .. import tasks
-    from ..data import Vocab
-    from ..io import write_json, write_parquet
+    from ..data import Vocab, write_task
 
     task = json.loads(args.task_json)
     out = Path(args.out_dir)
@@ -24,10 +24,7 @@ def cmd_data(args) -> None:
         splits = tasks.generate(task)
     except (ValueError, FileNotFoundError) as err:
         raise AttnReproError(f"task {out.name}: {err}") from err
-    for split, df in splits.items():
-        write_parquet(df, out / f"{split}.parquet")
-        print(f"{split}: {len(df)} examples", file=sys.stderr)
-    write_json(Vocab.from_words(*tasks.words(task, splits)).to_dict(), out / "vocab.json")
+    write_task(splits, Vocab.from_words(*tasks.words(task, splits)).to_dict(), out)
 
 
 # -- train --------------------------------------------------------------------------------------------------
@@ -41,8 +38,8 @@ def cmd_train(args) -> None:
     threads(args.threads)
     spec = json.loads(args.spec_json)
     data_dir = Path(args.data_dir)
-    vocab, train_data = load_split(data_dir, "train")
-    _, valid_data = load_split(data_dir, "valid")
+    vocab, train_data = load_split(data_dir, "train", spec["task"])
+    _, valid_data = load_split(data_dir, "valid", spec["task"])
     model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
     if model_cfg.arch in ("ao", "transformer"):
         longest = max(train_data.src.shape[1], train_data.tgt_in.shape[1], valid_data.src.shape[1],
@@ -56,7 +53,7 @@ def cmd_train(args) -> None:
                            sos=vocab.tgt.index(SOS), name=args.name, device=pick_device(args.device))
     # metrics first: the model file is the rule's last output, so its presence means the job finished
     write_csv(metrics, args.metrics_out)
-    save_model(model, vocab.to_dict(), args.model_out)
+    save_model(model, vocab.to_dict(), args.model_out, experiment=args.name, task=spec["task"], spec=spec)
     last = metrics[metrics.step == metrics.step.max()]
     print(f"final token accuracy per seed: {dict(zip(last.seed, last.token_acc.round(4)))}", file=sys.stderr)
 
@@ -70,8 +67,8 @@ def cmd_export(args) -> None:
 
     threads(args.threads)
     device = pick_device(args.device)
-    model, vocab_dict = load_model(args.model, device)
-    vocab, test = load_split(Path(args.data_dir), "test")
+    model, vocab_dict = load_model(args.model, device, experiment=args.experiment)
+    vocab, test = load_split(Path(args.data_dir), "test", model.provenance["task"])
     same_vocabulary(vocab, vocab_dict, args.model, Path(args.data_dir) / "vocab.json")
     tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device)
     for name, table in tables.items():
@@ -91,10 +88,10 @@ def cmd_evaluate(args) -> None:
     threads(args.threads)
     device = pick_device(args.device)
     data_dir = Path(args.data_dir)
-    vocab, data = load_split(data_dir, args.split)
     frames = []
     for path in args.models:
-        model, vocab_dict = load_model(path, device)
+        model, vocab_dict = load_model(path, device, experiment=args.experiment)
+        vocab, data = load_split(data_dir, args.split, model.provenance["task"])
         same_vocabulary(vocab, vocab_dict, path, data_dir / "vocab.json")
         frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index(SOS), device))
     table = pd.concat(frames, ignore_index=True)
@@ -121,7 +118,8 @@ def add_parsers(subparsers) -> None:
     e = sub(subparsers, "export", "export a trained seed group's activations to Parquet", cmd_export)
     e.add_argument("--model", required=True, help="the seed group's model.pt")
     e.add_argument("--data-dir", required=True, help="the task's folder (its test split is read)")
-    e.add_argument("--n-examples", type=int, required=True, help="test examples exported")
+    e.add_argument("--n-examples", type=positive, required=True, help="test examples exported")
+    expected_experiment(e)
     e.add_argument("--out-dir", required=True, help="writes encoder/decoder/readout.parquet (docs/activations.md)")
     device_threads(e)
 
@@ -130,4 +128,5 @@ def add_parsers(subparsers) -> None:
     ev.add_argument("--data-dir", required=True, help="the task's folder")
     ev.add_argument("--split", default="test", choices=("train", "valid", "test"), help="default: test")
     ev.add_argument("--out", required=True, help="CSV: seed, split, n, token_acc, seq_acc, bleu")
+    expected_experiment(ev)
     device_threads(ev)

@@ -20,20 +20,18 @@ def cmd_download(args) -> None:
 def cmd_prepare(args) -> None:
     from ..corpora.prepare import prepare
     from ..download import verify_download
-    from ..io import atomic_path, write_json, write_parquet
+    from ..data import write_task
+    from ..io import atomic_path
 
     corpus = json.loads(args.corpus_json)
     out = Path(args.out_dir)
     for name, source in corpus["files"].items():  # again: a file may have changed since its download rule ran
         verify_download(Path(args.raw_dir) / name, source.get("sha256"), source.get("md5"))
     prepared = prepare(corpus, Path(args.raw_dir))
-    for split, df in prepared["splits"].items():
-        write_parquet(df, out / f"{split}.parquet")
-        print(f"{split}: {len(df)} examples", file=sys.stderr)
     if prepared["spm"] is not None:
         with atomic_path(out / "spm.model") as tmp:
             tmp.write_bytes(prepared["spm"])
-    write_json(prepared["vocab"], out / "vocab.json")
+    write_task(prepared["splits"], prepared["vocab"], out)
 
 
 def add_parsers(subparsers) -> None:

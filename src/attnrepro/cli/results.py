@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from ..errors import AttnReproError
-from .common import SPEC_HELP, sub
+from .common import SPEC_HELP, positive, sub
 
 
 # -- claims -------------------------------------------------------------------------------------------------
@@ -133,7 +133,7 @@ def add_parsers(subparsers) -> None:
     la.add_argument("--csv", required=True, help="the stacked table (results/ladder/ladder.csv)")
     la.add_argument("--png", required=True, help="the figure (results/figures/ladder/ladder.png)")
     la.add_argument("--pdf", help="the figure as PDF too")
-    la.add_argument("--dpi", type=int, default=150, help="resolution of the PNG (default 150)")
+    la.add_argument("--dpi", type=positive, default=150, help="resolution of the PNG (default 150)")
 
     ar = sub(subparsers, "archive", "write the paper artifact: a BagIt bag holding a Workflow Run RO-Crate (code, "
              "config, environment, results, every job's provenance)", cmd_archive)

@@ -18,5 +18,6 @@ def save(fig, png: str | Path, pdf: str | Path | None = None, dpi: int = 150) ->
         fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight")
     if pdf is not None:
         with atomic_path(pdf) as tmp:
-            fig.savefig(tmp, format="pdf", bbox_inches="tight")
+            # no creation date: two runs of the same results give the same bytes
+            fig.savefig(tmp, format="pdf", bbox_inches="tight", metadata={"CreationDate": None})
     plt.close(fig)

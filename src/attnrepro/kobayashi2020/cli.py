@@ -8,7 +8,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, figure_files, load_split, same_vocabulary, sub, threads, write_figure
+from ..cli.common import (SPEC_HELP, figure_files, load_split, positive, same_vocabulary, sub, threads,
+                          write_figure)
 from ..errors import AttnReproError
 from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES
 
@@ -216,8 +217,8 @@ def add_parser(subparsers) -> None:
     ks = k.add_subparsers(dest="step", required=True, metavar="STEP")
     kd = sub(ks, "data", "pack news paragraphs as [CLS] p1 [SEP] p2 [SEP] with frequency ranks",
               cmd_data)
-    kd.add_argument("--n-sequences", type=int, required=True, help="sequences packed")
-    kd.add_argument("--max-len", type=int, required=True, help="tokens per sequence at most")
+    kd.add_argument("--n-sequences", type=positive, required=True, help="sequences packed")
+    kd.add_argument("--max-len", type=positive, required=True, help="tokens per sequence at most")
     kd.add_argument("--first-article", type=int, default=0, help="news articles before this one are not used")
     kd.add_argument("--ranks-json", default=None,
                     help="the pinned rank file (kobayashi2020.ranks: name and files); default: word-piece counts "
@@ -226,16 +227,16 @@ def add_parser(subparsers) -> None:
     kd.add_argument("--out", required=True, help="the token table (Parquet)")
     kc = sub(ks, "cache", "run the encoder once; cache ‖f(x)‖, α and sampled pairs to Parquet", cmd_cache)
     kc.add_argument("--tokens", required=True, help="the token table of `kobayashi2020 data`")
-    kc.add_argument("--batch-size", type=int, required=True, help="sequences per forward pass")
+    kc.add_argument("--batch-size", type=positive, required=True, help="sequences per forward pass")
     kc.add_argument("--pair-fraction", type=float, required=True, help="share of (query, key) pairs kept")
     kc.add_argument("--seed", type=int, required=True, help="which pairs are kept")
     _encoder_options(kc)
     kc.add_argument("--out-dir", required=True, help="writes " + ", ".join(f"{n}.parquet" for n in CACHE_TABLES))
-    kc.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kc.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
     kss = sub(ks, "summary", "per-fold measures for the claims", cmd_summary)
     kss.add_argument("--tokens", required=True, help="the token table")
     kss.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
-    kss.add_argument("--folds", type=int, required=True, help="disjoint subsets of the sequences (replicates)")
+    kss.add_argument("--folds", type=positive, required=True, help="disjoint subsets of the sequences (replicates)")
     kss.add_argument("--out", required=True, help="summary.csv")
     kf = sub(ks, "figure", "draw one figure or table of the paper", cmd_figure)
     kf.add_argument("name", choices=list(FIGURES), help=", ".join(FIGURES))
@@ -243,7 +244,7 @@ def add_parser(subparsers) -> None:
     kf.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
     figure_files(kf)
     kf.add_argument("--pair-fraction", type=float, default=0.01, help="the cache's, for the caption of table2")
-    kf.add_argument("--max-points", type=int, default=200000, help="fig5: pairs drawn at most")
+    kf.add_argument("--max-points", type=positive, default=200000, help="fig5: pairs drawn at most")
     kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
     ka = sub(ks, "aer", "AER per attention layer of a trained model: weights vs vector norms (§5)",
               cmd_aer)
@@ -251,9 +252,9 @@ def add_parser(subparsers) -> None:
     ka.add_argument("--data-dir", required=True, help="the task's folder")
     ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments) "
                     + SPEC_HELP)
-    ka.add_argument("--n-examples", type=int, required=True, help="test examples scored")
+    ka.add_argument("--n-examples", type=positive, required=True, help="test examples scored")
     ka.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
-    ka.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    ka.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
     kg = sub(ks, "aer-gold", "AER per attention layer against a gold alignment file (Pharaoh format)",
               cmd_aer_gold)
     kg.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
@@ -264,7 +265,7 @@ def add_parser(subparsers) -> None:
     kg.add_argument("--index-base", type=int, choices=(0, 1), required=True, help="0 or 1: how the links count")
     kg.add_argument("--key", required=True, help="the config key of the gold set, for error messages")
     kg.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
-    kg.add_argument("--threads", type=int, default=None, help="torch CPU threads")
+    kg.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
     kn = sub(ks, "nmt-figure", "Fig. 7 or Table 3 from the aer.csv of the scored experiments",
               cmd_nmt_figure)
     kn.add_argument("name", choices=list(NMT_FIGURES), help=" or ".join(NMT_FIGURES))

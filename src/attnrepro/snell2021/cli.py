@@ -57,12 +57,13 @@ def cmd_export(args) -> None:
 def _table2(spec: dict, models: Path, activations: Path):
     """Table 2's rows of one task from its runs' tables (:func:`attnrepro.snell2021.agreement_table`)."""
     from .agreement_table import member_bleu, table2_from_runs
-    from ..io import read_csv_checked, read_json, read_parquet
+    from ..io import read_json, read_parquet
+    from .runs import read_metrics
     from .parallel import joint_vocab
 
     roles = spec["runs"]
     probes = {role: read_parquet(models / run / "probes.parquet") for role, run in roles.items()}
-    metrics = read_csv_checked(models / roles["learned"] / "metrics.csv")
+    metrics = read_metrics(models / roles["learned"] / "metrics.csv")
     translation = spec.get("translation")
     saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
     rows, xi_curves = table2_from_runs(probes, metrics, saliency, final_accuracy=bool(translation),
@@ -79,13 +80,14 @@ def cmd_analyze(args) -> None:
     import pandas as pd
 
     from . import run_tables as sr
-    from ..io import read_csv_checked, read_parquet, write_csv, write_parquet
+    from ..io import read_parquet, write_csv, write_parquet
+    from .runs import read_metrics
 
     spec = json.loads(args.spec_json)
     models, out = Path(args.models_dir), Path(args.out_dir)
     kind = spec["kind"]
     if kind == "copy":
-        metrics = read_csv_checked(models / spec["runs"]["run"] / "metrics.csv")
+        metrics = read_metrics(models / spec["runs"]["run"] / "metrics.csv")
         write_parquet(sr.curves(metrics), out / "curves.parquet")
         write_csv(sr.failure_curve(metrics, spec["fail_below"], args.name), out / "failures.csv")
         summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"], spec.get("judge_step"))
@@ -96,7 +98,7 @@ def cmd_analyze(args) -> None:
         write_parquet(candidates, out / "candidates.parquet")
         curves = []
         for combo in (c for c in roles if c != "candidates"):
-            metrics = read_csv_checked(models / roles[combo] / "metrics.csv")
+            metrics = read_metrics(models / roles[combo] / "metrics.csv")
             heads = read_parquet(models / roles[combo] / "heads.parquet")
             s = sr.multihead_summary(metrics, heads, candidates, combo, spec["fail_below"], spec["good_above"])
             write_csv(s, out / f"summary_{combo}.csv")
@@ -113,7 +115,7 @@ def cmd_analyze(args) -> None:
         held_out = read_parquet(run / "eval.parquet").sort_values("example")
         position = keyword_position(torch.as_tensor(pd.DataFrame(list(held_out.src)).to_numpy())).numpy()
         curves = sr.keyword_curves(read_parquet(run / "probes.parquet"), position,
-                                   read_csv_checked(run / "metrics.csv"))
+                                   read_metrics(run / "metrics.csv"))
         write_parquet(curves, out / "curves.parquet")
         summary = sr.keyword_summary(curves)
     elif kind == "counts":

@@ -26,7 +26,7 @@ from ..config import TrainConfig
 from ..data import Encoded, expand
 from ..engine import Member, Result, fit
 from ..errors import AttnReproError
-from ..io import atomic_path, quarantine, write_csv, write_parquet
+from ..io import atomic_path, quarantine, read_csv_checked, save_torch, write_csv, write_parquet
 from ..seeding import generator
 from ..tokens import SOS
 from . import tasks
@@ -141,8 +141,7 @@ def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
                 for part in result.records.get("probes", []):
                     writer.write_table(probe_table(pd.read_pickle(part), probes))
     write_csv(result.metrics, out / "metrics.csv")
-    with atomic_path(out / "model.pt") as tmp:
-        torch.save({"spec": spec, "state_dict": result.model.state_dict()}, tmp)
+    save_torch({"spec": spec, "state_dict": result.model.state_dict()}, out / "model.pt")
 
 
 def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
@@ -188,3 +187,14 @@ def export(path, device="cpu") -> tuple[pa.Table, pa.Table]:
                         "example": pa.array([d[2] for d in decoded], pa.int32()),
                         "predicted": pa.array([d[3].astype(np.int32) for d in decoded], pa.list_(pa.int32()))})
     return saliency, decodes
+
+
+def read_metrics(path) -> pd.DataFrame:
+    """A run's ``metrics.csv``: every member that did not diverge has a finite accuracy at every evaluation (a NaN
+    would count as "not failed"); a table that breaks this is not the one :func:`run` wrote and is moved aside."""
+    df = read_csv_checked(path, require=["step", "member", "seed", "token_acc", "diverged"])
+    bad = df[~df.diverged.astype(bool) & ~np.isfinite(pd.to_numeric(df.token_acc, errors="coerce"))]
+    if len(bad):
+        raise quarantine(Path(path), f"token_acc is not a finite number in {len(bad)} row(s) of members that did "
+                                     f"not diverge (first: step {bad.step.iloc[0]}, seed {bad.seed.iloc[0]})")
+    return df
