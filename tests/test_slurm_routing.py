@@ -18,7 +18,9 @@ from conftest import ROOT, tool_env, user_profile
 
 import yaml
 
-from attnrepro.cluster import MARGIN, read_resources
+from attnrepro.cluster import MARGIN, predicted_seconds, read_resources
+from attnrepro.config import experiment_spec
+from attnrepro.snell2021.config import runs as snell_runs
 
 PAPER = ROOT / "config" / "paper.yaml"
 RESOURCES = read_resources(ROOT / "workflow" / "resources.yaml")
@@ -169,14 +171,19 @@ def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(pap
     subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gpus"), rules - local_rules())
     assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
     check_routing(subs, "--gpus=1", gpu_rules(dry_run_resources))
-    # each training job asks for its own predicted time × the margin (bench/results/paper_cost.json), or the cap
+    # each training job asks for its own predicted time (bench/results/paper_cost.json, rescaled to the job's
+    # steps where the row was measured per step) × the margin, or the cap
     cost = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
     cap = yaml.safe_load((ROOT / "slurm" / "partitions.yaml").read_text())["partitions"]["gpu"]["max_runtime"]
+    cfg = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    steps = {**{name: experiment_spec(cfg, name)["train"]["steps"] for name in cfg["experiments"]},
+             **{run: spec["train"]["steps"] for run, spec in snell_runs(cfg["snell2021"]).items()}}
     for s in (s for s in subs if s.rule in ("train", "snell2021_train") and s.attempt == 1):
         job = re.sub(r"_s[\d-]+$", "", s.job.split("_wildcards_")[1])  # the experiment (less its seeds) or run
         row = next((r for r in cost["rows"] if r["rule"] == s.rule and r["job"] == job and r["s"]), None)
         if row is not None:
-            assert s.runtime == min(cap, max(10, math.ceil(MARGIN * row["s"] / 60))), (s, row)
+            seconds = predicted_seconds(cost, s.rule, job, steps[job])
+            assert s.runtime == min(cap, max(10, math.ceil(MARGIN * seconds / 60))), (s, row)
 
 
 def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, dry_run_resources, tmp_path):
