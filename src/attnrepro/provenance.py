@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from . import __version__
-from .errors import AttnReproError
 
 FORMAT = 1  # raised whenever a stamped file's layout changes: older files are then rebuilt, not misread
 KEY = "attnrepro"  # the stamp's key: a model's dict key, a Parquet file's schema metadata key

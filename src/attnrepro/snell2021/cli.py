@@ -57,7 +57,7 @@ def cmd_export(args) -> None:
 def _table2(spec: dict, models: Path, activations: Path):
     """Table 2's rows of one task from its runs' tables (:func:`attnrepro.snell2021.agreement_table`)."""
     from .agreement_table import member_bleu, table2_from_runs
-    from ..io import read_json, read_parquet
+    from ..io import read_csv_checked, read_json, read_parquet
     from .runs import read_metrics
     from .parallel import joint_vocab
 
