@@ -1,45 +1,45 @@
 rule analyze:
     input:
-        exports=lambda wc: chunk_outputs(R + "/activations/{experiment}/{chunk}/encoder.parquet", wc.experiment)
-        + chunk_outputs(R + "/activations/{experiment}/{chunk}/decoder.parquet", wc.experiment)
-        + chunk_outputs(R + "/activations/{experiment}/{chunk}/readout.parquet", wc.experiment),
+        exports=lambda wc: chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}/encoder.parquet", wc.experiment)
+        + chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}/decoder.parquet", wc.experiment)
+        + chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}/readout.parquet", wc.experiment),
         vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
     output:
-        summary=R + "/analysis/{experiment}/summary.csv",
-        temporal=R + "/analysis/{experiment}/temporal.parquet",
-        input_components=R + "/analysis/{experiment}/input.parquet",
-        input_delta=R + "/analysis/{experiment}/input_delta.parquet",
-        readout=R + "/analysis/{experiment}/readout.parquet",
-        terms=R + "/analysis/{experiment}/terms.parquet",
-        maps=R + "/analysis/{experiment}/maps.parquet",
-        offsets=R + "/analysis/{experiment}/offsets.parquet",
-        accuracy=R + "/analysis/{experiment}/accuracy.parquet",
-        word_variance=R + "/analysis/{experiment}/word_variance.parquet",
-        readout_alignment=R + "/analysis/{experiment}/readout_alignment.parquet",
+        summary=f"{R}/analysis/{{experiment}}/summary.csv",
+        temporal=f"{R}/analysis/{{experiment}}/temporal.parquet",
+        input_components=f"{R}/analysis/{{experiment}}/input.parquet",
+        input_delta=f"{R}/analysis/{{experiment}}/input_delta.parquet",
+        readout=f"{R}/analysis/{{experiment}}/readout.parquet",
+        terms=f"{R}/analysis/{{experiment}}/terms.parquet",
+        maps=f"{R}/analysis/{{experiment}}/maps.parquet",
+        offsets=f"{R}/analysis/{{experiment}}/offsets.parquet",
+        accuracy=f"{R}/analysis/{{experiment}}/accuracy.parquet",
+        word_variance=f"{R}/analysis/{{experiment}}/word_variance.parquet",
+        readout_alignment=f"{R}/analysis/{{experiment}}/readout_alignment.parquet",
     params:
-        export_dirs=lambda wc: " ".join(chunk_outputs(R + "/activations/{experiment}/{chunk}", wc.experiment)),
+        export_dirs=lambda wc: " ".join(chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}", wc.experiment)),
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
     resources:
         **needs("analyze"),
     log:
-        R + "/logs/analysis/{experiment}.log",
+        f"{R}/logs/analysis/{{experiment}}.log",
     benchmark:
-        R + "/benchmarks/analysis/{experiment}.tsv"
+        f"{R}/benchmarks/analysis/{{experiment}}.tsv"
     shell:
         "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
-        " --out-dir " + R + "/analysis/{wildcards.experiment} > {log} 2>&1"
+        f" --out-dir {R}/analysis/{{wildcards.experiment}} > {{log}} 2>&1"
 
 
 # Every seed group's greedy decodes of the test split, scored by token/sequence accuracy and corpus BLEU (the
 # transformers' counterpart of the accuracy in the Aitken analysis' summary.csv).
 rule evaluate:
     input:
-        models=lambda wc: chunk_outputs(R + "/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        models=lambda wc: chunk_outputs(f"{R}/models/{{experiment}}/{{chunk}}/model.pt", wc.experiment),
         test=lambda wc: f"{R}/data/{experiment_task(wc)}/test.parquet",
     output:
-        R + "/analysis/{experiment}/evaluation.csv",
+        f"{R}/analysis/{{experiment}}/evaluation.csv",
     params:
         torch_threads=config["threads"],
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
@@ -48,9 +48,9 @@ rule evaluate:
     resources:
         **needs("evaluate", gpus=GPUS_PER_JOB),
     log:
-        R + "/logs/evaluate/{experiment}.log",
+        f"{R}/logs/evaluate/{{experiment}}.log",
     benchmark:
-        R + "/benchmarks/evaluate/{experiment}.tsv"
+        f"{R}/benchmarks/evaluate/{{experiment}}.tsv"
     shell:
         "attnrepro evaluate --models {input.models} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
         " --split test --out {output}"

@@ -11,15 +11,15 @@ rule report_zip:
     input:
         final_targets(),
     output:
-        R + "/report.zip",
+        f"{R}/report.zip",
     params:
         python=sys.executable,
         snakefile=workflow.main_snakefile,
         config=json_arg(config),
     log:
-        R + "/logs/report_zip.log",
+        f"{R}/logs/report_zip.log",
     benchmark:
-        R + "/benchmarks/report_zip.tsv"
+        f"{R}/benchmarks/report_zip.tsv"
     # the report of this run (`snakemake --report`), read from the running workflow's own records: --nolock
     shell:
         "cfg=$(mktemp --suffix=.yaml) && trap 'rm -f $cfg' EXIT && printf '%s' {params.config} > $cfg"
@@ -31,14 +31,14 @@ rule archive_jobs:
     input:
         final_targets(),
     output:
-        R + "/artifact.jobs.json",
+        f"{R}/artifact.jobs.json",
     params:
         # a param, so a config that adds or removes a job rewrites the list (and so the archive)
-        jobs=lambda wc: workflow_jobs(final_targets() + [R + "/report.zip"]),
+        jobs=lambda wc: workflow_jobs(final_targets() + [f"{R}/report.zip"]),
     log:
-        R + "/logs/archive_jobs.log",
+        f"{R}/logs/archive_jobs.log",
     benchmark:
-        R + "/benchmarks/archive_jobs.tsv"
+        f"{R}/benchmarks/archive_jobs.tsv"
     # a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
     run:
         write_jobs(params.jobs, output[0], log[0])
@@ -47,29 +47,29 @@ rule archive_jobs:
 rule archive:
     input:
         final_targets(),
-        R + "/report.zip",
-        jobs=R + "/artifact.jobs.json",
+        f"{R}/report.zip",
+        jobs=f"{R}/artifact.jobs.json",
     output:
-        R + "/artifact.tar.gz",
+        f"{R}/artifact.tar.gz",
     params:
         repo=workflow.basedir,
         config=json_arg(config),
         include=" ".join(f"--{k}" for k in ("activations", "models", "analysis") if config["archive"].get(k)),
     log:
-        R + "/logs/archive.log",
+        f"{R}/logs/archive.log",
     benchmark:
-        R + "/benchmarks/archive.tsv"
+        f"{R}/benchmarks/archive.tsv"
     shell:
-        "attnrepro archive --repo {params.repo} --results " + R + " --config-json {params.config}"
+        f"attnrepro archive --repo {{params.repo}} --results {R} --config-json {{params.config}}"
         " --jobs {input.jobs} {params.include} --out {output} > {log} 2>&1"
 
 
 rule verify:
     input:
-        R + "/artifact.tar.gz",
+        f"{R}/artifact.tar.gz",
     output:
-        R + "/artifact.verified",
+        f"{R}/artifact.verified",
     log:
-        R + "/logs/verify.log",
+        f"{R}/logs/verify.log",
     shell:
         "attnrepro verify {input} > {output} 2> {log}"

@@ -13,7 +13,7 @@ ENV_BIN = str(Path(sys.executable).parent)
 if shutil.which("attnrepro", path=ENV_BIN) is None:
     raise WorkflowError(f"attnrepro is not installed in the environment running Snakemake ({sys.executable}): "
                         "run `make install` and `source .venv/bin/activate` (or call .venv/bin/snakemake)")
-os.environ["PATH"] = ENV_BIN + os.pathsep + os.environ.get("PATH", "")
+os.environ.update(PATH=ENV_BIN + os.pathsep + os.environ.get("PATH", ""))
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
@@ -114,7 +114,7 @@ def needs(rule, gpus=0, job=None):
 
 
 def segments(rule, jobs):
-    """Retries a training rule needs: one per extra segment of its longest job, and one for a failure."""
+    """How many retries a training job gets (one per extra segment of its longest job, and one for a failure)."""
     return max([planned(rule, GPUS_PER_JOB, j)[1] for j in jobs] or [1])
 
 
@@ -140,11 +140,11 @@ def chunk_outputs(pattern, experiment):
 def final_targets():
     """What `rule all` builds, and what the artifact archives."""
     return (
-        expand(R + "/data/{task}/vocab.json", task=config["tasks"])
+        expand(f"{R}/data/{{task}}/vocab.json", task=config["tasks"])
         + corpus_targets()
         + all_figures()
         + transformer_evaluations()
-        + [R + "/claims.csv", R + "/claims.md", R + "/claims_by_claim.csv", R + "/report/claims.html"]
+        + [f"{R}/claims.csv", f"{R}/claims.md", f"{R}/claims_by_claim.csv", f"{R}/report/claims.html"]
         + [f"{R}/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
 
@@ -216,7 +216,7 @@ def claim_reference_args():
 
 # -- the papers' own corpora (workflow/rules/download.smk) -----------------------------------------------------
 CORPORA = config.get("corpora") or {}
-# every pinned set the download rule fetches: the corpora and the Kobayashi encoder and rank file where configured
+# every pinned set the download jobs fetch (the corpora, and the Kobayashi encoder and rank file where configured)
 PINNED = {**CORPORA}
 for _key in ("encoder", "ranks"):  # their names differ from the corpora's (config.check)
     _set = (config.get("kobayashi2020") or {}).get(_key)
@@ -276,12 +276,25 @@ KOBAYASHI_MODEL = layout.kobayashi_model(config)  # kobayashi2020_minilm, or _<n
 KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
 
 
+KOBA = config.get("kobayashi2020", {})
+
+
+def kobayashi_pinned(key):
+    """The downloaded files of kobayashi2020.<key> (encoder or ranks), none when it is not set."""
+    return pinned_downloads(KOBA[key]["name"]) if KOBA.get(key) else []
+
+
+def kobayashi_pinned_args(*keys):
+    """--encoder-json / --ranks-json for the configured sets (their files checked again before they are read)."""
+    return "".join(f" --{key}-json {json_arg(KOBA[key])}" for key in keys if KOBA.get(key))
+
+
 def kobayashi2020_figures():
     out = []
     if "kobayashi2020" in config:
-        out += expand(R + "/figures/kobayashi2020/{name}.{ext}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
+        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
     if aer_experiments() or aer_gold_sets():
-        out += expand(R + "/figures/kobayashi2020/{name}.{ext}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
+        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
     return out
 
 
@@ -342,7 +355,7 @@ def snell2021_figures():
     if not SNELL2021:
         return []
     names = SNELL2021_FIGURES + ["fig2"] + snell2021_tables()  # Fig. 2: ξ of Table 2's rows
-    return expand(R + "/figures/snell2021/{name}.{ext}", name=names, ext=["png", "pdf", "csv"])
+    return expand(f"{R}/figures/snell2021/{{name}}.{{ext}}", name=names, ext=["png", "pdf", "csv"])
 
 
 def snell2021_table_inputs(wildcards):

@@ -11,7 +11,7 @@ localrules:
 
 rule download:
     output:
-        R + "/downloads/{corpus}/{file}",
+        f"{R}/downloads/{{corpus}}/{{file}}",
     wildcard_constraints:
         corpus=corpus_pattern(),
     params:
@@ -19,9 +19,9 @@ rule download:
         sha256=lambda wc: corpus_file(wc)["sha256"] or "null",
         options=download_options,
     log:
-        R + "/logs/download/{corpus}/{file}.log",
+        f"{R}/logs/download/{{corpus}}/{{file}}.log",
     benchmark:
-        R + "/benchmarks/download/{corpus}/{file}.tsv"
+        f"{R}/benchmarks/download/{{corpus}}/{{file}}.tsv"
     shell:
         "attnrepro download --url {params.url} --sha256 {params.sha256} --out {output} {params.options} > {log} 2>&1"
 
@@ -30,64 +30,64 @@ rule prepare_pieces:
     input:
         corpus_downloads,
     output:
-        train=R + "/data/{corpus}/train.parquet",
-        valid=R + "/data/{corpus}/valid.parquet",
-        test=R + "/data/{corpus}/test.parquet",
-        vocab=R + "/data/{corpus}/vocab.json",
-        spm=R + "/data/{corpus}/spm.model",
+        train=f"{R}/data/{{corpus}}/train.parquet",
+        valid=f"{R}/data/{{corpus}}/valid.parquet",
+        test=f"{R}/data/{{corpus}}/test.parquet",
+        vocab=f"{R}/data/{{corpus}}/vocab.json",
+        spm=f"{R}/data/{{corpus}}/spm.model",
     wildcard_constraints:
         corpus=corpus_pattern("pieces"),
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
-        R + "/logs/prepare/{corpus}.log",
+        f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
-        R + "/benchmarks/prepare/{corpus}.tsv"
+        f"{R}/benchmarks/prepare/{{corpus}}.tsv"
     shell:
-        "attnrepro prepare --corpus-json {params.corpus} --raw-dir " + R + "/downloads/{wildcards.corpus}"
-        " --out-dir " + R + "/data/{wildcards.corpus} > {log} 2>&1"
+        f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
+        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
 
 
 rule prepare_words:
     input:
         corpus_downloads,
     output:
-        train=R + "/data/{corpus}/train.parquet",
-        valid=R + "/data/{corpus}/valid.parquet",
-        test=R + "/data/{corpus}/test.parquet",
-        vocab=R + "/data/{corpus}/vocab.json",
+        train=f"{R}/data/{{corpus}}/train.parquet",
+        valid=f"{R}/data/{{corpus}}/valid.parquet",
+        test=f"{R}/data/{{corpus}}/test.parquet",
+        vocab=f"{R}/data/{{corpus}}/vocab.json",
     wildcard_constraints:
         corpus=corpus_pattern("words"),
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
-        R + "/logs/prepare/{corpus}.log",
+        f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
-        R + "/benchmarks/prepare/{corpus}.tsv"
+        f"{R}/benchmarks/prepare/{{corpus}}.tsv"
     shell:
-        "attnrepro prepare --corpus-json {params.corpus} --raw-dir " + R + "/downloads/{wildcards.corpus}"
-        " --out-dir " + R + "/data/{wildcards.corpus} > {log} 2>&1"
+        f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
+        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
 
 
 rule prepare_classification:
     input:
         corpus_downloads,
     output:
-        train=R + "/data/{corpus}/train.parquet",
-        valid=R + "/data/{corpus}/valid.parquet",
-        test=R + "/data/{corpus}/test.parquet",
-        vocab=R + "/data/{corpus}/vocab.json",
+        train=f"{R}/data/{{corpus}}/train.parquet",
+        valid=f"{R}/data/{{corpus}}/valid.parquet",
+        test=f"{R}/data/{{corpus}}/test.parquet",
+        vocab=f"{R}/data/{{corpus}}/vocab.json",
     wildcard_constraints:
         corpus=corpus_pattern("classification"),
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
-        R + "/logs/prepare/{corpus}.log",
+        f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
-        R + "/benchmarks/prepare/{corpus}.tsv"
+        f"{R}/benchmarks/prepare/{{corpus}}.tsv"
     shell:
-        "attnrepro prepare --corpus-json {params.corpus} --raw-dir " + R + "/downloads/{wildcards.corpus}"
-        " --out-dir " + R + "/data/{wildcards.corpus} > {log} 2>&1"
+        f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
+        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
 
 
 rule downloads:

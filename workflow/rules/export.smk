@@ -1,11 +1,11 @@
 rule export:
     input:
-        model=R + "/models/{experiment}/{chunk}/model.pt",
+        model=f"{R}/models/{{experiment}}/{{chunk}}/model.pt",
         test=lambda wc: f"{R}/data/{experiment_task(wc)}/test.parquet",
     output:
-        encoder=R + "/activations/{experiment}/{chunk}/encoder.parquet",
-        decoder=R + "/activations/{experiment}/{chunk}/decoder.parquet",
-        readout=R + "/activations/{experiment}/{chunk}/readout.parquet",
+        encoder=f"{R}/activations/{{experiment}}/{{chunk}}/encoder.parquet",
+        decoder=f"{R}/activations/{{experiment}}/{{chunk}}/decoder.parquet",
+        readout=f"{R}/activations/{{experiment}}/{{chunk}}/readout.parquet",
     params:
         torch_threads=config["threads"],
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
@@ -15,11 +15,11 @@ rule export:
     resources:
         **needs("export", gpus=GPUS_PER_JOB),
     log:
-        R + "/logs/export/{experiment}/{chunk}.log",
+        f"{R}/logs/export/{{experiment}}/{{chunk}}.log",
     benchmark:
-        R + "/benchmarks/export/{experiment}/{chunk}.tsv"
+        f"{R}/benchmarks/export/{{experiment}}/{{chunk}}.tsv"
     shell:
         "attnrepro export --model {input.model} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
         " --n-examples {params.n_examples}"
-        " --out-dir " + R + "/activations/{wildcards.experiment}/{wildcards.chunk}"
+        f" --out-dir {R}/activations/{{wildcards.experiment}}/{{wildcards.chunk}}"
         " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

@@ -3,13 +3,13 @@ rule figure_aitken2021:
         aitken_figure_inputs,
     output:
         png=report(
-            R + "/figures/aitken2021/{name}.png",
+            f"{R}/figures/aitken2021/{{name}}.png",
             caption="../report/aitken2021.rst",
             category="Aitken et al. 2021",
             labels={"figure": "{name}"},
         ),
-        pdf=R + "/figures/aitken2021/{name}.pdf",
-        csv=R + "/figures/aitken2021/{name}.csv",
+        pdf=f"{R}/figures/aitken2021/{{name}}.pdf",
+        csv=f"{R}/figures/aitken2021/{{name}}.csv",
     wildcard_constraints:
         name="|".join(aitken_panels.PANELS),
     params:
@@ -18,9 +18,9 @@ rule figure_aitken2021:
         seed=AITKEN_FIGURES.get("seed"),
         dpi=config["figures"]["dpi"],
     log:
-        R + "/logs/figures/aitken2021/{name}.log",
+        f"{R}/logs/figures/aitken2021/{{name}}.log",
     benchmark:
-        R + "/benchmarks/figures/aitken2021/{name}.tsv"
+        f"{R}/benchmarks/figures/aitken2021/{{name}}.tsv"
     shell:
         "attnrepro aitken2021 figure {wildcards.name} --roles-json {params.roles} --meta-json {params.meta} --seed {params.seed}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

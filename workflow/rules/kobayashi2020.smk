@@ -1,17 +1,6 @@
 # Kobayashi et al. 2020 on a pretrained encoder (all-MiniLM-L6-v2 offline by default; the paper's bert-base-uncased
 # where kobayashi2020.encoder pins it, downloaded by the download rule): pack news paragraphs, run the encoder once
 # into a Parquet cache, then every table and figure is a pure function of that cache.
-KOBA = config.get("kobayashi2020", {})
-
-
-def kobayashi_pinned(key):
-    """The downloaded files of kobayashi2020.<key> (encoder or ranks), none when it is not set."""
-    return pinned_downloads(KOBA[key]["name"]) if KOBA.get(key) else []
-
-
-def kobayashi_pinned_args(*keys):
-    """--encoder-json / --ranks-json for the configured sets (their files checked again before they are read)."""
-    return "".join(f" --{key}-json {json_arg(KOBA[key])}" for key in keys if KOBA.get(key))
 
 
 rule kobayashi2020_data:
@@ -26,9 +15,9 @@ rule kobayashi2020_data:
         first_article=KOBA.get("first_article", 0),
         pinned=kobayashi_pinned_args("encoder", "ranks"),
     log:
-        R + "/logs/kobayashi2020/data.log",
+        f"{R}/logs/kobayashi2020/data.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/data.tsv"
+        f"{R}/benchmarks/kobayashi2020/data.tsv"
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
         " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
@@ -51,9 +40,9 @@ rule kobayashi2020_cache:
     resources:
         **needs("kobayashi2020_cache"),
     log:
-        R + "/logs/kobayashi2020/cache.log",
+        f"{R}/logs/kobayashi2020/cache.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/cache.tsv"
+        f"{R}/benchmarks/kobayashi2020/cache.tsv"
     shell:
         "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned} --out-dir {params.out_dir}"
@@ -70,9 +59,9 @@ rule kobayashi2020_summary:
         cache_dir=lambda wc, input: Path(input.cache[0]).parent,
         folds=KOBA.get("folds"),
     log:
-        R + "/logs/kobayashi2020/summary.log",
+        f"{R}/logs/kobayashi2020/summary.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/summary.tsv"
+        f"{R}/benchmarks/kobayashi2020/summary.tsv"
     shell:
         "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --folds {params.folds} --out {output} > {log} 2>&1"
@@ -84,14 +73,14 @@ rule kobayashi2020_figure:
         cache=expand(f"{R}/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         png=report(
-            R + "/figures/kobayashi2020/{name}.png",
+            f"{R}/figures/kobayashi2020/{{name}}.png",
             caption="../report/kobayashi2020.rst",
             category="Kobayashi et al. 2020",
             subcategory="pretrained encoder",
             labels={"figure": "{name}"},
         ),
-        pdf=R + "/figures/kobayashi2020/{name}.pdf",
-        csv=R + "/figures/kobayashi2020/{name}.csv",
+        pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
+        csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
     wildcard_constraints:
         name="|".join(KOBAYASHI_FIGURES),
     params:
@@ -101,9 +90,9 @@ rule kobayashi2020_figure:
         max_points=KOBA.get("max_points"),
         seed=KOBA.get("seed"),
     log:
-        R + "/logs/kobayashi2020/{name}.log",
+        f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/{name}.tsv"
+        f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
     shell:
         "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
@@ -115,11 +104,11 @@ rule kobayashi2020_figure:
 # from weights vs vector norms, against the tasks' exact gold alignments.
 rule kobayashi2020_aer:
     input:
-        models=lambda wc: chunk_outputs(R + "/models/{experiment}/{chunk}/model.pt", wc.experiment),
+        models=lambda wc: chunk_outputs(f"{R}/models/{{experiment}}/{{chunk}}/model.pt", wc.experiment),
         test=lambda wc: f"{R}/data/{experiment_task(wc)}/test.parquet",
     output:
-        aer=R + "/analysis/{experiment}/aer.csv",
-        summary=R + "/analysis/{experiment}/aer_summary.csv",
+        aer=f"{R}/analysis/{{experiment}}/aer.csv",
+        summary=f"{R}/analysis/{{experiment}}/aer_summary.csv",
     params:
         torch_threads=config["threads"],
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
@@ -127,12 +116,12 @@ rule kobayashi2020_aer:
         n_examples=config["export"]["n_examples"],
     threads: config["threads"]
     log:
-        R + "/logs/kobayashi2020/aer_{experiment}.log",
+        f"{R}/logs/kobayashi2020/aer_{{experiment}}.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/aer_{experiment}.tsv"
+        f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}.tsv"
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
-        " --n-examples {params.n_examples} --out-dir " + R + "/analysis/{wildcards.experiment}"
+        f" --n-examples {{params.n_examples}} --out-dir {R}/analysis/{{wildcards.experiment}}"
         " --threads {params.torch_threads} > {log} 2>&1"
 
 
@@ -140,14 +129,14 @@ rule kobayashi2020_aer:
 # gold alignment file (kobayashi2020_aer.gold), scored per layer like the synthetic tasks.
 rule kobayashi2020_aer_gold:
     input:
-        models=lambda wc: chunk_outputs(R + "/models/{experiment}/{chunk}/model.pt", gold_set(wc)["experiment"]),
+        models=lambda wc: chunk_outputs(f"{R}/models/{{experiment}}/{{chunk}}/model.pt", gold_set(wc)["experiment"]),
         vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
         source=lambda wc: gold_set(wc)["source"],
         target=lambda wc: gold_set(wc)["target"],
         alignment=lambda wc: gold_set(wc)["alignment"],
     output:
-        aer=R + "/analysis/{experiment}/gold_{gold}/aer.csv",
-        summary=R + "/analysis/{experiment}/gold_{gold}/aer_summary.csv",
+        aer=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer.csv",
+        summary=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer_summary.csv",
     wildcard_constraints:
         gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
     params:
@@ -156,9 +145,9 @@ rule kobayashi2020_aer_gold:
         out_dir=lambda wc, output: Path(output.aer).parent,
     threads: config["threads"]
     log:
-        R + "/logs/kobayashi2020/aer_{experiment}_gold_{gold}.log",
+        f"{R}/logs/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/aer_{experiment}_gold_{gold}.tsv"
+        f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.tsv"
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
@@ -170,23 +159,23 @@ rule kobayashi2020_nmt_figure:
         lambda wc: list(layout.aer_tables(config).values()),
     output:
         png=report(
-            R + "/figures/kobayashi2020/{name}.png",
+            f"{R}/figures/kobayashi2020/{{name}}.png",
             caption="../report/kobayashi2020_nmt.rst",
             category="Kobayashi et al. 2020",
             subcategory="Transformer alignments",
             labels={"figure": "{name}"},
         ),
-        pdf=R + "/figures/kobayashi2020/{name}.pdf",
-        csv=R + "/figures/kobayashi2020/{name}.csv",
+        pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
+        csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
     wildcard_constraints:
         name="fig7|table3",
     params:
         aer=lambda wc: shlex.quote(json.dumps(layout.aer_tables(config))),  # in the figure's order, not sorted
         dpi=KOBA.get("dpi", 150),
     log:
-        R + "/logs/kobayashi2020/{name}.log",
+        f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
-        R + "/benchmarks/kobayashi2020/{name}.tsv"
+        f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
     shell:
         "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer-json {params.aer} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

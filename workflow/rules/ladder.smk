@@ -7,7 +7,7 @@ rule ladder_claims:
     input:
         lambda wc: [s.path for s in layout.summary_sources(config, ladderlib.point_experiments(config, wc.point))],
     output:
-        R + "/ladder/{point}/claims.csv",
+        f"{R}/ladder/{{point}}/claims.csv",
     params:
         sources=lambda wc: json_arg([vars(s) for s in layout.summary_sources(config,
                                                                           ladderlib.point_experiments(config, wc.point))]),
@@ -15,28 +15,28 @@ rule ladder_claims:
     wildcard_constraints:
         point="|".join(LADDER_POINTS) or "(?!)",
     log:
-        R + "/logs/ladder/{point}.log",
+        f"{R}/logs/ladder/{{point}}.log",
     benchmark:
-        R + "/benchmarks/ladder/{point}.tsv"
+        f"{R}/benchmarks/ladder/{{point}}.tsv"
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence} --out {output} > {log} 2>&1"
 
 
 rule ladder:
     input:
-        expand(R + "/ladder/{point}/claims.csv", point=LADDER_POINTS),
+        expand(f"{R}/ladder/{{point}}/claims.csv", point=LADDER_POINTS),
     output:
-        csv=R + "/ladder/ladder.csv",
-        png=report(R + "/figures/ladder/ladder.png", caption="../report/ladder.rst", category="Scale ladder"),
-        pdf=R + "/figures/ladder/ladder.pdf",
+        csv=f"{R}/ladder/ladder.csv",
+        png=report(f"{R}/figures/ladder/ladder.png", caption="../report/ladder.rst", category="Scale ladder"),
+        pdf=f"{R}/figures/ladder/ladder.pdf",
     params:
         claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
         spec=json_arg(ladderlib.spec(config)),
         dpi=config["figures"]["dpi"],
     log:
-        R + "/logs/ladder/ladder.log",
+        f"{R}/logs/ladder/ladder.log",
     benchmark:
-        R + "/benchmarks/ladder/ladder.tsv"
+        f"{R}/benchmarks/ladder/ladder.tsv"
     shell:
         "attnrepro ladder --claims {params.claims} --spec-json {params.spec} --csv {output.csv} --png {output.png}"
         " --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

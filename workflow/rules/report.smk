@@ -3,19 +3,19 @@
 
 rule claims_html:
     input:
-        R + "/claims.csv",
+        f"{R}/claims.csv",
     output:
-        report(R + "/report/claims.html", caption="../report/claims.rst", category="Claims"),
+        report(f"{R}/report/claims.html", caption="../report/claims.rst", category="Claims"),
     log:
-        R + "/logs/report/claims.log",
+        f"{R}/logs/report/claims.log",
     benchmark:
-        R + "/benchmarks/report/claims.tsv"
+        f"{R}/benchmarks/report/claims.tsv"
     shell:
         "attnrepro report-table --csv {input} --group-by paper --title 'Claims: every paper claim we test'"
         " --note 'One row per claim and experiment: the paper value where it prints one, our median (or rate) over"
         " replicates with its interval, the number of replicates, the model check, what stands in for the paper"
-        " (tested_on) and the verdict. The same table: " + R + "/claims.csv, " + R + "/claims.md; one verdict per claim:"
-        " " + R + "/claims_by_claim.csv.'"
+        f" (tested_on) and the verdict. The same table: {R}/claims.csv, {R}/claims.md; one verdict per claim:"
+        f" {R}/claims_by_claim.csv.'"
         " --out {output} > {log} 2>&1"
 
 
@@ -26,14 +26,14 @@ if SNELL2021:
 
     rule snell2021_table_html:
         input:
-            R + "/figures/snell2021/{table}.csv",
+            f"{R}/figures/snell2021/{{table}}.csv",
         output:
-            report(R + "/report/snell2021_{table}.html", caption="../report/snell2021_table.rst",
+            report(f"{R}/report/snell2021_{{table}}.html", caption="../report/snell2021_table.rst",
                    category="Snell et al. 2021", labels={"figure": "{table} as a table"}),
         log:
-            R + "/logs/report/snell2021_{table}.log",
+            f"{R}/logs/report/snell2021_{{table}}.log",
         benchmark:
-            R + "/benchmarks/report/snell2021_{table}.tsv"
+            f"{R}/benchmarks/report/snell2021_{{table}}.tsv"
         shell:
             "attnrepro report-table --csv {input} --title 'Snell et al. 2021, {wildcards.table}'"
             " --note 'Mean ± standard deviation over the seeds (n_seeds) of each row; agreement A and ξ in percent;"

@@ -20,34 +20,34 @@ if SNELL2021:
             lambda wc: snellcfg.run_inputs(SNELL2021, wc.run),
         output:
             # the model is written last: its presence means the job finished
-            evaluation=R + "/models/snell2021/{run}/eval.parquet",
-            probes=R + "/models/snell2021/{run}/probes.parquet",
-            metrics=R + "/models/snell2021/{run}/metrics.csv",
-            model=R + "/models/snell2021/{run}/model.pt",
+            evaluation=f"{R}/models/snell2021/{{run}}/eval.parquet",
+            probes=f"{R}/models/snell2021/{{run}}/probes.parquet",
+            metrics=f"{R}/models/snell2021/{{run}}/metrics.csv",
+            model=f"{R}/models/snell2021/{{run}}/model.pt",
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
             budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
-            ckpt_dir=R + "/checkpoints/snell2021/{run}",
+            ckpt_dir=f"{R}/checkpoints/snell2021/{{run}}",
         threads: SNELL2021["threads"]
         resources:
             **needs("snell2021_train", gpus=GPUS_PER_JOB, job=lambda wc: snell_job(wc.run)),
         retries: segments("snell2021_train", [snell_job(r) for r in snell2021_plain_runs() if r in SNELL2021_RUNS])
         log:
-            R + "/logs/snell2021/train/{run}.log",
+            f"{R}/logs/snell2021/train/{{run}}.log",
         benchmark:
-            R + "/benchmarks/snell2021/train/{run}.tsv"
+            f"{R}/benchmarks/snell2021/train/{{run}}.tsv"
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
-            " --out-dir " + R + "/models/snell2021/{wildcards.run}"
+            f" --out-dir {R}/models/snell2021/{{wildcards.run}}"
             " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
         output:
-            metrics=R + "/models/snell2021/multihead_candidates/metrics.csv",
-            candidates=R + "/models/snell2021/multihead_candidates/candidates.parquet",
+            metrics=f"{R}/models/snell2021/multihead_candidates/metrics.csv",
+            candidates=f"{R}/models/snell2021/multihead_candidates/candidates.parquet",
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
@@ -58,24 +58,24 @@ if SNELL2021:
             **needs("snell2021_candidates", gpus=GPUS_PER_JOB),
         retries: segments("snell2021_candidates", [None])
         log:
-            R + "/logs/snell2021/train/multihead_candidates.log",
+            f"{R}/logs/snell2021/train/multihead_candidates.log",
         benchmark:
-            R + "/benchmarks/snell2021/train/multihead_candidates.tsv"
+            f"{R}/benchmarks/snell2021/train/multihead_candidates.tsv"
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
-            " --ckpt-dir " + R + "/checkpoints/snell2021/multihead_candidates"
-            " --out-dir " + R + "/models/snell2021/multihead_candidates"
+            f" --ckpt-dir {R}/checkpoints/snell2021/multihead_candidates"
+            f" --out-dir {R}/models/snell2021/multihead_candidates"
             " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
         input:
-            candidates=R + "/models/snell2021/multihead_candidates/candidates.parquet",
+            candidates=f"{R}/models/snell2021/multihead_candidates/candidates.parquet",
         output:
-            evaluation=R + "/models/snell2021/multihead_{combo}/eval.parquet",
-            heads=R + "/models/snell2021/multihead_{combo}/heads.parquet",
-            metrics=R + "/models/snell2021/multihead_{combo}/metrics.csv",
-            model=R + "/models/snell2021/multihead_{combo}/model.pt",
+            evaluation=f"{R}/models/snell2021/multihead_{{combo}}/eval.parquet",
+            heads=f"{R}/models/snell2021/multihead_{{combo}}/heads.parquet",
+            metrics=f"{R}/models/snell2021/multihead_{{combo}}/metrics.csv",
+            model=f"{R}/models/snell2021/multihead_{{combo}}/model.pt",
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
@@ -86,22 +86,22 @@ if SNELL2021:
             **needs("snell2021_multihead", gpus=GPUS_PER_JOB),
         retries: segments("snell2021_multihead", [None])
         log:
-            R + "/logs/snell2021/train/multihead_{combo}.log",
+            f"{R}/logs/snell2021/train/multihead_{{combo}}.log",
         benchmark:
-            R + "/benchmarks/snell2021/train/multihead_{combo}.tsv"
+            f"{R}/benchmarks/snell2021/train/multihead_{{combo}}.tsv"
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
-            " --candidates {input.candidates} --ckpt-dir " + R + "/checkpoints/snell2021/multihead_{wildcards.combo}"
-            " --out-dir " + R + "/models/snell2021/multihead_{wildcards.combo}"
+            f" --candidates {{input.candidates}} --ckpt-dir {R}/checkpoints/snell2021/multihead_{{wildcards.combo}}"
+            f" --out-dir {R}/models/snell2021/multihead_{{wildcards.combo}}"
             " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
 
     rule snell2021_export:
         input:
-            model=R + "/models/snell2021/{erun}/model.pt",
+            model=f"{R}/models/snell2021/{{erun}}/model.pt",
             data=lambda wc: snellcfg.run_inputs(SNELL2021, wc.erun),
         output:
-            decodes=R + "/activations/snell2021/{erun}/decodes.parquet",
-            saliency=R + "/activations/snell2021/{erun}/saliency.parquet",
+            decodes=f"{R}/activations/snell2021/{{erun}}/decodes.parquet",
+            saliency=f"{R}/activations/snell2021/{{erun}}/saliency.parquet",
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
@@ -109,11 +109,11 @@ if SNELL2021:
         resources:
             **needs("snell2021_export", gpus=GPUS_PER_JOB),
         log:
-            R + "/logs/snell2021/export/{erun}.log",
+            f"{R}/logs/snell2021/export/{{erun}}.log",
         benchmark:
-            R + "/benchmarks/snell2021/export/{erun}.tsv"
+            f"{R}/benchmarks/snell2021/export/{{erun}}.tsv"
         shell:
-            "attnrepro snell2021 export --model {input.model} --out-dir " + R + "/activations/snell2021/{wildcards.erun}"
+            f"attnrepro snell2021 export --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
@@ -131,35 +131,35 @@ if SNELL2021:
             params:
                 spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             log:
-                R + "/logs/snell2021/analysis/{analysis}.log",
+                f"{R}/logs/snell2021/analysis/{{analysis}}.log",
             benchmark:
-                R + "/benchmarks/snell2021/analysis/{analysis}.tsv"
+                f"{R}/benchmarks/snell2021/analysis/{{analysis}}.tsv"
             shell:
                 "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
-                " --models-dir " + R + "/models/snell2021 --activations-dir " + R + "/activations/snell2021"
-                " --out-dir " + R + "/analysis/snell2021/{wildcards.analysis} > {log} 2>&1"
+                f" --models-dir {R}/models/snell2021 --activations-dir {R}/activations/snell2021"
+                f" --out-dir {R}/analysis/snell2021/{{wildcards.analysis}} > {{log}} 2>&1"
 
     rule snell2021_figure:
         input:
             snell2021_figure_inputs,
         output:
             png=report(
-                R + "/figures/snell2021/{name}.png",
+                f"{R}/figures/snell2021/{{name}}.png",
                 caption="../report/snell2021.rst",
                 category="Snell et al. 2021",
                 labels={"figure": "{name}"},
             ),
-            pdf=R + "/figures/snell2021/{name}.pdf",
-            csv=R + "/figures/snell2021/{name}.csv",
+            pdf=f"{R}/figures/snell2021/{{name}}.pdf",
+            csv=f"{R}/figures/snell2021/{{name}}.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            R + "/logs/figures/snell2021_{name}.log",
+            f"{R}/logs/figures/snell2021_{{name}}.log",
         benchmark:
-            R + "/benchmarks/figures/snell2021_{name}.tsv"
+            f"{R}/benchmarks/figures/snell2021_{{name}}.tsv"
         shell:
-            "attnrepro snell2021 figure {wildcards.name} --spec-json {params.spec} --analysis-dir " + R + "/analysis/snell2021"
+            f"attnrepro snell2021 figure {{wildcards.name}} --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
     # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 analyses' ξ curves
@@ -168,22 +168,22 @@ if SNELL2021:
             snell2021_table_inputs,
         output:
             png=report(
-                R + "/figures/snell2021/fig2.png",
+                f"{R}/figures/snell2021/fig2.png",
                 caption="../report/snell2021_fig2.rst",
                 category="Snell et al. 2021",
                 labels={"figure": "fig2"},
             ),
-            pdf=R + "/figures/snell2021/fig2.pdf",
-            csv=R + "/figures/snell2021/fig2.csv",
+            pdf=f"{R}/figures/snell2021/fig2.pdf",
+            csv=f"{R}/figures/snell2021/fig2.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            R + "/logs/figures/snell2021_fig2.log",
+            f"{R}/logs/figures/snell2021_fig2.log",
         benchmark:
-            R + "/benchmarks/figures/snell2021_fig2.tsv"
+            f"{R}/benchmarks/figures/snell2021_fig2.tsv"
         shell:
-            "attnrepro snell2021 figure fig2 --spec-json {params.spec} --analysis-dir " + R + "/analysis/snell2021"
+            f"attnrepro snell2021 figure fig2 --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
     rule snell2021_table_figure:
@@ -191,20 +191,20 @@ if SNELL2021:
             snell2021_table_inputs,
         output:
             png=report(
-                R + "/figures/snell2021/{table}.png",
+                f"{R}/figures/snell2021/{{table}}.png",
                 caption="../report/snell2021.rst",
                 category="Snell et al. 2021",
                 labels={"figure": "{table}"},
             ),
-            pdf=R + "/figures/snell2021/{table}.pdf",
-            csv=R + "/figures/snell2021/{table}.csv",
+            pdf=f"{R}/figures/snell2021/{{table}}.pdf",
+            csv=f"{R}/figures/snell2021/{{table}}.csv",
         params:
             spec=json_arg(snellcfg.figure_spec(SNELL2021)),
             dpi=SNELL2021["dpi"],
         log:
-            R + "/logs/figures/snell2021_{table}.log",
+            f"{R}/logs/figures/snell2021_{{table}}.log",
         benchmark:
-            R + "/benchmarks/figures/snell2021_{table}.tsv"
+            f"{R}/benchmarks/figures/snell2021_{{table}}.tsv"
         shell:
-            "attnrepro snell2021 figure {wildcards.table} --spec-json {params.spec} --analysis-dir " + R + "/analysis/snell2021"
+            f"attnrepro snell2021 figure {{wildcards.table}} --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

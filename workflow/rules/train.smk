@@ -5,15 +5,15 @@ rule train:
         vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
     output:
         # the model is written last: its presence means the job finished
-        metrics=R + "/models/{experiment}/{chunk}/metrics.csv",
-        model=R + "/models/{experiment}/{chunk}/model.pt",
+        metrics=f"{R}/models/{{experiment}}/{{chunk}}/metrics.csv",
+        model=f"{R}/models/{{experiment}}/{{chunk}}/model.pt",
     params:
         torch_threads=config["threads"],
         spec=lambda wc: json_arg(cfglib.experiment_spec(config, wc.experiment)),
         seeds=lambda wc: " ".join(map(str, SEED_CHUNKS[wc.chunk])),
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         # checkpoints live outside the outputs so a killed job's rerun finds them
-        ckpt_dir=R + "/checkpoints/{experiment}/{chunk}",
+        ckpt_dir=f"{R}/checkpoints/{{experiment}}/{{chunk}}",
         device=config["device"],
         budget=time_budget,
     threads: config["threads"]
@@ -21,9 +21,9 @@ rule train:
         **needs("train", gpus=GPUS_PER_JOB, job=train_job),
     retries: segments("train", [(e, cfglib.experiment_spec(config, e)["train"]["steps"]) for e in config["experiments"]])
     log:
-        R + "/logs/train/{experiment}/{chunk}.log",
+        f"{R}/logs/train/{{experiment}}/{{chunk}}.log",
     benchmark:
-        R + "/benchmarks/train/{experiment}/{chunk}.tsv"
+        f"{R}/benchmarks/train/{{experiment}}/{{chunk}}.tsv"
     # torch's threads from the config, not {threads} (which --cores caps): a sum's order, so the weights, depend on
     # them, and `--cores 1` must give the numbers `--cores 2` gives (every torch rule does the same)
     shell:
