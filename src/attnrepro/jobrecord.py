@@ -11,7 +11,6 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import platform
 import resource
 import sys
 import time
@@ -26,27 +25,21 @@ def iso_utc(seconds: float) -> str:
 
 
 def job_record(command: str, started: float) -> dict:
-    """This process's record: host, Slurm job, device it computed on, torch/CUDA/Python, start, end, peak RSS."""
-    torch = sys.modules.get("torch")  # not imported: the job never used torch, so it ran on the CPU
-    cuda_used = torch is not None and torch.cuda.is_initialized()
-    if torch is not None:
-        torch_version = torch.__version__
-    else:
-        from importlib.metadata import PackageNotFoundError, version
+    """This process's record: the run line's host, device, torch, CUDA and python (:func:`attnrepro.runinfo.record`,
+    the device it computed on), plus the Slurm job, start, end and peak RSS."""
+    from .runinfo import record
 
-        try:
-            torch_version = version("torch")
-        except PackageNotFoundError:
-            torch_version = None
+    torch = sys.modules.get("torch")  # not imported: the job never used torch, so it ran on the CPU
+    used = torch.device("cuda", torch.cuda.current_device()) if torch is not None and torch.cuda.is_initialized() \
+        else None
+    run = record(used)
     # ru_maxrss is in KiB on Linux; children: a subprocess the command ran (git, a nested tool)
     peak_kib = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
                    resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
     return {
-        "command": command, "host": platform.node(), "slurm_job": os.environ.get("SLURM_JOB_ID"),
-        "device": torch.cuda.get_device_name(torch.cuda.current_device()) if cuda_used else "cpu",
-        "torch": torch_version, "cuda": torch.version.cuda if torch is not None else None,
-        "python": platform.python_version(), "start": iso_utc(started), "end": iso_utc(time.time()),
-        "peak_rss_mb": round(peak_kib / 1024, 1),
+        "command": command, "host": run["host"], "slurm_job": os.environ.get("SLURM_JOB_ID"), "device": run["device"],
+        "torch": run["torch"], "cuda": None if run["cuda"] == "none" else run["cuda"], "python": run["python"],
+        "start": iso_utc(started), "end": iso_utc(time.time()), "peak_rss_mb": round(peak_kib / 1024, 1),
     }
 
 
