@@ -54,9 +54,11 @@ def snakemake(*args, cwd, check=True, timeout=600, own_root=False) -> subprocess
     """Snakemake in ``cwd`` (a fresh folder per test). Outputs go under ``cwd/results/`` whichever shipped config
     the test derives its own from (``--config results=results``), so tests name one layout; ``own_root``: the
     config's own results root (tests of the roots themselves, tests/test_results_root.py, and the golden lists)."""
-    pin = [] if own_root else ["--config", "results=results"]
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args,
-           *pin]
+    args = list(args)
+    if not own_root:  # into the test's own --config list if it has one: a second --config would replace the first
+        args = (args[:args.index("--config") + 1] + ["results=results"] + args[args.index("--config") + 1:]
+                if "--config" in args else args + ["--config", "results=results"])
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(cwd), *args]
     proc = subprocess.run(cmd, cwd=cwd, env=tool_env(), capture_output=True, text=True, timeout=timeout)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
