@@ -24,7 +24,8 @@ ROW = re.compile(r"^\| \*\*(?P<claim>[\w]+)\*\*[^|]*(?:\\\|[^|]*)*\| (?P<experim
 def read_old(path: Path) -> pd.DataFrame:
     if path.suffix == ".csv":
         df = pd.read_csv(path)
-        return df.rename(columns={"n_seeds": "n"})[["claim_id", "experiment", "verdict", "rule", "measured_mean", "n"]]
+        keep = ["claim_id", "experiment", "verdict", "rule", "measured_mean", "n", "interval"]
+        return df.rename(columns={"n_seeds": "n"}).reindex(columns=keep)
     rows = []
     for line in path.read_text().splitlines():
         m = ROW.match(line)
@@ -36,23 +37,32 @@ def read_old(path: Path) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+INTERVALS = {"t": "Student-t interval of the mean", "sign": "sign test",
+             "rank": "order-statistic interval of the median, inside the measure's range",
+             "clopper-pearson": "Clopper–Pearson interval of a rate",
+             "fisher": "Fisher's exact test against the control"}
+
+
 def reason(old, new) -> str:
-    """What changed between two rows of one (claim, experiment), mechanically."""
-    parts = []
+    """What changed between two rows of one (claim, experiment), mechanically: the rule, the interval family, the
+    replicates, the number, the model check."""
     if old is None:
-        return "new row: " + (f"{new.reading}" if isinstance(new.reading, str) else "a claim added by issue 15")
+        return "new row: " + (new.reading if isinstance(new.reading, str) else "a claim added since")
     if new is None:
         return "row removed"
-    if old.rule.split(" with ")[0].split(" ")[-3:] != new.rule.split(" ")[-3:]:
+    parts = []
+    if old.rule != new.rule:
         parts.append(f"rule was `{old.rule}`, now `{new.rule}`")
-    if new.interval != "t":
-        parts.append({"clopper-pearson": "a 0/1 outcome per run now gets the Clopper–Pearson interval",
-                      "sign": "every replicate has the same value: the sign test replaces a zero-width t-interval"}
-                     [new.interval])
+    if isinstance(old.get("interval"), str) and old["interval"] != new.interval:
+        parts.append(f"interval: {INTERVALS.get(old['interval'], old['interval'])} → "
+                     f"{INTERVALS.get(new.interval, new.interval)}")
     if old.n != new.n:
         parts.append(f"{old.n} → {new.n} replicates")
-    if abs(old.measured_mean - new.measured_mean) > 1e-9:
+    if not (pd.isna(old.measured_mean) and pd.isna(new.measured_mean)) and not (
+            abs(old.measured_mean - new.measured_mean) <= 1e-9):
         parts.append(f"measured {old.measured_mean:.3g} → {new.measured_mean:.3g}")
+    if isinstance(getattr(new, "model_check", None), str) and new.model_check.startswith("failed"):
+        parts.append(f"model check {new.model_check}")
     return "; ".join(parts) or "same number, same rule"
 
 
@@ -62,14 +72,15 @@ def diff(old: pd.DataFrame, new: pd.DataFrame, notes: dict) -> list[str]:
     lines = []
     for r in merged.itertuples():
         o = None if r.side == "right_only" else pd.Series(
-            {"rule": r.rule_old, "measured_mean": r.measured_mean_old, "n": r.n_old})
+            {"rule": r.rule_old, "measured_mean": r.measured_mean_old, "n": r.n_old,
+             "interval": getattr(r, "interval_old", None)})
         n = None if r.side == "left_only" else r
         before = r.verdict_old if o is not None else "(no row)"
         after = r.verdict if n is not None else "(no row)"
         if before == after:
             continue
         note = notes.get(f"{r.claim_id}/{r.experiment}") or notes.get(r.claim_id) or ""
-        mech = reason(o.rename({"measured_mean": "measured_mean"}) if o is not None else None, n)
+        mech = reason(o, n)
         lines.append(f"- **{r.claim_id}** ({r.experiment}): {before} → {after}. {mech}." + (f" Why: {note}" if note else ""))
     return lines
 

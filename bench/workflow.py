@@ -24,6 +24,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -36,6 +37,7 @@ def main() -> None:
     p.add_argument("--keep", help="work directory to run in and keep (default: a temporary one)")
     args = p.parse_args()
     config = Path(args.config).resolve()
+    root = yaml.safe_load(config.read_text()).get("results", "results")  # each config has its own results root
     load_before = os.getloadavg()
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
@@ -46,14 +48,14 @@ def main() -> None:
                         "--cores", str(args.cores), "--configfile", str(config), "--quiet"], check=True, env=env)
         wall = time.perf_counter() - t0
         # the claims of the timed run are kept beside its timing: what that run reproduced
-        for ext in ("md", "csv"):
-            claims = Path(work) / "results" / f"claims.{ext}"
+        for part, ext in (("", "md"), ("", "csv"), ("_by_claim", "csv")):
+            claims = Path(work) / root / f"claims{part}.{ext}"
             if claims.exists():
-                shutil.copyfile(claims, ROOT / "bench" / "results" / f"claims_{config.stem}.{ext}")
+                shutil.copyfile(claims, ROOT / "bench" / "results" / f"claims_{config.stem}{part}.{ext}")
         rows = []
-        for tsv in (Path(work) / "results" / "benchmarks").rglob("*.tsv"):
+        for tsv in (Path(work) / root / "benchmarks").rglob("*.tsv"):
             b = pd.read_csv(tsv, sep="\t").iloc[-1]
-            rows.append({"job": tsv.relative_to(Path(work) / "results" / "benchmarks").as_posix()[:-4],
+            rows.append({"job": tsv.relative_to(Path(work) / root / "benchmarks").as_posix()[:-4],
                          "s": float(b["s"]), "max_rss_mb": float(b["max_rss"])})
     jobs = pd.DataFrame(rows).sort_values("s", ascending=False)
     by_rule = jobs.assign(rule=jobs.job.str.split("/").str[0]).groupby("rule")["s"].sum().sort_values(ascending=False)

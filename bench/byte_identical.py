@@ -1,0 +1,83 @@
+"""Do two runs of one config in two directories give the same bytes? (issue 32, cause 5)
+
+    python bench/byte_identical.py [--config config/smoke.yaml] [--cores 2] [--out bench/results/byte_identical_smoke.json]
+
+Runs the config from scratch in two fresh directories, one after the other, and compares the SHA-256 of every file
+under the config's results root. Left out, and counted in the JSON: logs and benchmark files (they hold timings)
+and ``checkpoints/`` (resume state that records elapsed time; no rule output, not packed in the artifact —
+docs/faults.md). Exit status 1, naming each file, when any other file differs or exists in one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+NOT_COMPARED = ("logs", "benchmarks", "checkpoints")  # timings and resume state, by design different
+
+
+def digests(results: Path) -> tuple[dict[str, str], int]:
+    """relative path -> SHA-256 of every compared file; and how many files were left out."""
+    out, skipped = {}, 0
+    for path in sorted(p for p in results.rglob("*") if p.is_file()):
+        rel = path.relative_to(results).as_posix()
+        if rel.split("/")[0] in NOT_COMPARED:
+            skipped += 1
+            continue
+        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out, skipped
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--config", default="config/smoke.yaml")
+    p.add_argument("--cores", type=int, default=2)
+    p.add_argument("--out")
+    args = p.parse_args()
+    config = Path(args.config).resolve()
+    root = yaml.safe_load(config.read_text()).get("results", "results")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    runs, walls = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in ("a", "b"):
+            work = Path(tmp) / name
+            work.mkdir()
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory",
+                            str(work), "--cores", str(args.cores), "--configfile", str(config), "--quiet"],
+                           check=True, env=env)
+            walls.append(round(time.perf_counter() - t0, 1))
+            runs.append(digests(work / root))
+    (a, skipped_a), (b, skipped_b) = runs
+    differ = sorted(k for k in a.keys() & b.keys() if a[k] != b[k])
+    only = sorted(a.keys() ^ b.keys())
+    kinds: dict[str, int] = {}
+    for rel in a:
+        suffix = Path(rel).suffix or "(none)"
+        kinds[suffix] = kinds.get(suffix, 0) + 1
+    out = {"benchmark": "byte_identical", "config": str(config.relative_to(ROOT)), "cores": args.cores,
+           "wall_s": walls, "compared": len(a), "compared_by_suffix": dict(sorted(kinds.items())),
+           "identical": len(a) - len(differ) - len(a.keys() - b.keys()), "differ": differ, "in_one_run_only": only,
+           "left_out": {"dirs": list(NOT_COMPARED), "files": [skipped_a, skipped_b]},
+           "machine": platform.machine(), "cpu_count": os.cpu_count()}
+    name = args.out or f"bench/results/byte_identical_{config.stem}.json"
+    Path(name).write_text(json.dumps(out, indent=2) + "\n")
+    for rel in differ + only:
+        print(f"differs: {rel}", file=sys.stderr)
+    print(f"{out['identical']} of {len(a)} files identical; {len(differ)} differ; {len(only)} in one run only")
+    return 1 if differ or only else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
