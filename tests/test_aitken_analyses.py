@@ -54,6 +54,23 @@ def test_variance_drop_is_the_mean_word_ratio_without_eos():
     assert variance_drop_pooled(table) == pytest.approx(1 - (1 + 3 + 80) / 100)
 
 
+def test_word_variance_leaves_out_words_whose_states_never_vary_and_survives_large_offsets():
+    """A word read only where its state is fixed (the first position, a constant state) has no variance to explain:
+    it is left out rather than dividing rounding by rounding. States far from the origin (offset 10⁴, float32) keep
+    the other words' ratios right, where Σx² − (Σx)²/n cancels."""
+    rng = np.random.default_rng(3)
+    h, _, pos, tok = _states(rng, n_examples=200, noise=0.3)
+    tok = np.where(pos == 0, 3, np.where(tok == 3, 0, tok))  # 'D' opens every sequence, nowhere else
+    h[pos == 0] = 1.0
+    h = (h + 1e4).astype(np.float32)
+    table = word_variance(decompose(h, pos, tok), ["A", "B", "C", "D"])
+    assert set(table.token) == {"A", "B", "C"}
+    assert np.isfinite(table.ratio).all() and (table.ratio > 0).all()
+    reference = word_variance(decompose((h - 1e4).astype(float), pos, tok), ["A", "B", "C", "D"])
+    assert table.ratio.to_numpy() == pytest.approx(reference.ratio.to_numpy(), rel=1e-3)
+    assert 0 < variance_drop(table) < 1
+
+
 def test_readout_alignment_recovers_a_planted_dictionary():
     chi = np.eye(4)
     weights = np.eye(4)[[2, 0, 1, 3]]  # readout of y_i points at x_perm[i]

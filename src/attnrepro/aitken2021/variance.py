@@ -11,24 +11,31 @@ from .decomposition import Decomposition
 
 
 def _spread(x: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per group: Σ‖x − mean_group(x)‖² and the group size."""
+    """Per group: Σ‖x − mean_group(x)‖² and the group size. Two passes: the one-pass Σx² − (Σx)²/n cancels to
+    noise, or below zero, for a word whose states barely vary (measured on the demo's Bible models: a ratio of
+    ±inf that made the mean drop NaN or −inf)."""
+    x = np.asarray(x, dtype=float)
     counts = np.bincount(group, minlength=n_groups).astype(float)
     sums = np.zeros((n_groups, x.shape[1]))
     np.add.at(sums, group, x)
-    sq = np.bincount(group, weights=(x**2).sum(1), minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
-        return sq - (sums**2).sum(1) / counts, counts
+        dev = x - (sums / counts[:, None])[group]
+    return np.bincount(group, weights=(dev**2).sum(1), minlength=n_groups), counts
 
 
 def word_variance(enc: Decomposition, words: list[str]) -> pd.DataFrame:
-    """For each input word x: the total variance of h_t^E and of h_t^E − μ_t^E over the states that read x, and
-    their ratio (Fig. 5c). Columns token, n, var_h, var_without_temporal, ratio."""
+    """For each input word x read at least twice with states that vary: the total variance of h_t^E and of
+    h_t^E − μ_t^E over the states that read x, and their ratio (Fig. 5c). A word whose states are all the same
+    (in translation, a word that only opens sentences: h_1^E depends on x_1 alone) has no variance to explain and
+    is left out. Columns token, n, var_h, var_without_temporal, ratio."""
     n = len(words)
     h = enc.temporal + enc.input_delta
     var_h, counts = _spread(h, enc.token, n)
     var_id, _ = _spread(enc.input_delta, enc.token, n)
-    seen = counts > 1
+    # below a millionth of the states' own spread per state, a word's spread is rounding, not variance
+    floor = 1e-6 * float(np.asarray(h, dtype=float).var(0).sum())
     with np.errstate(invalid="ignore", divide="ignore"):
+        seen = (counts > 1) & (var_h / counts > floor)
         ratio = var_id / var_h
     return pd.DataFrame({"token": np.asarray(words)[seen], "n": counts[seen].astype(int),
                          "var_h": var_h[seen] / counts[seen], "var_without_temporal": var_id[seen] / counts[seen],
