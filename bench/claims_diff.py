@@ -17,6 +17,8 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from attnrepro.intervals import NOT_TESTED, UNDECIDABLE, rank_depth
+
 ROW = re.compile(r"^\| \*\*(?P<claim>[\w]+)\*\*[^|]*(?:\\\|[^|]*)*\| (?P<experiment>[\w@]+) \| (?P<paper>[^|]*) \| "
                  r"(?P<ours>[^|]*) \| (?P<n>\d+) \| (?P<verdict>[\w ]+) \| `(?P<rule>[^`]*)` \|")
 
@@ -66,6 +68,17 @@ def reason(old, new) -> str:
     return "; ".join(parts) or "same number, same rule"
 
 
+def cause(new) -> str:
+    """The reason a verdict moved when today's rules alone explain it: a failed model check, or too few replicates
+    for the rank interval to exclude anything."""
+    if new.verdict == NOT_TESTED:
+        return f"the model failed its check ({new.model_check}); no verdict rests on it"
+    if new.verdict == UNDECIDABLE and new.interval == "rank" and rank_depth(int(new.n)) == 0:
+        return (f"at {int(new.n)} replicates no order statistic of the median reaches 95% (6 is the fewest), so the "
+                "interval is the measure's whole range whatever the values")
+    return ""
+
+
 def diff(old: pd.DataFrame, new: pd.DataFrame, notes: dict) -> list[str]:
     key = ["claim_id", "experiment"]
     merged = old.merge(new, on=key, how="outer", suffixes=("_old", ""), indicator="side")
@@ -79,7 +92,8 @@ def diff(old: pd.DataFrame, new: pd.DataFrame, notes: dict) -> list[str]:
         after = r.verdict if n is not None else "(no row)"
         if before == after:
             continue
-        note = notes.get(f"{r.claim_id}/{r.experiment}") or notes.get(r.claim_id) or ""
+        written = notes.get(f"{r.claim_id}/{r.experiment}") or notes.get(r.claim_id) or ""
+        note = " ".join(x for x in (written, cause(n) if n is not None else "") if x)
         mech = reason(o, n)
         lines.append(f"- **{r.claim_id}** ({r.experiment}): {before} → {after}. {mech}." + (f" Why: {note}" if note else ""))
     return lines
