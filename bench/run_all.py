@@ -33,6 +33,7 @@ def commands(quick: bool) -> list[list[str]]:
         [py, "bench/snell_copy.py", *(["--seeds", "2", "--short", "1", "--long", "2", "--peer-like", "2"]
                                       if quick else []), *reps],
         [py, "bench/workflow.py", "--config", "config/smoke.yaml"],
+        [py, "bench/byte_identical.py", "--config", "config/smoke.yaml"],
         *([] if quick else [[py, "bench/workflow.py", "--config", "config/config.yaml"]]),
     ]
 
@@ -87,15 +88,19 @@ def summary_rows() -> list[str]:
                         f"{verdict(r['median_total_s'], r['target_seconds'])} |")
         elif name.startswith("workflow_"):
             target, text = WORKFLOW_TARGETS.get(name, (30 * 60, "≤ 30 min"))
-            mem = "" if name == "workflow_smoke" else f"; largest job {verdict(r['peak_job_rss_mb'], 4096)} (≤ 4 GB)"
+            mem = "" if name != "workflow_config" else f"; largest job {verdict(r['peak_job_rss_mb'], 4096)} (≤ 4 GB)"
             extra, extra_verdict = "", ""
             if name == "workflow_config":  # issue 16, target 3: no slower than before Snell joined the DAG
                 extra = f"; issue 16: ≤ {ISSUE16_WORKFLOW_S / 60:.1f} min"
                 extra_verdict = f"; issue 16 target {verdict(r['wall_s'], ISSUE16_WORKFLOW_S)}"
             rows.append(f"| whole workflow, {r['config']}, --cores {r['cores']} ({r['n_jobs']} jobs) | "
                         f"{r['wall_s'] / 60:.1f} min, largest job {r['peak_job_rss_mb'] / 1024:.2f} GB "
-                        f"({r['peak_job']}) | {text}{'' if name == 'workflow_smoke' else ', ≤ 4 GB'}{extra} | "
+                        f"({r['peak_job']}) | {text}{', ≤ 4 GB' if name == 'workflow_config' else ''}{extra} | "
                         f"{verdict(r['wall_s'], target)}{mem}{extra_verdict} |")
+        elif name.startswith("byte_identical"):  # issue 32: two runs in two folders, the same bytes
+            same = r["identical"] == r["compared"] and not r["in_one_run_only"]
+            rows.append(f"| {r['config']} twice, two folders | {r['identical']} of {r['compared']} files identical "
+                        f"(logs, benchmarks, checkpoints left out) | all | {'met' if same else '**missed**'} |")
         elif name == "export_layout":
             best = min(r["layouts"], key=lambda x: x["read_one_seed_s"])
             rows.append(f"| export layout (design choice) | fastest one-seed read: {best['layout']}, "
