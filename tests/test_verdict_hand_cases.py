@@ -124,6 +124,13 @@ def test_an_untrained_models_row_is_not_tested():
     row = _table(["translation_no_term_dominates"], bible, {"aed_bible": ("bible", "aed")}).iloc[0]
     assert row.verdict == NOT_TESTED and row.model_check.startswith("failed: bleu 4.4 < 10")
     assert row.tested_on.startswith("Bible") and row.size_vs_paper == ""
+    # nor a classifier at chance (the demo's ParlSpeech model: 0.46); one at 0.69 is
+    cls = {"cls": pd.DataFrame({"seed": SEEDS, "A_alpha_beta_uf_excess_null": [0.2] * 6, "token_acc": [0.46] * 6})}
+    row = _table(["classification_alpha_agrees_with_beta_uf"], cls, {"cls": ("classification", "bilstm_attention")})
+    assert row.iloc[0].verdict == NOT_TESTED and row.iloc[0].model_check == "failed: token_acc 0.46 < 0.6 (stated)"
+    cls["cls"]["token_acc"] = 0.69
+    row = _table(["classification_alpha_agrees_with_beta_uf"], cls, {"cls": ("classification", "bilstm_attention")})
+    assert row.iloc[0].verdict == REPRODUCED
     summaries["aed"]["token_acc"] = 0.99
     row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed")}).iloc[0]
     assert row.verdict == REPRODUCED and row.model_check.startswith("passed: token_acc 0.99")

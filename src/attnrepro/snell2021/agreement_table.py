@@ -141,12 +141,13 @@ def best_proxy_step(proxy_metrics: pd.DataFrame) -> int:
 
 
 def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, saliency: pd.DataFrame,
-                     final_accuracy: bool = False, proxy_metrics: pd.DataFrame | None = None
+                     proxy_metrics: pd.DataFrame | None = None
                      ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """:func:`table2_table` from one task's run tables: ``probes`` by role (learned, uniform, proxy and optionally
     frozen_beta; each run's probes.parquet), the learned run's metrics.csv and its exported saliency.parquet.
     Every member of the learned run is one seed, paired by member index with the uniform and frozen-β runs;
-    ``final_accuracy`` adds its last token accuracy (translation reports it beside BLEU). β^px is the proxy's
+    ``token_acc`` is the learned run's last token accuracy, the model check of its rows (translation reports it
+    beside BLEU). β^px is the proxy's
     probe at its best evaluation (:func:`best_proxy_step` of ``proxy_metrics``), or at its last without them."""
     members = sorted(metrics.member.unique())
     seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
@@ -163,8 +164,7 @@ def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, sal
     rows, xi_curves = table2_table(seeds, steps, perf, np.stack([p[1] for p in learned_a]),
                                    np.stack([p[1] for p in learned_b]), np.stack([p[1] for p in uniform]), beta_px,
                                    delta, lengths, alpha_fr)
-    if final_accuracy:
-        rows["token_acc"] = perf[:, -1]
+    rows["token_acc"] = perf[:, -1]
     return rows, xi_curves
 
 

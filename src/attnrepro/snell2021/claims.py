@@ -29,7 +29,10 @@ _TABLE2_SAMPLES = ("training seeds; one bag-of-words proxy run serves every seed
 _HEAD_POOL = "8-head models whose heads are drawn from one shared pool of ~10 candidate heads (not independent)"
 # translation must translate before its agreements count (the paper's Multi30k model: 37.9 BLEU, App. A.8; our
 # sets are others, so a stated gate); the copy runs' outcome is the measure itself, no gate
-MODEL_CHECKS = {"translation": ModelCheck("bleu", 10.0)}
+# stated gates (the paper prints no level for these models): BLEU 10 for translation; for classification, held-out
+# accuracy 0.6 on the offline sets, both binary, where an untrained model scores 0.53 (ParlSpeech) and 0.58 (rotten
+# tomatoes) at step 0
+MODEL_CHECKS = {"translation": ModelCheck("bleu", 10.0), "classification": ModelCheck("token_acc", 0.6)}
 
 
 def model_check(task_kind: str, arch: str) -> ModelCheck | None:

@@ -66,7 +66,7 @@ def _table2(spec: dict, models: Path, activations: Path):
     metrics = read_metrics(models / roles["learned"] / "metrics.csv")
     translation = spec.get("translation")
     saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
-    rows, xi_curves = table2_from_runs(probes, metrics, saliency, final_accuracy=bool(translation),
+    rows, xi_curves = table2_from_runs(probes, metrics, saliency,
                                        proxy_metrics=read_csv_checked(models / roles["proxy"] / "metrics.csv"))
     if translation:
         vocab = read_json(Path(translation) / "vocab.json")

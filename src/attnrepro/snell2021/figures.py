@@ -157,7 +157,7 @@ TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf
 # CSV only: the nulls matched to the maxima over checkpoints (beside Â)
 NULL_COLUMNS = ("A_alpha_beta_uf_null", "A_alpha_beta_null")
 
-# translation only: the learned run's final teacher-forced token accuracy (as a fraction) and corpus BLEU (0-100)
+# the learned run's final teacher-forced token accuracy (as a fraction; every task) and corpus BLEU (0-100; translation)
 TRANSLATION_COLUMNS = {"token_acc": "acc", "bleu": "BLEU"}
 
 # The paper's translation rows (%): Table 5 (Table 2 to two decimals, p̂ = token accuracy) and, as ``bleu``,
