@@ -15,15 +15,12 @@ import hashlib
 import json
 import os
 import platform
-import subprocess
 import sys
 import tempfile
-import time
+from collections import Counter
 from pathlib import Path
 
-import yaml
-
-ROOT = Path(__file__).resolve().parents[1]
+from workflow import ROOT, results_root, run_workflow
 NOT_COMPARED = ("logs", "benchmarks", "checkpoints")  # timings and resume state, by design different
 
 
@@ -46,26 +43,18 @@ def main() -> int:
     p.add_argument("--out")
     args = p.parse_args()
     config = Path(args.config).resolve()
-    root = yaml.safe_load(config.read_text()).get("results", "results")
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    root = results_root(config)
     runs, walls = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for name in ("a", "b"):
             work = Path(tmp) / name
             work.mkdir()
-            t0 = time.perf_counter()
-            subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory",
-                            str(work), "--cores", str(args.cores), "--configfile", str(config), "--quiet"],
-                           check=True, env=env)
-            walls.append(round(time.perf_counter() - t0, 1))
+            walls.append(round(run_workflow(config, work, args.cores), 1))
             runs.append(digests(work / root))
     (a, skipped_a), (b, skipped_b) = runs
     differ = sorted(k for k in a.keys() & b.keys() if a[k] != b[k])
     only = sorted(a.keys() ^ b.keys())
-    kinds: dict[str, int] = {}
-    for rel in a:
-        suffix = Path(rel).suffix or "(none)"
-        kinds[suffix] = kinds.get(suffix, 0) + 1
+    kinds = Counter(Path(rel).suffix or "(none)" for rel in a)
     out = {"benchmark": "byte_identical", "config": str(config.relative_to(ROOT)), "cores": args.cores,
            "wall_s": walls, "compared": len(a), "compared_by_suffix": dict(sorted(kinds.items())),
            "identical": len(a) - len(differ) - len(a.keys() - b.keys()), "differ": differ, "in_one_run_only": only,

@@ -14,6 +14,7 @@ import argparse
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import yaml
 
@@ -60,8 +61,7 @@ def reason(old, new) -> str:
                      f"{INTERVALS.get(new.interval, new.interval)}")
     if old.n != new.n:
         parts.append(f"{old.n} → {new.n} replicates")
-    if not (pd.isna(old.measured_mean) and pd.isna(new.measured_mean)) and not (
-            abs(old.measured_mean - new.measured_mean) <= 1e-9):
+    if not np.isclose(old.measured_mean, new.measured_mean, rtol=0, atol=1e-9, equal_nan=True):
         parts.append(f"measured {old.measured_mean:.3g} → {new.measured_mean:.3g}")
     if isinstance(getattr(new, "model_check", None), str) and new.model_check.startswith("failed"):
         parts.append(f"model check {new.model_check}")

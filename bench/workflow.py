@@ -29,6 +29,23 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def results_root(config: Path) -> str:
+    """The folder a config writes under (its ``results`` key; attnrepro.results_root's default)."""
+    from attnrepro.results_root import DEFAULT
+
+    return str(yaml.safe_load(config.read_text()).get("results", DEFAULT)).rstrip("/")
+
+
+def run_workflow(config: Path, work: str | Path, cores: int) -> float:
+    """Snakemake on ``config`` from scratch in ``work`` (this interpreter's bin first on PATH, so jobs find
+    ``attnrepro``); returns the wall time in seconds."""
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory",
+                    str(work), "--cores", str(cores), "--configfile", str(config), "--quiet"], check=True, env=env)
+    return time.perf_counter() - t0
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--config", required=True)
@@ -37,16 +54,12 @@ def main() -> None:
     p.add_argument("--keep", help="work directory to run in and keep (default: a temporary one)")
     args = p.parse_args()
     config = Path(args.config).resolve()
-    root = yaml.safe_load(config.read_text()).get("results", "results")  # each config has its own results root
+    root = results_root(config)
     load_before = os.getloadavg()
     if args.keep:
         Path(args.keep).mkdir(parents=True, exist_ok=True)
     with (contextlib.nullcontext(str(Path(args.keep).resolve())) if args.keep else tempfile.TemporaryDirectory()) as work:
-        env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-        t0 = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory", work,
-                        "--cores", str(args.cores), "--configfile", str(config), "--quiet"], check=True, env=env)
-        wall = time.perf_counter() - t0
+        wall = run_workflow(config, work, args.cores)
         # the claims of the timed run are kept beside its timing: what that run reproduced
         for part, ext in (("", "md"), ("", "csv"), ("_by_claim", "csv")):
             claims = Path(work) / root / f"claims{part}.{ext}"

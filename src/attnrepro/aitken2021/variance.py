@@ -29,11 +29,11 @@ def word_variance(enc: Decomposition, words: list[str]) -> pd.DataFrame:
     (in translation, a word that only opens sentences: h_1^E depends on x_1 alone) has no variance to explain and
     is left out. Columns token, n, var_h, var_without_temporal, ratio."""
     n = len(words)
-    h = enc.temporal + enc.input_delta
+    h = np.asarray(enc.temporal + enc.input_delta, dtype=float)
     var_h, counts = _spread(h, enc.token, n)
     var_id, _ = _spread(enc.input_delta, enc.token, n)
     # below a millionth of the states' own spread per state, a word's spread is rounding, not variance
-    floor = 1e-6 * float(np.asarray(h, dtype=float).var(0).sum())
+    floor = 1e-6 * float(h.var(0).sum())
     with np.errstate(invalid="ignore", divide="ignore"):
         seen = (counts > 1) & (var_h / counts > floor)
         ratio = var_id / var_h

@@ -147,8 +147,8 @@ def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, sal
     frozen_beta; each run's probes.parquet), the learned run's metrics.csv and its exported saliency.parquet.
     Every member of the learned run is one seed, paired by member index with the uniform and frozen-β runs;
     ``token_acc`` is the learned run's last token accuracy, the model check of its rows (translation reports it
-    beside BLEU). β^px is the proxy's
-    probe at its best evaluation (:func:`best_proxy_step` of ``proxy_metrics``), or at its last without them."""
+    beside BLEU). β^px is the proxy's probe at its best evaluation (:func:`best_proxy_step` of ``proxy_metrics``),
+    or at its last without them."""
     members = sorted(metrics.member.unique())
     seeds = [int(metrics[metrics.member == m].seed.iloc[0]) for m in members]
     per = lambda role, column: [stacked(probes[role], column, m) for m in members]  # noqa: E731

@@ -158,7 +158,7 @@ TABLE3_COLUMNS = ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf
 NULL_COLUMNS = ("A_alpha_beta_uf_null", "A_alpha_beta_null")
 
 # the learned run's final teacher-forced token accuracy (as a fraction; every task) and corpus BLEU (0-100; translation)
-TRANSLATION_COLUMNS = {"token_acc": "acc", "bleu": "BLEU"}
+MODEL_COLUMNS = {"token_acc": "acc", "bleu": "BLEU"}
 
 # The paper's translation rows (%): Table 5 (Table 2 to two decimals, p̂ = token accuracy) and, as ``bleu``,
 # Table 6's ξ* (the final BLEU). Shown beside ours as references, never as our numbers.
@@ -188,7 +188,7 @@ def table2_frame(summaries: dict[str, pd.DataFrame], references: dict[str, str] 
     rows = []
     for task, s in summaries.items():
         row = {"task": task, "n_seeds": len(s)}
-        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *NULL_COLUMNS, *TRANSLATION_COLUMNS):
+        for col in (*TABLE2_COLUMNS, *TABLE3_COLUMNS, *NULL_COLUMNS, *MODEL_COLUMNS):
             scale = 1 if col == "bleu" else 100
             values = s[col] if col in s else pd.Series(np.nan, index=s.index)
             row[col] = scale * values.mean()
@@ -203,7 +203,7 @@ def table2_frame(summaries: dict[str, pd.DataFrame], references: dict[str, str] 
 
 
 def table2(frame: pd.DataFrame):
-    columns = {**TABLE2_COLUMNS, **TRANSLATION_COLUMNS}
+    columns = {**TABLE2_COLUMNS, **MODEL_COLUMNS}
     fmt = lambda x: "–" if pd.isna(x) else f"{x:.0f}"  # ξ is undefined when no checkpoint agrees more
     cells, colours = [], []
     for r in frame.to_dict("records"):
