@@ -185,15 +185,17 @@ def test_a_claim_without_a_row_is_listed_with_its_reason():
     from attnrepro.claims import unmeasured
 
     other = Claim(**{**BASE, "claim_id": "elsewhere", "task_kinds": ("sort",)})
+    routed = Claim(**{**BASE, "claim_id": "routed", "task_kinds": ("wmt16",), "measured_by": "config/paper.yaml"})
     lost = Claim(**{**BASE, "claim_id": "renamed", "measure": "old_name"})
     empty = Claim(**{**BASE, "claim_id": "nan", "measure": "undefined"})
     summaries = {"a": pd.DataFrame({"seed": [0, 1], "m": [0.8, 0.9], "undefined": [np.nan, np.nan]})}
     experiments = {"a": ("one_to_one", "aed", "gru")}
-    claims = (CLAIM, other, lost, empty)
+    claims = (CLAIM, other, lost, empty, routed)
     table = summarize(summaries, experiments, claims=claims)
     missing = unmeasured(table, summaries, experiments, claims=claims)
     why = dict(zip(missing.claim_id, missing.why))
-    assert set(why) == {"elsewhere", "renamed", "nan"}
+    assert set(why) == {"elsewhere", "renamed", "nan", "routed"}
+    assert why["routed"].endswith("; measured by config/paper.yaml") and "measured by" not in why["elsewhere"]
     assert "no experiment" in why["elsewhere"] and "old_name is not measured on a" in why["renamed"]
     assert "no value" in why["nan"]
     md = to_markdown(table, None, missing)

@@ -73,6 +73,7 @@ class Claim:
     model_checked: bool = True      # False where the measure is the model's quality itself
     diverged_value: float | None = None  # the outcome a diverged run counts as (proportions over runs)
     original: str = ""              # the measure before a change of reading, reported beside the new one
+    measured_by: str = ""           # the config (and what it needs) that measures it where the demo cannot
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -286,6 +287,8 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
         names = [n for n, (kind, arch, *_) in sorted(experiments.items()) if claim.applies_to(kind, arch)]
         if not names:
             why = "no experiment of its task and model in this config"
+            if claim.measured_by:
+                why += f"; measured by {claim.measured_by}"
         elif not any(claim.measure in summaries[n].columns for n in names):
             why = f"{claim.measure} is not measured on {', '.join(names)}"
         elif claim.versus is not None and all(versus_partner(claim, n, experiments) is None for n in names):
