@@ -27,6 +27,7 @@ HARNESS = ROOT / "tests" / "slurm"
 # above 3 x the first wait, so the plugin keeps the profile's squeue status command
 FAST_STATUS = ["--slurm-init-seconds-before-status-checks", "1", "--seconds-between-status-checks", "2"]
 GPU_RULES = {"train", "export", "evaluate"}
+MODEL = "results/models/aed_gru_one_to_one/s0/model.pt"  # the interrupted runs' one training job
 
 
 def cluster_env() -> dict:
@@ -135,7 +136,8 @@ def interrupted_training_run(tmp_path, interrupt):
     long_training_config(tmp_path, 2000)
     config = gpu_config(tmp_path, yaml.safe_load((tmp_path / "long.yaml").read_text()), "long_gpu.yaml")
     work = tmp_path / "run"
-    cmd = snakemake_cmd(user_profile(tmp_path / "slurm"), work, "--configfile", config, *FAST_STATUS)
+    # the trained model is the target: the rest of the DAG shows nothing about preemption
+    cmd = snakemake_cmd(user_profile(tmp_path / "slurm"), work, "--configfile", config, *FAST_STATUS, MODEL)
     log_path = tmp_path / "snakemake.log"
     before = set(sacct_jobs().jobid)
     ckpt_dir = work / "results" / "checkpoints" / "aed_gru_one_to_one" / "s0"
@@ -162,11 +164,11 @@ def interrupted_training_run(tmp_path, interrupt):
 def assert_uninterrupted_weights(work, config, tmp_path):
     """The final weights equal those of an uninterrupted local run of the same job."""
     ref = tmp_path / "ref"
-    subprocess.run([sys.executable, "-m", "snakemake", "results/models/aed_gru_one_to_one/s0/model.pt", "--cores", "2",
+    subprocess.run([sys.executable, "-m", "snakemake", MODEL, "--cores", "2",
                     "--directory", str(ref), "--configfile", config],
                    cwd=ROOT, env=cluster_env(), check=True, capture_output=True)
-    a = torch.load(work / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
-    b = torch.load(ref / "results/models/aed_gru_one_to_one/s0/model.pt", weights_only=False)["state_dict"]
+    a = torch.load(work / MODEL, weights_only=False)["state_dict"]
+    b = torch.load(ref / MODEL, weights_only=False)["state_dict"]
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
 
 

@@ -187,9 +187,14 @@ def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(pap
 
 
 def test_gres_route_gives_one_gres_request_and_no_gpus_flag(paper_tree, dry_run_resources, tmp_path):
+    """One wave (the GPU rules that wait for no other): every GPU rule's request comes from the same resources
+    (the dry-run test above) through one mapping (the last test), so the first wave shows the route; the gpus
+    route's test walks every wave."""
     wanted = gpu_rules(dry_run_resources)
-    subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), wanted)
-    check_routing(subs, "--gres=gpu:a100:1", wanted)
+    subs = submit_wave(paper_tree, user_profile(tmp_path / "slurm", "gres:a100"), wanted)
+    first = {s.rule for s in subs if s.gpu_flags}
+    assert {"train", "snell2021_train"} <= first, first
+    check_routing(subs, "--gres=gpu:a100:1", first)
 
 
 def test_a_cpu_config_asks_for_no_gpu(tmp_path):

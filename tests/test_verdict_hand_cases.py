@@ -181,6 +181,11 @@ def test_a_fresh_table_agrees_with_the_committed_one_but_for_fragile_rows():
     assert claims_stable.unstable(committed, same).empty
     moved = committed.assign(verdict=[REPRODUCED, "not reproduced"])
     assert claims_stable.unstable(committed, moved).experiment.tolist() == ["b"]
+    report = claims_stable.comparison(committed.assign(measured_mean=[0.5, 0.7]),
+                                      same.assign(measured_mean=[0.5, 0.71]))
+    assert (report["equal_verdicts"], report["equal_means"], report["moved_not_fragile"]) == (1, 1, 0)
+    assert report["moved"] == [{"claim_id": "c", "experiment": "a", "committed": REPRODUCED,
+                                "fresh": "inconclusive", "fragile": True}]
 
 
 def test_reversal_is_read_as_the_posts_trade_off_early_words_easier_later_harder():
