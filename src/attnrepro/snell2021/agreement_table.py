@@ -71,7 +71,8 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     :func:`.agreement.max_over_checkpoints_null`); ``*_excess`` is over Â, ``*_excess_null`` over that null.
     ``curve``: the ξ curve (:func:`.contextual_agreement.averaged_curve` of the other runs); ξ := ξ* where no
     checkpoint agrees enough, marked in ``*_starred``. ``alpha_fr`` [C'', N, L]: attention of a frozen-β run
-    (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
+    (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints). ``A_alpha_alpha_seeds``: A(α, α_B), this
+    seed's attention against B's at its best checkpoint (App. A.9's stability across seeds)."""
     a = reference_alpha(alpha, perf)
     A = lambda u, v: agreement(u, v, lengths)
     tau = lambda u, v: kendall_agreement(u, v, lengths)

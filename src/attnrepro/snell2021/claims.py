@@ -3,7 +3,9 @@
 the copy runs ``copy_same`` / ``copy_subset`` / ``copy_mixture`` / ``copy_permute`` with arch ``lstm_attention``
 (learned) or ``lstm_uniform``; ``multihead_<combo>``; ``keyword`` (arch ``bilstm_uniform``); ``classification``
 (``bilstm_attention``) and ``translation`` (``lstm_attention``) for Table 2's real data sets, ``copy_table2`` for the
-same table on the copy task (the project's own check: the paper's Table 2 has no copy row).
+same table on the copy task (the project's own check: the paper's Table 2 has no copy row); ``classification_sms``
+for App. A.9's SMS set (:data:`attnrepro.snell2021.config.SMS_SET`). Table 2's other columns, its appendix
+variants, Eq. 15, App. A.1 / A.3 / A.9 and Fig. 6's random heads are in :mod:`attnrepro.snell2021.claims_appendix`.
 
 A run *fails* when its teacher-forced token accuracy at its last evaluation — or, with ``copy.judge_step``, the last
 at or before it (config/paper.yaml: 191 updates, the authors' last evaluation) — is below the config's
