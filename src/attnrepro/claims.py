@@ -287,14 +287,14 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
         names = [n for n, (kind, arch, *_) in sorted(experiments.items()) if claim.applies_to(kind, arch)]
         if not names:
             why = "no experiment of its task and model in this config"
-            if claim.measured_by:
-                why += f"; measured by {claim.measured_by}"
         elif not any(claim.measure in summaries[n].columns for n in names):
             why = f"{claim.measure} is not measured on {', '.join(names)}"
         elif claim.versus is not None and all(versus_partner(claim, n, experiments) is None for n in names):
             why = f"no {'/'.join(claim.versus)} experiment to compare {', '.join(names)} with"
         else:
             why = f"{claim.measure} has no value on {', '.join(names)} (undefined at this scale)"
+        if claim.measured_by and (not names or why.endswith("is not measured on " + ", ".join(names))):
+            why += f"; measured by {claim.measured_by}"
         rows.append({"paper": claim.paper, "claim_id": claim.claim_id, "origin": claim.origin, "why": why})
     return pd.DataFrame(rows, columns=["paper", "claim_id", "origin", "why"])
 

@@ -64,3 +64,13 @@ def max_over_checkpoints_null(u: np.ndarray, vs: np.ndarray, lengths: np.ndarray
     """max_c A(u, v_c shuffled) over checkpoints ``vs`` [C, N, L], each checkpoint shuffled with its own seed: the
     null of a statistic maximised over those checkpoints (max_c A(u, v_c))."""
     return max(agreement(u, shuffle_rows(v, lengths, [seed, c]), lengths, p) for c, v in enumerate(vs))
+
+
+def relative_spread(v: np.ndarray, lengths: np.ndarray | None = None) -> float:
+    """Mean over rows of (max − min) / max of v over the valid positions: 0 when a probe is the same at every input
+    position (App. A.3's β^px on permutations), near 1 when one position stands out."""
+    v = np.asarray(v, dtype=float)
+    valid = _valid(v.shape, lengths)
+    top = np.where(valid, v, -np.inf).max(1)
+    low = np.where(valid, v, np.inf).min(1)
+    return float(np.mean((top - low) / top))

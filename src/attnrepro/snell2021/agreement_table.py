@@ -71,7 +71,8 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     :func:`.agreement.max_over_checkpoints_null`); ``*_excess`` is over Â, ``*_excess_null`` over that null.
     ``curve``: the ξ curve (:func:`.contextual_agreement.averaged_curve` of the other runs); ξ := ξ* where no
     checkpoint agrees enough, marked in ``*_starred``. ``alpha_fr`` [C'', N, L]: attention of a frozen-β run
-    (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints)."""
+    (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints). ``A_alpha_alpha_seeds``: A(α, α_B), this
+    seed's attention against B's at its best checkpoint (App. A.9's stability across seeds)."""
     a = reference_alpha(alpha, perf)
     A = lambda u, v: agreement(u, v, lengths)
     tau = lambda u, v: kendall_agreement(u, v, lengths)
@@ -95,7 +96,11 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
         row[f"{name}_excess"] = row[name] - row["A_hat"]
     for name in ("A_alpha_beta_uf", "A_alpha_beta"):
         row[f"{name}_excess_null"] = row[name] - row[f"{name}_null"]
-    row["tau_alpha_beta_uf_excess"] = row["tau_alpha_beta_uf"] - row["tau_hat"]
+    for name in ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf"):
+        row[f"{name}_excess"] = row[name] - row["tau_hat"]
+    # App. A.9: do two seeds' attentions agree? (the paper's SMS set: "did not correlate much")
+    row["A_alpha_alpha_seeds"] = A(a, reference_alpha(alpha_b, perf_b))
+    row["A_alpha_alpha_seeds_excess"] = row["A_alpha_alpha_seeds"] - row["A_hat"]
     # App. A.7: A(α, β^uf(τ)) rises, then falls — its peak above both ends of training
     row["A_alpha_beta_uf_peak_inside"] = peak_inside(uf_scores)
     row["A_alpha_beta_uf_peak_excess"] = peak_inside_excess(uf_scores, seed)
@@ -106,8 +111,8 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     row["xi_alpha_beta_uf"], row["xi_alpha_beta_uf_starred"] = xi_marked(row["A_alpha_beta_uf"], curve)
     row["xi_alpha_beta"], row["xi_alpha_beta_starred"] = xi_marked(row["A_alpha_beta"], curve)
     row["xi_star"] = float(curve.performance.iloc[-1])
-    row["xi_alpha_beta_uf_progress"] = xi_progress(row["xi_alpha_beta_uf"], float(curve.performance.iloc[0]),
-                                                   row["xi_star"])
+    for name in ("xi_alpha_beta_uf", "xi_alpha_beta"):
+        row[f"{name}_progress"] = xi_progress(row[name], float(curve.performance.iloc[0]), row["xi_star"])
     return row
 
 

@@ -39,11 +39,44 @@ def diagonal_excess(trans: np.ndarray, c: np.ndarray) -> float:
     return float(np.mean(rows))
 
 
+def initial_gradient(src: np.ndarray, tgt: np.ndarray, n_in: int, n_out: int, dim: int, seed: int) -> np.ndarray:
+    """∂θ^px/∂τ at τ = 0 (Eq. 15's left side), [n_in, n_out]: the bag-of-words proxy (Eq. 5) with e_i and W_o drawn
+    from N(0, I_d/d) (numpy seed ``seed``, width ``dim``), moved along gradient flow on Eq. 14's summed loss over
+    the pairs ``src`` [M, L], ``tgt`` [M, T]; θ^px = σ(W e_i) (Eq. 13), its time derivative as a Jacobian-vector
+    product. Float64: the finite-width term this measures against is O(d^-1/2)."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    e = torch.tensor(rng.normal(0.0, dim ** -0.5, (n_in, dim)), requires_grad=True)
+    w = torch.tensor(rng.normal(0.0, dim ** -0.5, (dim, n_out)), requires_grad=True)
+    x, y = torch.as_tensor(src), torch.as_tensor(tgt)
+    log_p = torch.log_softmax(e[x].mean(1) @ w, -1)                      # [M, n_out], the same at every t
+    loss = -log_p.gather(1, y).sum()
+    g_e, g_w = torch.autograd.grad(loss, (e, w))
+    theta = lambda e_, w_: torch.softmax(e_ @ w_, -1)  # noqa: E731
+    _, d_theta = torch.func.jvp(theta, (e.detach(), w.detach()), (-g_e, -g_w))
+    return d_theta.numpy()
+
+
+def eq15_agreement(d_theta: np.ndarray, c: np.ndarray) -> float:
+    """Pearson correlation between ∂θ_io/∂τ(0) and C_io − mean_o' C_io' (Eq. 15: proportional as d → ∞) over the
+    entries of the input words that occur (rows of C not all 0); NaN where C − mean(C) is 0 everywhere (a flat C,
+    permutations of one set)."""
+    seen = c.sum(1) > 0
+    centred = (c - c.mean(1, keepdims=True))[seen].ravel()
+    grad = d_theta[seen].ravel()
+    if np.allclose(centred, 0.0):
+        return float("nan")
+    return float(np.corrcoef(grad, centred)[0, 1])
+
+
 def count_tables(spec: dict, seeds: list[int]):
     """Fig. 4 / 8: for each copy distribution (permutations of one set, subsets, mixture) and sampling seed
     (its ``batches`` stream), C (Eq. 16) over ``n_samples`` pairs, Trans (Eq. 17) and Trans after
     ``em_iterations`` of EM. Returns the long table of Trans entries (seed 0 only, for the heat maps) and a per-seed
-    summary: ``diag_excess_<dist>_<C|EM>`` (:func:`diagonal_excess`)."""
+    summary: ``diag_excess_<dist>_<C|EM>`` (:func:`diagonal_excess`) and, where C is not flat, ``eq15_corr_<dist>``
+    (:func:`eq15_agreement` of a proxy of width ``eq15_dim``, default 1024, drawn with the seed, on the first
+    ``eq15_samples`` pairs, default 500)."""
     import pandas as pd
 
     from . import tasks
@@ -60,6 +93,10 @@ def count_tables(spec: dict, seeds: list[int]):
             x, y = src[:, :-1].numpy(), tgt[:, :-1].numpy()   # words only: <eos> is in every pair
             n = 2 * length if kind == "mixture" else v
             c = count_table_dense(x, y, n, n)
+            if name != "same":  # permutations of one set: C − mean(C) is 0, Eq. 15 has nothing to be proportional to
+                m = spec.get("eq15_samples", 500)
+                grad = initial_gradient(x[:m], y[:m], n, n, spec.get("eq15_dim", 1024), seed)
+                row[f"eq15_corr_{name}"] = eq15_agreement(grad, count_table_dense(x[:m], y[:m], n, n))
             for stage, trans in (("C", ibm1.translation_table(c)), ("EM", ibm1.em(x, y, n, n, spec["em_iterations"]))):
                 row[f"diag_excess_{name}_{stage}"] = diagonal_excess(trans, c)
                 if seed == seeds[0]:

@@ -74,7 +74,8 @@ def multihead_summary(metrics: pd.DataFrame, heads: pd.DataFrame, candidates: pd
                       fail_below: float, good_above: float) -> pd.DataFrame:
     """Per K-head model of kind ``combo`` (one member each, ``seed`` = its index, the claims' replicate): the
     curve summary, ``success`` (final accuracy ≥ ``good_above``), and what became of its heads:
-    ``n_good_heads`` (heads labelled good in 1-head runs), ``good_head_acc`` (one-good models: that head's 1-head
+    ``n_good_heads`` (heads labelled good in 1-head runs), ``has_good_head`` (at least one: Fig. 6's "at least one
+    out of eight random head-init is good"), ``good_head_acc`` (one-good models: that head's 1-head
     accuracy, the worst trial's best), ``good_head_align`` (how often the good head's attention peaks on the
     copied word at the end, :func:`attnrepro.snell2021.probes.head_alignment`) and ``good_head_is_best`` (1 if no other
     head aligns better: the label transferred to the summed model of Eq. 21)."""
@@ -89,7 +90,9 @@ def multihead_summary(metrics: pd.DataFrame, heads: pd.DataFrame, candidates: pd
         h = last[last.member == member]
         lab = h.head_seed.map(labels.label)
         good = h[lab == "good"]
-        row = {"n_good_heads": float((lab == "good").sum()), "good_head_acc": np.nan, "good_head_align": np.nan,
+        n_good = float((lab == "good").sum())
+        row = {"n_good_heads": n_good, "has_good_head": float(n_good >= 1) if len(h) else np.nan,
+               "good_head_acc": np.nan, "good_head_align": np.nan,
                "good_head_is_best": np.nan}
         if combo == "one_good" and len(good):
             g = good.iloc[0]

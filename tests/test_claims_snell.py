@@ -1,0 +1,145 @@
+"""The Snell et al. 2021 claims of :mod:`attnrepro.snell2021.claims_appendix`: each measure on a hand case, and each
+claim through :func:`attnrepro.claims.summarize` on a case where it must fail and one where it holds."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnrepro.claims import summarize, unmeasured
+from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.papers import CLAIMS
+from attnrepro.snell2021 import count_table as ct
+from attnrepro.snell2021.agreement import relative_spread
+from attnrepro.snell2021.agreement_table import second_run_curve, table2_row
+from attnrepro.snell2021.claims_appendix import APPENDIX_CLAIMS
+from attnrepro.snell2021.config import SMS_SET, claim_experiments
+from attnrepro.snell2021.run_tables import multihead_summary
+
+
+def _claim(claim_id):
+    return next(c for c in CLAIMS if c.claim_id == claim_id)
+
+
+def _row(claim_id, values):
+    claim = _claim(claim_id)
+    summaries = {"x": pd.DataFrame({"seed": range(len(values)), claim.measure: values})}
+    return summarize(summaries, {"x": (claim.task_kinds[0], claim.archs[0])}, (claim,)).iloc[0]
+
+
+def _six(*values):
+    return [v for v in values for _ in range(6 // len(values))]
+
+
+@pytest.mark.parametrize("claim_id, failing, holding", [
+    ("classification_xi_alpha_beta_non_trivial", _six(0.1, 0.05, 0.12), _six(0.8, 0.85, 0.9)),
+    ("translation_xi_alpha_beta_non_trivial", _six(0.0, 0.1, 0.05), _six(0.5, 0.6, 0.55)),
+    ("classification_kendall_proxy_agrees", _six(-0.05, -0.02, -0.04), _six(0.3, 0.32, 0.28)),
+    ("translation_kendall_saliency_agrees", _six(-0.05, -0.02, -0.04), _six(0.04, 0.05, 0.03)),
+    ("translation_saliency_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.2, 0.22, 0.18)),
+    ("translation_train_split_alpha_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.25, 0.27, 0.2)),
+    ("translation_xi_bleu_non_trivial", _six(-0.1, -0.05, -0.08), _six(0.3, 0.25, 0.35)),
+    ("translation_alpha_opt_agrees_with_beta", _six(-0.03, -0.01, -0.02), _six(0.45, 0.5, 0.4)),
+    ("copy_same_proxy_flat_over_positions", _six(0.9, 0.85, 0.95), _six(0.02, 0.05, 0.03)),
+    ("eq15_gradient_subset", _six(0.2, 0.3, 0.1), _six(0.99, 0.98, 0.99)),
+    ("multihead_random_has_good_head", [1, 0, 1, 0, 0, 0, 1, 0], [1] * 20),
+    ("sms_attention_unstable_across_seeds", _six(0.4, 0.45, 0.5), _six(0.01, 0.02, 0.0)),
+])
+def test_new_claims_can_fail_and_hold(claim_id, failing, holding):
+    assert _row(claim_id, failing).verdict == NOT_REPRODUCED
+    assert _row(claim_id, holding).verdict == REPRODUCED
+
+
+def test_new_claims_are_papers_and_rows_of_one_paper_claim_share_a_group():
+    assert all(c.origin == "paper" and c.paper == "snell2021" for c in APPENDIX_CLAIMS)
+    groups = {c.claim_id: c.group for c in CLAIMS if c.paper == "snell2021"}
+    # Table 2's A(Δ, β^uf) column is one claim over classification and translation
+    assert groups["translation_saliency_agrees_with_beta_uf"] == groups["classification_saliency_agrees_with_beta_uf"]
+    assert groups["eq15_gradient_subset"] == groups["eq15_gradient_mixture"]
+
+
+def test_a_claim_the_demo_cannot_measure_names_its_config():
+    claim = _claim("translation_xi_bleu_non_trivial")
+    summaries = {"mt": pd.DataFrame({"seed": [0, 1], "bleu": [20.0, 21.0]})}
+    why = unmeasured(pd.DataFrame(columns=["paper", "claim_id"]), summaries, {"mt": ("translation", "lstm_attention")},
+                     (claim,)).why.iloc[0]
+    assert "not measured on mt" in why and "config/paper.yaml" in why
+
+
+def test_sms_set_is_apart_from_the_table2_sets():
+    block = {"copy": {}, "classification": {"sets": {SMS_SET: {}, "rotten_tomatoes": {}}}}
+    exps = claim_experiments(block)
+    assert exps[f"snell2021_cls_{SMS_SET}"][0] == "classification_sms"
+    assert exps["snell2021_cls_rotten_tomatoes"][0] == "classification"
+
+
+def _curve(alpha_ref, alpha_b, perf_b):
+    return second_run_curve(alpha_ref, alpha_b, perf_b, np.arange(len(perf_b)) * 10)
+
+
+def test_table2_row_kendall_excesses_seed_agreement_and_xi_alpha_beta_progress():
+    rng = np.random.default_rng(2)
+    noise = lambda: rng.random((200, 40))  # noqa: E731
+    a = noise()
+    alpha, perf = np.stack([noise(), a]), np.array([0.2, 0.9])
+    # β^uf and β^px equal α (they agree), Δ is noise (it does not); run B's attention is α only at its end
+    alpha_b, perf_b = np.stack([noise(), noise(), a]), np.array([0.5, 0.7, 0.9])
+    beta_b = np.stack([noise(), 0.7 * a + 0.3 * noise()])        # B's β agrees partly: reached mid-curve
+    row = table2_row(alpha, perf, beta_b, np.stack([a]), a, noise(), alpha_b, perf_b, _curve(a, alpha_b, perf_b),
+                     seed=5)
+    assert row["tau_beta_uf_beta_px_excess"] == pytest.approx(1.0 - row["tau_hat"])
+    assert abs(row["tau_delta_beta_uf_excess"]) < 0.05           # unrelated saliency: no excess
+    assert row["A_alpha_alpha_seeds"] == pytest.approx(1.0)        # both seeds' best attention is a
+    assert row["A_alpha_alpha_seeds_excess"] > 0.9
+    assert row["xi_alpha_beta"] == 0.9 and row["xi_alpha_beta_progress"] == pytest.approx(1.0)
+    # B's attention never becomes α: the seeds disagree, the SMS claim's measure is near 0
+    unstable = table2_row(alpha, perf, beta_b, np.stack([a]), a, noise(), np.stack([noise(), noise()]),
+                          np.array([0.5, 0.9]), _curve(a, alpha_b, perf_b), seed=5)
+    assert abs(unstable["A_alpha_alpha_seeds_excess"]) < 0.06
+
+
+def test_relative_spread_is_zero_for_a_flat_probe_and_large_where_one_position_stands_out():
+    flat = np.full((4, 5), 0.2)
+    assert relative_spread(flat) == pytest.approx(0.0)
+    peaked = np.array([[0.9, 0.01, 0.01, 0.01, 0.07], [0.05, 0.8, 0.05, 0.05, 0.05]])
+    assert relative_spread(peaked) > 0.9
+    # padding is ignored: a flat row padded with zeros stays flat
+    assert relative_spread(np.array([[0.5, 0.5, 0.0]]), np.array([2])) == pytest.approx(0.0)
+
+
+def test_eq15_initial_gradient_follows_the_count_table_only_at_large_width():
+    rng = np.random.default_rng(0)
+    # pairs copying 4 of 8 words: C has a diagonal, C − mean(C) is informative
+    src = np.stack([rng.choice(8, 4, replace=False) for _ in range(300)])
+    c = ct.count_table_dense(src, src, 8, 8)
+    wide = ct.eq15_agreement(ct.initial_gradient(src, src, 8, 8, 2048, seed=0), c)
+    narrow = ct.eq15_agreement(ct.initial_gradient(src, src, 8, 8, 1, seed=0), c)
+    assert wide > 0.95                       # Eq. 15 holds as d → ∞
+    assert narrow < 0.9                      # at d = 1 the initial draw dominates: the claim's reading fails
+    # Eq. 15 against a count table of other pairs: no agreement
+    other = ct.count_table_dense(np.roll(src, 1, axis=1) % 8, (src + 3) % 8, 8, 8)
+    assert ct.eq15_agreement(ct.initial_gradient(src, src, 8, 8, 2048, seed=0), other) < 0.5
+    # a flat C (permutations of one set) has nothing to be proportional to
+    perm = np.stack([rng.permutation(6) for _ in range(30)])
+    assert np.isnan(ct.eq15_agreement(ct.initial_gradient(perm, perm, 6, 6, 64, seed=0),
+                                      ct.count_table_dense(perm, perm, 6, 6)))
+
+
+def test_count_tables_report_eq15_where_c_is_not_flat():
+    _, summary = ct.count_tables({"length": 4, "subset_words": 8, "n_samples": 200, "em_iterations": 1,
+                                  "eq15_dim": 1024, "eq15_samples": 200}, [0])
+    assert "eq15_corr_same" not in summary.columns
+    assert summary.eq15_corr_subset.iloc[0] > 0.9 and summary.eq15_corr_mixture.iloc[0] > 0.9
+
+
+def test_multihead_summary_marks_models_holding_a_good_head():
+    steps = [0, 10]
+    metrics = pd.DataFrame({"step": steps * 2, "member": [0, 0, 1, 1], "seed": [0, 0, 1, 1],
+                            "token_acc": [0.1, 0.99, 0.1, 0.3], "valid_loss": 1.0, "diverged": False})
+    heads = pd.DataFrame({"step": [10] * 4, "member": [0, 0, 1, 1], "head": [0, 1, 0, 1],
+                          "head_seed": [11, 12, 12, 13], "align_acc": [0.9, 0.1, 0.2, 0.1]})
+    candidates = pd.DataFrame({"candidate": [0, 1, 2], "head_seed": [11, 12, 13], "round": 0,
+                               "label": ["good", "bad", "unclear"], "min_best_acc": [0.99, 0.2, 0.7],
+                               "max_final_acc": [0.99, 0.3, 0.8], "diverged": False})
+    s = multihead_summary(metrics, heads, candidates, "random", 0.6, 0.95)
+    assert list(s.has_good_head) == [1.0, 0.0]             # an "unclear" head is not a good one
+    assert list(s.n_good_heads) == [1.0, 0.0]
