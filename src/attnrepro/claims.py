@@ -74,6 +74,7 @@ class Claim:
     diverged_value: float | None = None  # the outcome a diverged run counts as (proportions over runs)
     original: str = ""              # the measure before a change of reading, reported beside the new one
     measured_by: str = ""           # the config (and what it needs) that measures it where the demo cannot
+    cells: tuple[str, ...] = ()     # the cells it is tested on (an experiment's third key); () = every cell
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -106,8 +107,10 @@ class Claim:
         scale = "fraction of replicates" if self.kind == "proportion" else "median"
         return f"{scale} of {what} {self.region}"
 
-    def applies_to(self, task_kind: str, arch: str) -> bool:
-        return task_kind in self.task_kinds and arch in self.archs
+    def applies_to(self, task_kind: str, arch: str, cell: str | None = None) -> bool:
+        """Whether an experiment of this task kind, architecture and cell tests the claim (an experiment of no
+        named cell tests only a claim of every cell)."""
+        return task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells)
 
 
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -163,8 +166,8 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     """
     rows = []
     for claim in claims:
-        for name, (kind, arch, *_) in sorted(experiments.items()):
-            if not claim.applies_to(kind, arch):
+        for name, (kind, arch, *cell) in sorted(experiments.items()):
+            if not claim.applies_to(kind, arch, *cell[:1]):
                 continue
             values, control, partner, diverged = _values(claim, name, summaries, experiments)
             if len(values) == 0:
@@ -284,7 +287,7 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
     for claim in claims:
         if (claim.paper, claim.claim_id) in measured:
             continue
-        names = [n for n, (kind, arch, *_) in sorted(experiments.items()) if claim.applies_to(kind, arch)]
+        names = [n for n, (kind, arch, *cell) in sorted(experiments.items()) if claim.applies_to(kind, arch, *cell[:1])]
         if not names:
             why = "no experiment of its task and model in this config"
             if claim.measured_by:
