@@ -71,6 +71,22 @@ def test_versus_claims_compare_paired_seeds_of_the_same_cell():
     assert summarize({"rev": summaries["rev"]}, {"rev": ("bottleneck_reversed", "ved")}, (claim,)).empty
 
 
+def test_a_claim_of_named_cells_rows_only_their_experiments():
+    """Claim.cells selects experiments by their third key; an experiment of no named cell tests only claims of
+    every cell; a claim of no cells applies to all."""
+    lstm = Claim(**{**BASE, "claim_id": "lstm", "cells": ("lstm",)})
+    summaries = {n: pd.DataFrame({"seed": SIX, "m": [0.8] * 6}) for n in ("g", "l", "x")}
+    exps = {"g": ("one_to_one", "aed", "gru"), "l": ("one_to_one", "aed", "lstm"), "x": ("one_to_one", "aed")}
+    table = summarize(summaries, exps, (lstm, CLAIM))
+    assert table[table.claim_id == "lstm"].experiment.tolist() == ["l"]
+    assert table[table.claim_id == "c"].experiment.tolist() == ["g", "l", "x"]
+    assert lstm.applies_to("one_to_one", "aed", "lstm") and not lstm.applies_to("one_to_one", "aed", "gru")
+    assert not lstm.applies_to("one_to_one", "aed") and CLAIM.applies_to("one_to_one", "aed")
+    from attnrepro.claims import unmeasured
+    why = unmeasured(table[table.claim_id == "c"], summaries, {"g": exps["g"]}, (lstm,)).why.tolist()
+    assert why == ["no experiment of its task and model in this config"]
+
+
 def test_versus_partner_of_one_tasks_variant_is_the_same_name_with_the_other_arch():
     """Sort variants: ved_gru_sort_short pairs with aed_gru_sort_short, not with aed_gru_sort (same kind and cell)."""
     claim = Claim(**{**BASE, "measure": "acc", "bounds": (-1.0, 1.0), "direction": "<", "threshold": 0.0, "task_kinds": ("sort",),
