@@ -98,6 +98,16 @@ def test_versus_partner_of_one_tasks_variant_is_the_same_name_with_the_other_arc
     assert row.experiment == "ved_gru_sort_short" and row.measured_mean == pytest.approx(-0.4)
 
 
+def test_versus_partner_on_another_task_is_the_name_with_that_task():
+    """One-to-one against sort where sort has variants: aed_gru_one_to_one pairs with aed_gru_sort."""
+    claim = Claim(**{**BASE, "measure": "acc", "bounds": (-1.0, 1.0), "threshold": 0.0, "versus": ("sort", "aed")})
+    summaries = {n: pd.DataFrame({"seed": [0, 1], "acc": v}) for n, v in
+                 {"aed_gru_one_to_one": [0.9, 0.9], "aed_gru_sort_short": [0.1, 0.1], "aed_gru_sort": [0.6, 0.6]}.items()}
+    exps = {n: ("sort" if "sort" in n else "one_to_one", "aed", "gru") for n in summaries}
+    row = summarize(summaries, exps, (claim,)).iloc[0]
+    assert row.experiment == "aed_gru_one_to_one" and row.measured_mean == pytest.approx(0.3)
+
+
 def _claim(claim_id: str) -> Claim:
     return next(c for c in CLAIMS if c.claim_id == claim_id)
 

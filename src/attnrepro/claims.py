@@ -217,14 +217,16 @@ def _original(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
 
 def versus_partner(claim: Claim, name: str, experiments: dict[str, tuple[str, ...]]) -> str | None:
     """The one experiment a ``versus`` claim compares ``name`` with: of the claim's (kind, arch), and of the same
-    cell when there are several, and then of the name with the other architecture (ved_gru_sort_short ->
-    aed_gru_sort_short: one task's variants); None when there is no single one."""
+    cell when there are several, and then of the name with the other architecture and task kind (ved_gru_sort_short
+    -> aed_gru_sort_short: one task's variants; aed_gru_one_to_one -> aed_gru_sort, not aed_gru_sort_short); None
+    when there is no single one."""
     others = [n for n, (kind, arch, *_) in experiments.items() if (kind, arch) == claim.versus]
     if len(others) > 1:
         cell = experiments[name][2:3]
         others = [n for n in others if experiments[n][2:3] == cell]
     if len(others) > 1:
-        others = [n for n in others if n == name.replace(experiments[name][1], claim.versus[1], 1)]
+        kind, arch = experiments[name][:2]
+        others = [n for n in others if n == name.replace(arch, claim.versus[1], 1).replace(kind, claim.versus[0], 1)]
     return others[0] if len(others) == 1 else None
 
 
