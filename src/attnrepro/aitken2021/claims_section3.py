@@ -23,8 +23,8 @@ _ABSTRACT = ("In the tasks studied, we show the temporal (input) components play
 _FIT = ("average_map_fit: per decoder state, the overlap Σ_t min(α_st, ᾱ_st) of its softmax attention with the "
         "mean attention over test examples at that step, averaged per step and then over steps")
 _SHARE = "share_mu_mu (the authors' top-five per-step share of μ_s^D·μ_t^E, as one_to_one_temporal_alignment)"
-_SHARE_QUOTE = ("For translation, we see the term μ_s^D·μ_t^E makes up a significantly smaller portion of the "
-                "alignment scores")
+_SHARE_QUOTE = ("For eSCAN, the μ_s^D·μ_t^E term is still largely dominant ... For translation, we see the term "
+                "μ_s^D·μ_t^E makes up a significantly smaller portion of the alignment scores")
 
 # (task, the task it is compared with, the pair's reading): the abstract's ordering of tasks by how well the
 # average attention fits a sample — one-to-one (one diagonal matrix) above eSCAN above translation, and one-to-one
@@ -147,7 +147,7 @@ CLAIMS: tuple[Claim, ...] = (
         task_kinds=("one_to_one", "reversed", "sort", "escan", *TRANSLATION), archs=("aed",),
         figure=_FIG + "fig2b.png"),
     Claim(
-        paper="aitken2021", claim_id="ao_feedforward_similar", section="§2, footnote 2",
+        paper="aitken2021", claim_id="ao_feedforward_similar", section="§2, footnote 2; Abstract",
         quote="We train non-gated feedforward networks and find their dynamics to be qualitatively the same",
         reading="an AO whose cell is feed-forward (cell ff): share of μ_s^D·μ_t^E on one-to-one above 0.8, as "
                 "one_to_one_temporal_alignment",
@@ -171,7 +171,8 @@ CLAIMS: tuple[Claim, ...] = (
         paper="aitken2021", claim_id=f"cells_{measure}_{cell}", group="cells_one_to_one",
         section="§2 'Vanilla Encoder Decoder', §3",
         quote="F_D and F_E are functions that implement the hidden state updates, which in this work are each one "
-              "of three modern RNN cells: LSTMs, GRUs, or UGRNNs",
+              "of three modern RNN cells: LSTMs (Hochreiter & Schmidhuber, 1997), GRUs (Cho et al., 2014), or UGRNNs "
+              "(Collins et al., 2016)",
         reading=f"{cell.upper()}: {what} on one-to-one above 0.8 (the paper reports the one-to-one mechanism for "
                 "its three cells alike; the demo trains GRUs only)",
         measure=measure, kind="continuous", bounds=SHARE, direction=">", threshold=0.8,
