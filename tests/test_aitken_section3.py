@@ -154,7 +154,8 @@ def test_readout_state_ratio_compares_the_logits_of_the_two_halves():
 def test_share_order_and_variance_claims_read_existing_measures():
     assert _verdict("mu_mu_share_order_one_to_one_vs_escan_aed", 0.9, 0.77) == REPRODUCED
     assert _verdict("mu_mu_share_order_escan_vs_bible_ao", 0.3, 0.5) == NOT_REPRODUCED
-    assert _verdict("abstract_sort_input_driven", 0.9, 0.05) == REPRODUCED
+    assert _verdict("abstract_sort_input_driven_aed", 0.9, 0.05) == REPRODUCED
+    assert _verdict("abstract_sort_input_driven_ao", 0.05, 0.9) == NOT_REPRODUCED
     assert _verdict("one_to_one_variance_temporal", 0.9) == REPRODUCED
     assert _verdict("one_to_one_variance_temporal", 0.2) == NOT_REPRODUCED
 

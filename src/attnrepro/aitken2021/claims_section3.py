@@ -56,13 +56,15 @@ CLAIMS: tuple[Claim, ...] = (
              "eSCAN > translation of Fig. 5a's dark bars)",
              "share_mu_mu", _SHARE_PAIRS, _FIG + "fig5a.png", bounds=(-1.0, 1.0),
              measured_by=f"{_PAPER} (AO on translation; ParaCrawl)"),
-    Claim(
-        paper="aitken2021", claim_id="abstract_sort_input_driven", group="abstract_average_map_fit",
+    *(Claim(
+        paper="aitken2021", claim_id=f"abstract_sort_input_driven_{arch}", group="abstract_average_map_fit",
         section="Abstract; §3 'Additional Tasks'", quote=_ABSTRACT,
-        reading=f"AED: per seed, {_SHARE} on one-to-one minus that on sort, above 0: the task whose average "
-                "attention fits a sample worse (sort) relies less on the temporal components",
+        reading=f"{arch.upper()}: per seed, {_SHARE} on one-to-one minus that on sort, above 0: the task whose "
+                "average attention fits a sample worse (sort) relies less on the temporal components",
         measure="share_mu_mu", kind="continuous", bounds=(-1.0, 1.0), direction=">", threshold=0.0,
-        task_kinds=("one_to_one",), archs=("aed",), versus=("sort", "aed"), figure=_FIG + "fig2h.png"),
+        task_kinds=("one_to_one",), archs=(arch,), versus=("sort", arch), figure=_FIG + "fig2h.png",
+        measured_by="" if arch == "aed" else f"{_PAPER} (ao_*_sort)")
+      for arch in ATTENTION),
     Claim(
         paper="aitken2021", claim_id="one_to_one_decoder_temporal", section="§3, Fig. 2b",
         quote="Also note the decoder input-delta components are significantly smaller in magnitude than the decoder "
