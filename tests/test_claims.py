@@ -71,6 +71,22 @@ def test_versus_claims_compare_paired_seeds_of_the_same_cell():
     assert summarize({"rev": summaries["rev"]}, {"rev": ("bottleneck_reversed", "ved")}, (claim,)).empty
 
 
+def test_a_claim_of_named_cells_rows_only_their_experiments():
+    """Claim.cells selects experiments by their third key; an experiment of no named cell tests only claims of
+    every cell; a claim of no cells applies to all."""
+    lstm = Claim(**{**BASE, "claim_id": "lstm", "cells": ("lstm",)})
+    summaries = {n: pd.DataFrame({"seed": SIX, "m": [0.8] * 6}) for n in ("g", "l", "x")}
+    exps = {"g": ("one_to_one", "aed", "gru"), "l": ("one_to_one", "aed", "lstm"), "x": ("one_to_one", "aed")}
+    table = summarize(summaries, exps, (lstm, CLAIM))
+    assert table[table.claim_id == "lstm"].experiment.tolist() == ["l"]
+    assert table[table.claim_id == "c"].experiment.tolist() == ["g", "l", "x"]
+    assert lstm.applies_to("one_to_one", "aed", "lstm") and not lstm.applies_to("one_to_one", "aed", "gru")
+    assert not lstm.applies_to("one_to_one", "aed") and CLAIM.applies_to("one_to_one", "aed")
+    from attnrepro.claims import unmeasured
+    why = unmeasured(table[table.claim_id == "c"], summaries, {"g": exps["g"]}, (lstm,)).why.tolist()
+    assert why == ["no experiment of its task and model in this config"]
+
+
 def test_versus_partner_of_one_tasks_variant_is_the_same_name_with_the_other_arch():
     """Sort variants: ved_gru_sort_short pairs with aed_gru_sort_short, not with aed_gru_sort (same kind and cell)."""
     claim = Claim(**{**BASE, "measure": "acc", "bounds": (-1.0, 1.0), "direction": "<", "threshold": 0.0, "task_kinds": ("sort",),
@@ -80,6 +96,16 @@ def test_versus_partner_of_one_tasks_variant_is_the_same_name_with_the_other_arc
     exps = {n: ("sort", n.split("_")[0], "gru") for n in summaries}
     row = summarize(summaries, exps, (claim,)).iloc[0]
     assert row.experiment == "ved_gru_sort_short" and row.measured_mean == pytest.approx(-0.4)
+
+
+def test_versus_partner_on_another_task_is_the_name_with_that_task():
+    """One-to-one against sort where sort has variants: aed_gru_one_to_one pairs with aed_gru_sort."""
+    claim = Claim(**{**BASE, "measure": "acc", "bounds": (-1.0, 1.0), "threshold": 0.0, "versus": ("sort", "aed")})
+    summaries = {n: pd.DataFrame({"seed": [0, 1], "acc": v}) for n, v in
+                 {"aed_gru_one_to_one": [0.9, 0.9], "aed_gru_sort_short": [0.1, 0.1], "aed_gru_sort": [0.6, 0.6]}.items()}
+    exps = {n: ("sort" if "sort" in n else "one_to_one", "aed", "gru") for n in summaries}
+    row = summarize(summaries, exps, (claim,)).iloc[0]
+    assert row.experiment == "aed_gru_one_to_one" and row.measured_mean == pytest.approx(0.3)
 
 
 def _claim(claim_id: str) -> Claim:

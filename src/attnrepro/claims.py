@@ -74,6 +74,7 @@ class Claim:
     diverged_value: float | None = None  # the outcome a diverged run counts as (proportions over runs)
     original: str = ""              # the measure before a change of reading, reported beside the new one
     measured_by: str = ""           # the config (and what it needs) that measures it where the demo cannot
+    cells: tuple[str, ...] = ()     # the cells it is tested on (an experiment's third key); () = every cell
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -106,8 +107,10 @@ class Claim:
         scale = "fraction of replicates" if self.kind == "proportion" else "median"
         return f"{scale} of {what} {self.region}"
 
-    def applies_to(self, task_kind: str, arch: str) -> bool:
-        return task_kind in self.task_kinds and arch in self.archs
+    def applies_to(self, task_kind: str, arch: str, cell: str | None = None) -> bool:
+        """Whether an experiment of this task kind, architecture and cell tests the claim (an experiment of no
+        named cell tests only a claim of every cell)."""
+        return task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells)
 
 
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -163,8 +166,8 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     """
     rows = []
     for claim in claims:
-        for name, (kind, arch, *_) in sorted(experiments.items()):
-            if not claim.applies_to(kind, arch):
+        for name, (kind, arch, *cell) in sorted(experiments.items()):
+            if not claim.applies_to(kind, arch, *cell[:1]):
                 continue
             values, control, partner, diverged = _values(claim, name, summaries, experiments)
             if len(values) == 0:
@@ -214,14 +217,16 @@ def _original(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
 
 def versus_partner(claim: Claim, name: str, experiments: dict[str, tuple[str, ...]]) -> str | None:
     """The one experiment a ``versus`` claim compares ``name`` with: of the claim's (kind, arch), and of the same
-    cell when there are several, and then of the name with the other architecture (ved_gru_sort_short ->
-    aed_gru_sort_short: one task's variants); None when there is no single one."""
+    cell when there are several, and then of the name with the other architecture and task kind (ved_gru_sort_short
+    -> aed_gru_sort_short: one task's variants; aed_gru_one_to_one -> aed_gru_sort, not aed_gru_sort_short); None
+    when there is no single one."""
     others = [n for n, (kind, arch, *_) in experiments.items() if (kind, arch) == claim.versus]
     if len(others) > 1:
         cell = experiments[name][2:3]
         others = [n for n in others if experiments[n][2:3] == cell]
     if len(others) > 1:
-        others = [n for n in others if n == name.replace(experiments[name][1], claim.versus[1], 1)]
+        kind, arch = experiments[name][:2]
+        others = [n for n in others if n == name.replace(arch, claim.versus[1], 1).replace(kind, claim.versus[0], 1)]
     return others[0] if len(others) == 1 else None
 
 
@@ -284,7 +289,7 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
     for claim in claims:
         if (claim.paper, claim.claim_id) in measured:
             continue
-        names = [n for n, (kind, arch, *_) in sorted(experiments.items()) if claim.applies_to(kind, arch)]
+        names = [n for n, (kind, arch, *cell) in sorted(experiments.items()) if claim.applies_to(kind, arch, *cell[:1])]
         if not names:
             why = "no experiment of its task and model in this config"
         elif not any(claim.measure in summaries[n].columns for n in names):

@@ -14,6 +14,7 @@ import math
 from dataclasses import replace
 
 from ..claims import Claim, ModelCheck
+from .claims_section3 import CLAIMS as SECTION3_CLAIMS
 
 ATTENTION = ("aed", "ao")
 TRANSLATION = ("bible", "paracrawl")
@@ -254,4 +255,5 @@ def _top1_twin(claim: Claim) -> Claim:
 CLAIMS: tuple[Claim, ...] = (
     *_PAPER_CLAIMS,
     *(_top1_twin(c) for c in _PAPER_CLAIMS if c.measure.startswith("share_")),
+    *SECTION3_CLAIMS,
 )
