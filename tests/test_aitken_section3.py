@@ -160,7 +160,7 @@ def test_share_order_and_variance_claims_read_existing_measures():
     assert _verdict("one_to_one_variance_temporal", 0.2) == NOT_REPRODUCED
 
 
-def test_cell_claims_select_their_cell_and_unmeasurable_ones_select_nothing():
+def test_cell_and_attention_claims_select_their_cell_and_attention():
     lstm = BY_ID["cells_share_mu_mu_lstm"]
     assert lstm.applies_to("one_to_one", "aed", "lstm") and not lstm.applies_to("one_to_one", "aed", "gru")
     assert "config/paper.yaml" in lstm.measured_by and not BY_ID["cells_share_mu_mu_gru"].measured_by
@@ -169,7 +169,8 @@ def test_cell_claims_select_their_cell_and_unmeasurable_ones_select_nothing():
     assert BY_ID["ao_feedforward_similar"].applies_to("one_to_one", "ao", "ff")
     assert not BY_ID["ao_feedforward_similar"].applies_to("one_to_one", "ao", "gru")
     qkv = BY_ID["qkv_attention_similar"]
-    assert not any(qkv.applies_to("one_to_one", a, "gru") for a in ("aed", "ao")) and qkv.measured_by
+    assert all(qkv.applies_to("one_to_one", a, "gru", "qkv") for a in ("aed", "ao")) and qkv.measured_by
+    assert not any(qkv.applies_to("one_to_one", a, "gru", "dot") for a in ("aed", "ao"))
 
 
 def test_analyze_seed_writes_the_section3_measures():

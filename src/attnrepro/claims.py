@@ -75,6 +75,7 @@ class Claim:
     original: str = ""              # the measure before a change of reading, reported beside the new one
     measured_by: str = ""           # the config (and what it needs) that measures it where the demo cannot
     cells: tuple[str, ...] = ()     # the cells it is tested on (an experiment's third key); () = every cell
+    attentions: tuple[str, ...] = ()  # AED / AO attention it is tested on ("dot", "qkv": the fourth key); () = any
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -107,10 +108,11 @@ class Claim:
         scale = "fraction of replicates" if self.kind == "proportion" else "median"
         return f"{scale} of {what} {self.region}"
 
-    def applies_to(self, task_kind: str, arch: str, cell: str | None = None) -> bool:
-        """Whether an experiment of this task kind, architecture and cell tests the claim (an experiment of no
-        named cell tests only a claim of every cell)."""
-        return task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells)
+    def applies_to(self, task_kind: str, arch: str, cell: str | None = None, attention: str | None = None) -> bool:
+        """Whether an experiment of this task kind, architecture, cell and attention tests the claim (an experiment
+        of no named cell or attention tests only a claim of every cell or attention)."""
+        return (task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells)
+                and (not self.attentions or attention in self.attentions))
 
 
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
@@ -159,15 +161,15 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     """One row per (claim, experiment it applies to).
 
     ``summaries``: experiment -> per-replicate DataFrame (column ``seed`` or ``fold``, and the measures);
-    ``experiments``: experiment -> (task kind, architecture[, cell]); the cell picks a ``versus`` partner when
+    ``experiments``: experiment -> (task kind, architecture[, cell[, attention]]); the cell picks a ``versus`` partner when
     several experiments of the partner's kind and architecture exist (VED-GRU against AED-GRU). ``checks(paper,
     task kind, arch)``: its :class:`ModelCheck` or None; ``tested_on(paper, experiment, task kind, arch)``: "paper"
     or what was substituted (:mod:`attnrepro.papers` gathers the wings').
     """
     rows = []
     for claim in claims:
-        for name, (kind, arch, *cell) in sorted(experiments.items()):
-            if not claim.applies_to(kind, arch, *cell[:1]):
+        for name, (kind, arch, *rest) in sorted(experiments.items()):
+            if not claim.applies_to(kind, arch, *rest[:2]):
                 continue
             values, control, partner, diverged = _values(claim, name, summaries, experiments)
             if len(values) == 0:
@@ -289,7 +291,7 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
     for claim in claims:
         if (claim.paper, claim.claim_id) in measured:
             continue
-        names = [n for n, (kind, arch, *cell) in sorted(experiments.items()) if claim.applies_to(kind, arch, *cell[:1])]
+        names = [n for n, (kind, arch, *rest) in sorted(experiments.items()) if claim.applies_to(kind, arch, *rest[:2])]
         if not names:
             why = "no experiment of its task and model in this config"
         elif not any(claim.measure in summaries[n].columns for n in names):

@@ -41,13 +41,14 @@ def kobayashi_summary(config: dict) -> str:
 @dataclass(frozen=True)
 class ClaimSource:
     """One per-seed table a claim may read: the experiment it measures, what the claims match on (task kind, arch,
-    cell; a comparison pairs experiments of one cell) and where the table is."""
+    cell, attention; a comparison pairs experiments of one cell) and where the table is."""
 
     experiment: str
     task_kind: str
     arch: str
     cell: str
     path: str
+    attention: str = ""  # "dot" or "qkv" for an AED / AO model (Aitken footnote 1); "" where there is no choice
 
     @staticmethod
     def from_json(text: str, where: str = "--sources-json") -> list["ClaimSource"]:
@@ -93,8 +94,10 @@ def aer_tables(config: dict[str, Any]) -> dict[str, str]:
 def experiment_sources(config: dict[str, Any], name: str, paths: list[str]) -> list[ClaimSource]:
     """``paths`` as claim sources of the trained experiment ``name`` (or of a gold set of it)."""
     exp = config["experiments"][name]
-    kind = task_spec(config, exp["task"])["kind"]
-    return [ClaimSource(name, kind, exp["model"]["arch"], exp["model"].get("cell", ""), p) for p in paths]
+    kind, model = task_spec(config, exp["task"])["kind"], exp["model"]
+    # the schema's default: an AED / AO model without the key has the paper's dot-product attention
+    attention = model.get("attention", "dot") if model["arch"] in ("aed", "ao") else ""
+    return [ClaimSource(name, kind, model["arch"], model.get("cell", ""), p, attention) for p in paths]
 
 
 def summary_sources(config: dict[str, Any], names: list[str]) -> list[ClaimSource]:
@@ -123,7 +126,7 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
     for label, (_, experiment, out_dir) in aer_gold_sets(config).items():  # rows of their experiment's kind, arch
         of = experiment_sources(config, experiment, [""])[0]
         quality = [f"{analysis_dir(experiment)}/evaluation.csv"] if experiment in transformers else []
-        out += [ClaimSource(label, of.task_kind, of.arch, of.cell, path)
+        out += [ClaimSource(label, of.task_kind, of.arch, of.cell, path, of.attention)
                 for path in quality + [f"{out_dir}/aer_summary.csv"]]
     if "kobayashi2020" in config:
         out.append(ClaimSource(kobayashi_model(config), "news", "pretrained", "", kobayashi_summary(config)))

@@ -155,20 +155,17 @@ CLAIMS: tuple[Claim, ...] = (
                 "one_to_one_temporal_alignment",
         measure="share_mu_mu", kind="continuous", bounds=SHARE, direction=">", threshold=0.8,
         task_kinds=("one_to_one",), archs=("ao",), cells=("ff",), figure=_FIG + "fig2c.png",
-        measured_by=f"{_PAPER} (needs an experiment ao_ff_one_to_one: task one_to_one, model arch ao, cell ff; no "
-                    "config has one)"),
+        measured_by=f"{_PAPER} (ao_ff_one_to_one)"),
     Claim(
         paper="aitken2021", claim_id="qkv_attention_similar", section="§2, footnote 1",
         quote="we implement a learned-attention mechanism using a scaled-dot product attention in the form of "
               "queries, keys, and value matrices ... For the AED and AO architectures, we find qualitatively similar "
               "results to the simple dot-product attention",
         reading="AED and AO with attention: qkv on one-to-one: share of μ_s^D·μ_t^E of the queries and keys above "
-                "0.8, as one_to_one_temporal_alignment. Not yet measured: the claims step keys an experiment by "
-                "(task kind, arch, cell) and cannot tell a qkv model from a dot one, so no experiment is selected",
+                "0.8, as one_to_one_temporal_alignment",
         measure="share_mu_mu", kind="continuous", bounds=SHARE, direction=">", threshold=0.8,
-        task_kinds=("one_to_one",), archs=(), figure=_FIG + "fig2a.png",
-        measured_by=f"{_PAPER} (needs aed/ao one_to_one experiments with model attention: qkv, and the claims "
-                    "step's ClaimSource to carry the attention so that they are told apart)"),
+        task_kinds=("one_to_one",), archs=ATTENTION, attentions=("qkv",), figure=_FIG + "fig2a.png",
+        measured_by=f"{_PAPER} (aed_qkv_one_to_one, ao_qkv_one_to_one)"),
     *(Claim(
         paper="aitken2021", claim_id=f"cells_{measure}_{cell}", group="cells_one_to_one",
         section="§2 'Vanilla Encoder Decoder', §3",

@@ -21,7 +21,7 @@ def cmd_claims(args) -> None:
 
     tables, experiments = {}, {}
     for s in ClaimSource.from_json(args.sources_json):
-        key = (s.task_kind, s.arch, s.cell)
+        key = (s.task_kind, s.arch, s.cell, s.attention)
         if experiments.setdefault(s.experiment, key) != key:
             raise AttnReproError(f"--sources-json: experiment {s.experiment} given as {experiments[s.experiment]} "
                                  f"and as {key}")
