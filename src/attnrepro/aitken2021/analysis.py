@@ -10,13 +10,15 @@ import numpy as np
 import pandas as pd
 
 from ..tokens import PAD
-from .accuracy import accuracy_by_length, corpus_bleu, early_late_gap, short_long_gap, word_accuracy
+from .accuracy import (accuracy_by_length, corpus_bleu, early_late_accuracy, early_late_gap, short_long_gap,
+                       word_accuracy)
 from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, peak_measures, predicted_offset,
                         temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures,
                         word_temporal_dots)
 from .decomposition import (TERMS, Decomposition, alignment_shares, alignment_terms, decompose, map_agreement,
                             projected_relative_delta, random_abs_cosine, temporal_input_delta_cosine,
                             top_alignment_shares)
+from .escan_mechanisms import section4_measures
 from .readout import readout_alignment, readout_match
 from .variance import variance_drop, variance_drop_pooled, word_variance
 
@@ -100,6 +102,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
         "short_long_gap": short_long_gap(out["accuracy"]),
         "early_late_gap": early_late_gap(dec),
+        **early_late_accuracy(dec),
     }
     if readout is not None:
         out["readout_alignment"] = readout_alignment(E.chi, src_vocab, readout, tgt_vocab).dropna()
@@ -130,6 +133,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         n_enc, n_dec = enc.groupby("example")["t"].max() + 1, dec.groupby("example")["s"].max() + 1
         same_length = (n_enc == n_dec.reindex(n_enc.index)).reindex(enc["example"]).fillna(False).to_numpy(bool)
         summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a), src_vocab))
+        summary.update(section4_measures(enc, E, E_a, D_a.mu, terms, offsets, out.get("readout_alignment"), n_enc,
+                                         n_dec, n_half(dec), src_vocab))
         if same_length.any():
             summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a, rows=same_length), src_vocab, "_equal"))
     out["summary"] = pd.DataFrame([summary])
