@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..learning_curve import seed_steps_to_threshold
 from ..tokens import PAD
 from .accuracy import (accuracy_by_length, corpus_bleu, early_late_accuracy, early_late_gap, short_long_gap,
                        word_accuracy)
@@ -27,6 +28,7 @@ OPTIONAL_TABLES = {  # tables only attention models have, with their columns
     "maps": ["example", "s", "t", *PARTS],
     "offsets": ["by", "word", "offset", "n", "a", "mu_mu", "mu_input", "rest"],
 }
+LEARNED = 0.6  # the validation token accuracy at which steps_to_acc counts a run as learning its task (post 003)
 N_MAPS = 4  # test examples whose full alignment matrices are kept (Fig. 2h, 3a, 4a)
 
 
@@ -164,10 +166,11 @@ def _relative_norm(dec: Decomposition) -> float:
 
 
 def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
-                    dictionary: dict[str, str] | None) -> dict[str, pd.DataFrame]:
+                    dictionary: dict[str, str] | None, metrics: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
     """Every seed of every exported seed group: ``groups`` holds one (encoder, decoder, readout) triple of Arrow
     tables per group (docs/activations.md). Returns table name -> rows of all seeds (column ``seed``); a VED has no
-    attention, and its attention-only tables are empty so that every architecture writes the same files."""
+    attention, and its attention-only tables are empty so that every architecture writes the same files.
+    ``metrics``: the training evaluations of every seed (metrics.csv), read into the summary's ``steps_to_acc``."""
     from ..export import states, vectors
 
     collected: dict[str, list[pd.DataFrame]] = {}
@@ -191,4 +194,7 @@ def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
             vector_frame(ro_w, "weight", seed=ro.seed, token=ro.token, bias=ro.bias))
     for name, columns in OPTIONAL_TABLES.items():
         collected.setdefault(name, [pd.DataFrame(columns=["seed", *columns], dtype=float)])
-    return {name: pd.concat(frames, ignore_index=True) for name, frames in collected.items()}
+    out = {name: pd.concat(frames, ignore_index=True) for name, frames in collected.items()}
+    if metrics is not None:
+        out["summary"] = out["summary"].merge(seed_steps_to_threshold(metrics, LEARNED), on="seed", how="left")
+    return out
