@@ -9,9 +9,9 @@ from attnrepro.aitken2021.claims import CLAIMS as ALL_CLAIMS
 from attnrepro.aitken2021.claims_section4 import CLAIMS
 from attnrepro.aitken2021.decomposition import TERMS, decompose
 from attnrepro.aitken2021.escan_mechanisms import (attends_before, context_ratio, early_mu_mu_margin,
-                                                   hide_everywhere, near_diagonal_share, readout_maps_to,
-                                                   readout_max_hidden, subphrase_end_share, subphrase_ends,
-                                                   temporal_offpeak_gain)
+                                                   hide_everywhere, near_diagonal_share, preceding_words,
+                                                   readout_maps_to, readout_max_hidden, subphrase_end_share,
+                                                   subphrase_ends, temporal_offpeak_gain)
 from attnrepro.claims import summarize
 from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
 
@@ -175,3 +175,10 @@ def test_temporal_falloff_slower_at_later_steps():
 def test_versus_claims_read_the_per_seed_difference(claim_id):
     assert verdict(claim_id, 0.5, partner=0.2) == REPRODUCED
     assert verdict(claim_id, 0.2, partner=0.5) == NOT_REPRODUCED
+
+
+def test_preceding_words_follow_each_example_in_any_row_order():
+    enc = _enc([["run", "twice", "<eos>"], ["jump", "twice", "<eos>"]]).iloc[::-1]
+    prev = preceding_words(enc.example, enc.t, enc.token)
+    assert pd.isna(prev[enc.t.to_numpy() == 0]).all()
+    assert list(prev[enc.token.to_numpy() == "twice"]) == ["jump", "run"]

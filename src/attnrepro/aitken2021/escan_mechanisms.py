@@ -45,15 +45,21 @@ def attends_before(offsets: pd.DataFrame, word: str = "twice") -> float:
     return float(rows.get(-1, np.nan) - rows.get(0, np.nan))
 
 
+def preceding_words(example, pos, token) -> np.ndarray:
+    """Per row, the word the same example read one step earlier (NaN at the first step)."""
+    words = pd.Series(np.asarray(token), index=pd.MultiIndex.from_arrays([np.asarray(example), np.asarray(pos)]))
+    return words.reindex(pd.MultiIndex.from_arrays([np.asarray(example), np.asarray(pos) - 1])).to_numpy()
+
+
 def context_ratio(enc: Decomposition, enc_rows: pd.DataFrame, vocab: list[str], word: str = "twice") -> float:
     """§4.2, Fig. 6a: the share of the variance of χ_word^E + Δh_t^E over the states reading ``word`` that the
     word before it explains (between-group over total sum of squares, η²): near 1 when the states form one
     cluster per preceding verb (AED's context), near 0 for one cluster (AO, which cannot see the word before)."""
     if word not in vocab:
         return float("nan")
-    prev = enc_rows.sort_values(["example", "t"]).groupby("example")["token"].shift(1).reindex(enc_rows.index)
-    sel = (enc.token == vocab.index(word)) & prev.notna().to_numpy()
-    v, groups = enc.input_delta[sel], prev.to_numpy()[sel]
+    prev = preceding_words(enc_rows["example"], enc_rows["t"], enc_rows["token"])
+    sel = (enc.token == vocab.index(word)) & pd.notna(prev)
+    v, groups = enc.input_delta[sel], prev[sel]
     if len(v) < 2 or len(set(groups)) < 2:
         return float("nan")
     total = ((v - v.mean(0)) ** 2).sum()
