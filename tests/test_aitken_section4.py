@@ -170,6 +170,10 @@ def test_temporal_falloff_slower_at_later_steps():
     assert verdict("translation_falloff_slower_late", sharpening) == NOT_REPRODUCED
 
 
+def test_ao_small_delta_on_escan():
+    assert verdict("escan_ao_small_delta", 0.1) == REPRODUCED and verdict("escan_ao_small_delta", 0.6) == NOT_REPRODUCED
+
+
 @pytest.mark.parametrize("claim_id", ["escan_aed_delta_larger_than_one_to_one", "escan_aed_delta_larger_than_ao",
                                       "escan_aed_not_orthogonal", "escan_ao_not_orthogonal"])
 def test_versus_claims_read_the_per_seed_difference(claim_id):

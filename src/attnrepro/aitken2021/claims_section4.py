@@ -41,6 +41,15 @@ CLAIMS: tuple[Claim, ...] = (
       for label, what, partner in (("one_to_one", "one-to-one AED", ("one_to_one", "aed")),
                                    ("ao", "eSCAN AO (no recurrence)", ("escan", "ao")))),
     Claim(
+        paper="aitken2021", claim_id="escan_ao_small_delta", section="§4 'Extended SCAN', Fig. 3f",
+        quote="We see input-delta components cluster around their corresponding input components, indicating the "
+              "delta components are small (Fig. 3f)",
+        reading="AO: in the subspace of the encoder input components' first three principal axes, mean ‖Δh_t^E‖ / "
+                "mean ‖χ_x^E + Δh_t^E‖ below 0.3 (as one_to_one_small_delta; the full-space ratio beside it)",
+        measure="encoder_delta_norm_projected", kind="continuous", bounds=(0.0, math.inf), direction="<",
+        threshold=0.3, original="encoder_delta_norm",
+        task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig3.png"),
+    Claim(
         paper="aitken2021", claim_id="escan_ao_attends_before_twice", section="§4 'Extended SCAN', Fig. 3d; §4.2",
         quote="Focusing on the subphrase mapping 'run twice' → 'RUN RUN', we see the network learns to attend to "
               "the word preceding 'twice', since it can no longer rely on recurrence to carry said word's identity "
