@@ -4,6 +4,7 @@ rule analyze:
         + chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}/decoder.parquet", wc.experiment)
         + chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}/readout.parquet", wc.experiment),
         vocab=lambda wc: f"{R}/data/{experiment_task(wc)}/vocab.json",
+        metrics=lambda wc: chunk_outputs(f"{R}/models/{{experiment}}/{{chunk}}/metrics.csv", wc.experiment),
     output:
         summary=f"{R}/analysis/{{experiment}}/summary.csv",
         temporal=f"{R}/analysis/{{experiment}}/temporal.parquet",
@@ -29,6 +30,7 @@ rule analyze:
         f"{R}/benchmarks/analysis/{{experiment}}.tsv"
     shell:
         "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
+        " --metrics {input.metrics}"
         f" --out-dir {R}/analysis/{{wildcards.experiment}} > {{log}} 2>&1"
 
 

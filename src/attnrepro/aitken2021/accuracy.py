@@ -73,13 +73,20 @@ def word_accuracy(dec: pd.DataFrame) -> float:
     return 1.0 - errors / words if words else float("nan")
 
 
+def early_late_accuracy(dec: pd.DataFrame) -> dict[str, float]:
+    """``early_acc`` / ``late_acc``: token accuracy on the first / last third of each example's output words (by
+    relative position s / length), the two sides of the post's trade-off of reading the source reversed."""
+    real = dec[dec.target != PAD]
+    where = real.s / (real.groupby("example").s.transform("max") + 1)
+    correct = (real.predicted == real.target).astype(float)
+    early, late = correct[where < 1 / 3], correct[where >= 2 / 3]
+    return {"early_acc": float(early.mean()) if len(early) else float("nan"),
+            "late_acc": float(late.mean()) if len(late) else float("nan")}
+
+
 def early_late_gap(dec: pd.DataFrame) -> float:
     """Token accuracy on the first third of each example's output words minus on its last third (by relative
     position s / length): the post's trade-off of reading the source reversed — early words closer to their
     source, easier; later ones farther, harder — shows as a larger gap reversed than forwards."""
-    real = dec[dec.target != PAD]
-    length = real.groupby("example").s.transform("max") + 1
-    where = real.s / length
-    correct = (real.predicted == real.target).astype(float)
-    early, late = correct[where < 1 / 3], correct[where >= 2 / 3]
-    return float(early.mean() - late.mean()) if len(early) and len(late) else float("nan")
+    acc = early_late_accuracy(dec)
+    return acc["early_acc"] - acc["late_acc"]

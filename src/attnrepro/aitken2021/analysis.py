@@ -9,8 +9,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..learning_curve import seed_steps_to_threshold
 from ..tokens import PAD
-from .accuracy import accuracy_by_length, corpus_bleu, early_late_gap, short_long_gap, word_accuracy
+from .accuracy import (accuracy_by_length, corpus_bleu, early_late_accuracy, early_late_gap, short_long_gap,
+                       word_accuracy)
 from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, peak_measures, predicted_offset,
                         temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures,
                         word_temporal_dots)
@@ -18,6 +20,7 @@ from .decomposition import (TERMS, Decomposition, alignment_shares, alignment_te
                             projected_relative_delta, random_abs_cosine, temporal_input_delta_cosine,
                             top_alignment_shares)
 from .mechanisms import section3_measures
+from .escan_mechanisms import section4_measures
 from .readout import readout_alignment, readout_match
 from .variance import variance_drop, variance_drop_pooled, word_variance
 
@@ -26,6 +29,7 @@ OPTIONAL_TABLES = {  # tables only attention models have, with their columns
     "maps": ["example", "s", "t", *PARTS],
     "offsets": ["by", "word", "offset", "n", "a", "mu_mu", "mu_input", "rest"],
 }
+LEARNED = 0.6  # the validation token accuracy at which steps_to_acc counts a run as learning its task (post 003)
 N_MAPS = 4  # test examples whose full alignment matrices are kept (Fig. 2h, 3a, 4a)
 
 
@@ -102,6 +106,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
         "short_long_gap": short_long_gap(out["accuracy"]),
         "early_late_gap": early_late_gap(dec),
+        **early_late_accuracy(dec),
     }
     if readout is not None:
         out["readout_alignment"] = readout_alignment(E.chi, src_vocab, readout, tgt_vocab).dropna()
@@ -132,6 +137,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         n_enc, n_dec = enc.groupby("example")["t"].max() + 1, dec.groupby("example")["s"].max() + 1
         same_length = (n_enc == n_dec.reindex(n_enc.index)).reindex(enc["example"]).fillna(False).to_numpy(bool)
         summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a), src_vocab))
+        summary.update(section4_measures(enc, E, E_a, D_a.mu, terms, offsets, out.get("readout_alignment"), n_enc,
+                                         n_dec, n_half(dec), src_vocab))
         if same_length.any():
             summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a, rows=same_length), src_vocab, "_equal"))
     summary.update(section3_measures(E, D, enc, dec, enc_h, dec_h, src_vocab, n_steps, readout=readout,
@@ -164,10 +171,11 @@ def _relative_norm(dec: Decomposition) -> float:
 
 
 def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
-                    dictionary: dict[str, str] | None) -> dict[str, pd.DataFrame]:
+                    dictionary: dict[str, str] | None, metrics: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
     """Every seed of every exported seed group: ``groups`` holds one (encoder, decoder, readout) triple of Arrow
     tables per group (docs/activations.md). Returns table name -> rows of all seeds (column ``seed``); a VED has no
-    attention, and its attention-only tables are empty so that every architecture writes the same files."""
+    attention, and its attention-only tables are empty so that every architecture writes the same files.
+    ``metrics``: the training evaluations of every seed (metrics.csv), read into the summary's ``steps_to_acc``."""
     from ..export import states, vectors
 
     collected: dict[str, list[pd.DataFrame]] = {}
@@ -193,4 +201,7 @@ def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
             vector_frame(ro_w, "weight", seed=ro.seed, token=ro.token, bias=ro.bias))
     for name, columns in OPTIONAL_TABLES.items():
         collected.setdefault(name, [pd.DataFrame(columns=["seed", *columns], dtype=float)])
-    return {name: pd.concat(frames, ignore_index=True) for name, frames in collected.items()}
+    out = {name: pd.concat(frames, ignore_index=True) for name, frames in collected.items()}
+    if metrics is not None:
+        out["summary"] = out["summary"].merge(seed_steps_to_threshold(metrics, LEARNED), on="seed", how="left")
+    return out

@@ -4,13 +4,19 @@ bottleneck for long inputs; reading the source reversed (Sutskever et al. 2014) 
 The post argues from principle and measures nothing, so these rows are the project's own checks of its argument
 (``origin="extension"``), measured by ``short_long_gap``: token accuracy on the shortest third of input lengths
 minus on the longest third (:func:`attnrepro.aitken2021.accuracy.short_long_gap`), on the ``bottleneck`` tasks; and
-by ``early_late_gap`` (accuracy on early minus late output words) for the trade-off of reversal.
+by ``early_late_gap`` (accuracy on early minus late output words) for the trade-off of reversal, and its two
+sides ``early_acc`` / ``late_acc``; and by ``steps_to_acc`` (:func:`attnrepro.learning_curve.steps_to_threshold`:
+training steps until validation token accuracy reaches :data:`attnrepro.aitken2021.analysis.LEARNED`) for how
+fast attention learns.
 """
+
+import math
 
 from ..claims import Claim
 
 _FIG = "figures/aitken2021/bottleneck.png"
 _SECTION = "'The context vector bottleneck'"
+_PATHS = "'Benefits of attention: shorter path lengths'"
 
 CLAIMS: tuple[Claim, ...] = (
     Claim(
@@ -41,4 +47,24 @@ CLAIMS: tuple[Claim, ...] = (
         reading="an AED's short-long gap below 5 points",
         measure="short_long_gap", kind="continuous", bounds=(-1.0, 1.0), model_checked=False, direction="<", threshold=0.05,
         task_kinds=("bottleneck",), archs=("aed",), figure=_FIG),
+    *(Claim(
+        paper="blog003", claim_id=f"reversal_{side}_words_{verb}", section=_PATHS, origin="extension",
+        quote="The trick of reversing the input sequence is effectively making it easier to pass information from "
+              "the earlier parts of the input sequence while making it harder to pass information from the later "
+              "parts of the input sequence",
+        reading=f"per seed, the VED's token accuracy on the {side} third of each example's output words with the "
+                f"source reversed minus forwards, {'above' if direction == '>' else 'below'} 0 (a trade-off: both "
+                f"rows, not only a larger early-late gap)",
+        measure=f"{side}_acc", kind="continuous", bounds=(-1.0, 1.0), model_checked=False, direction=direction,
+        threshold=0.0, group="reversal_trade_off",
+        task_kinds=("bottleneck_reversed",), archs=("ved",), versus=("bottleneck", "ved"), figure=_FIG)
+      for side, verb, direction in (("early", "easier", ">"), ("late", "harder", "<"))),
+    Claim(
+        paper="blog003", claim_id="attention_learns_faster", section=_PATHS, origin="extension",
+        quote="Because the attention mechanism introduces shorter path lengths at every time step in the input "
+              "sequence, ... the entire sequence is now easier to optimize as a result of shorter path lengths",
+        reading="per seed, the training steps until the AED's validation token accuracy first reaches 0.6 minus "
+                "the VED's (a run that never does counted one evaluation past its last), below 0",
+        measure="steps_to_acc", kind="continuous", bounds=(-math.inf, math.inf), model_checked=False, direction="<",
+        threshold=0.0, task_kinds=("bottleneck",), archs=("aed",), versus=("bottleneck", "ved"), figure=_FIG),
 )

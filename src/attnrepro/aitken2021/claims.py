@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from ..claims import Claim, ModelCheck
 from .claims_section3 import CLAIMS as SECTION3_CLAIMS
+from .claims_section4 import CLAIMS as SECTION4_CLAIMS
 
 ATTENTION = ("aed", "ao")
 TRANSLATION = ("bible", "paracrawl")
@@ -254,6 +255,7 @@ def _top1_twin(claim: Claim) -> Claim:
 
 CLAIMS: tuple[Claim, ...] = (
     *_PAPER_CLAIMS,
+    *SECTION4_CLAIMS,
     *(_top1_twin(c) for c in _PAPER_CLAIMS if c.measure.startswith("share_")),
     *SECTION3_CLAIMS,
 )

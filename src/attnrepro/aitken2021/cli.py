@@ -12,10 +12,11 @@ from ..errors import AttnReproError
 
 
 def cmd_analyze(args) -> None:
+    import pandas as pd
     import pyarrow as pa
 
     from .. import tasks
-    from ..io import read_json, read_parquet_table, write_csv, write_parquet
+    from ..io import read_csv_checked, read_json, read_parquet_table, write_csv, write_parquet
     from .analysis import analyze_exports
 
     def group(d: Path):
@@ -24,8 +25,10 @@ def cmd_analyze(args) -> None:
                 read_parquet_table(d / "readout.parquet", require=["seed", "token", "weight", "bias"], nonempty=True))
 
     vocab = read_json(Path(args.data_dir) / "vocab.json")
+    metrics = (pd.concat([read_csv_checked(m, ["step", "seed", "token_acc"]) for m in args.metrics])
+               if args.metrics else None)
     tables = analyze_exports([group(Path(d)) for d in args.export_dirs], vocab, args.arch != "ved",
-                             tasks.dictionary(json.loads(args.task_json)))
+                             tasks.dictionary(json.loads(args.task_json)), metrics)
     out = Path(args.out_dir)
     for name, df in tables.items():
         if name == "summary":
@@ -79,6 +82,7 @@ def add_parser(subparsers) -> None:
     a.add_argument("--data-dir", required=True, help="the task's folder")
     a.add_argument("--arch", required=True, help="ved, aed or ao")
     a.add_argument("--task-json", required=True, help="the task's config block (for its dictionary) " + SPEC_HELP)
+    a.add_argument("--metrics", nargs="*", default=[], help="every seed group's metrics.csv (training evaluations)")
     a.add_argument("--out-dir", required=True, help="writes summary.csv and the analysis tables")
     f = sub(steps, "figure", "draw one figure of Aitken et al. 2021 (registry: attnrepro.aitken2021.panels)",
             cmd_figure)

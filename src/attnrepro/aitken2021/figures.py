@@ -18,6 +18,7 @@ import pandas as pd
 import seaborn as sns
 
 from ..tokens import EOS, PAD, SOS, SPECIALS
+from . import escan_mechanisms
 from .alignment import predicted_offset, softmax_over_t, temporal_offset
 from .decomposition import temporal_alignment
 
@@ -306,9 +307,7 @@ def fig5d(alignment: pd.DataFrame, title: str = ""):
 def preceding_words(input_delta: pd.DataFrame) -> pd.Series:
     """The input word read one step earlier by the same example (None at t = 0)."""
     enc = input_delta[input_delta.side == "encoder"]
-    prev = enc.set_index(["example", "pos"]).token
-    keys = pd.MultiIndex.from_arrays([enc.example, enc.pos - 1])
-    return pd.Series(prev.reindex(keys).to_numpy(), index=enc.index)
+    return pd.Series(escan_mechanisms.preceding_words(enc.example, enc.pos, enc.token), index=enc.index)
 
 
 def fig6(t: dict, title: str = "", word: str = "twice", words: tuple[str, ...] = ("twice", "and", "left", "run"),

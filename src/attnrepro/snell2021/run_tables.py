@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..learning_curve import steps_to_threshold
+
 SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "reached_good", "steps_to_good",
                    "steps_to_good_censored", "mean_acc", "diverged"]
 
@@ -32,13 +34,10 @@ def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float,
         if c.diverged.any():
             rows.append({"seed": seed, "member": member, "diverged": 1.0})
             continue
-        steps = c.step.to_numpy()
-        reached = c[c.token_acc >= good_above]
-        first = float(reached.step.iloc[0]) if len(reached) else np.nan
-        beyond = float(steps[-1] + (steps[-1] - steps[-2] if len(steps) > 1 else 1))
+        first, censored = steps_to_threshold(c.step.to_numpy(), c.token_acc.to_numpy(), good_above)
         rows.append({"seed": seed, "member": member, "final_acc": c.token_acc.iloc[-1], "max_acc": c.token_acc.max(),
-                     "failed": float(c.token_acc.iloc[-1] < fail_below), "reached_good": float(len(reached) > 0),
-                     "steps_to_good": first, "steps_to_good_censored": beyond if np.isnan(first) else first,
+                     "failed": float(c.token_acc.iloc[-1] < fail_below), "reached_good": float(not np.isnan(first)),
+                     "steps_to_good": first, "steps_to_good_censored": censored,
                      "mean_acc": c.token_acc.mean(), "diverged": 0.0})
     return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
 

@@ -1,0 +1,145 @@
+"""Claims of Aitken et al. 2021 §4 (eSCAN and English-French translation) beyond the alignment shares, offsets and
+variance drops of :mod:`attnrepro.aitken2021.claims`: where the attention goes (Fig. 3a/d, 4a), the delta
+components recurrence makes (Fig. 3c, 6a), words that hide from attention (Fig. 6c/d), the read-out dictionary
+(Fig. 4c, 5d) and the temporal alignment of translation (Fig. 5a/b). Measures:
+:mod:`attnrepro.aitken2021.escan_mechanisms`, gathered into summary.csv by
+:func:`attnrepro.aitken2021.analysis.analyze_seed`.
+"""
+
+import math
+
+from ..claims import Claim
+
+ATTENTION = ("aed", "ao")
+TRANSLATION = ("bible", "paracrawl")
+_FIG = "figures/aitken2021/"
+SHARE, CORR, REAL = (0.0, 1.0), (-1.0, 1.0), (-math.inf, math.inf)
+
+_HIDE = ("AO: the largest over offsets k = s − t ∈ −2 … 4 of μ_{{t+k}}^D·(χ_{w}^E + Δh_t^E), each averaged over the "
+         "states reading '{w}' and then over encoder steps (the authors' Fig. 6d curve), below 0")
+
+CLAIMS: tuple[Claim, ...] = (
+    Claim(
+        paper="aitken2021", claim_id="escan_aed_subphrase_end", section="§4 'Extended SCAN', Fig. 3a",
+        quote="Looking at a sample attention matrix of AED, we see consecutive words in the output phrase tend to "
+              "attend to the same encoder hidden states at the end of subphrases in the input phrase",
+        reading="AED: the share of decoder steps whose top alignment argmax_t a_st is the last word of a sub-phrase "
+                "(the word before 'and', a command separator or <eos>) minus the share of input words that are, "
+                "above 0.2 ('tend to': attention at sub-phrase ends well above their frequency)",
+        measure="subphrase_end_share", kind="continuous", bounds=CORR, direction=">", threshold=0.2,
+        task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig3.png"),
+    *(Claim(
+        paper="aitken2021", claim_id=f"escan_aed_delta_larger_than_{label}", section="§4 'Extended SCAN', Fig. 3c/f",
+        quote="The delta components are significantly less negligible for this task, as evidence by the fact "
+              "χ_x^E + Δh_t^E aren't nearly as clustered around their corresponding input component (Fig. 3c). As "
+              "we will verify later, this is a direct result of the network's use of recurrence",
+        reading=f"per seed, the eSCAN AED's projected relative delta norm (as one_to_one_small_delta) minus that of "
+                f"the {what} of the same seed, above 0",
+        measure="encoder_delta_norm_projected", kind="continuous", bounds=REAL, direction=">", threshold=0.0,
+        group="escan_aed_delta_larger", original="encoder_delta_norm",
+        task_kinds=("escan",), archs=("aed",), versus=partner, figure=_FIG + "fig3.png")
+      for label, what, partner in (("one_to_one", "one-to-one AED", ("one_to_one", "aed")),
+                                   ("ao", "eSCAN AO (no recurrence)", ("escan", "ao")))),
+    Claim(
+        paper="aitken2021", claim_id="escan_ao_small_delta", section="§4 'Extended SCAN', Fig. 3f",
+        quote="We see input-delta components cluster around their corresponding input components, indicating the "
+              "delta components are small (Fig. 3f)",
+        reading="AO: in the subspace of the encoder input components' first three principal axes, mean ‖Δh_t^E‖ / "
+                "mean ‖χ_x^E + Δh_t^E‖ below 0.3 (as one_to_one_small_delta; the full-space ratio beside it)",
+        measure="encoder_delta_norm_projected", kind="continuous", bounds=(0.0, math.inf), direction="<",
+        threshold=0.3, original="encoder_delta_norm",
+        task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig3.png"),
+    Claim(
+        paper="aitken2021", claim_id="escan_ao_attends_before_twice", section="§4 'Extended SCAN', Fig. 3d; §4.2",
+        quote="Focusing on the subphrase mapping 'run twice' → 'RUN RUN', we see the network learns to attend to "
+              "the word preceding 'twice', since it can no longer rely on recurrence to carry said word's identity "
+              "forward",
+        reading="AO: mean a_st at t = s − 1 minus at t = s over the decoder steps s whose input word at t = s is "
+                "'twice', above 0",
+        measure="twice_before_margin", kind="continuous", bounds=REAL, direction=">", threshold=0.0,
+        task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig6.png"),
+    Claim(
+        paper="aitken2021", claim_id="escan_aed_twice_context", section="§4.2, Fig. 6a",
+        quote="Plotting input-delta components, we see the RNN outputs 'twice' hidden states in three separate "
+              "clusters separated by the preceding word (Fig. 6a)",
+        reading="AED: the share of the variance of χ_twice^E + Δh_t^E that the word before 'twice' explains (η², "
+                "between-group over total sum of squares), above 0.5 (separate clusters)",
+        measure="twice_context_ratio", kind="continuous", bounds=SHARE, direction=">", threshold=0.5,
+        group="escan_twice_context", task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig6.png"),
+    Claim(
+        paper="aitken2021", claim_id="escan_ao_twice_one_cluster", section="§4.2, Fig. 6a",
+        quote="AO has no recurrence, so it can't know which word was output before 'twice'. Hence, unlike the AED "
+              "case, all occurrences of 'twice' are the same input-delta component cluster regardless of what word "
+              "preceded it",
+        reading="AO: η² of χ_twice^E + Δh_t^E by the preceding word (as escan_aed_twice_context), below 0.2 (one "
+                "cluster; what the position of 'twice' leaks is counted against it)",
+        measure="twice_context_ratio", kind="continuous", bounds=SHARE, direction="<", threshold=0.2,
+        group="escan_twice_context", task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig6.png"),
+    *(Claim(
+        paper="aitken2021", claim_id=f"escan_{arch}_not_orthogonal", section="§4.2, Fig. 6c",
+        quote="Unlike the one-to-one case, the encoder input-delta and the decoder temporal components are no "
+              "longer approximately orthogonal to one another (Fig. 6c)",
+        reading=f"{arch.upper()}: per seed, the eSCAN model's mean |cos| between μ_s^D and χ_x^E + Δh_t^E at t = s "
+                f"above chance (as one_to_one_orthogonal) minus that of the one-to-one {arch.upper()}, above 0",
+        measure="cos_temporal_input_delta_excess", kind="continuous", bounds=(-2.0, 2.0), direction=">",
+        threshold=0.0, original="cos_temporal_input_delta", group="escan_not_orthogonal",
+        task_kinds=("escan",), archs=(arch,), versus=("one_to_one", arch), figure=_FIG + "fig6.png")
+      for arch in ATTENTION),
+    *(Claim(
+        paper="aitken2021", claim_id=f"escan_ao_{w}_hides_all_offsets", section="§4.2, Fig. 6d",
+        quote="Additionally, the words 'and' and 'twice' have large negative dot products for all offsets, since "
+              "they never want to be the subject of attention",
+        reading=_HIDE.format(w=w), measure=f"hide_max_{w}", kind="continuous", bounds=REAL, direction="<",
+        threshold=0.0, group="escan_hides_all_offsets",
+        task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig6.png")
+      for w in ("and", "twice")),
+    Claim(
+        paper="aitken2021", claim_id="escan_ao_left_hides", section="§4.2, Fig. 6c",
+        quote="Perhaps contradictory to expectation, χ_left^E + Δh_t^E has a negative dot product with the "
+              "temporal component",
+        reading="AO: μ_t^D·(χ_left^E + Δh_t^E) at t = s in the authors' Fig. 6c cell (as escan_ao_and_hides), "
+                "below 0",
+        measure="hide_left", kind="continuous", bounds=REAL, direction="<", threshold=0.0,
+        task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig6.png"),
+    Claim(
+        paper="aitken2021", claim_id="escan_hidden_words_no_readout", section="§4.1 'Input/Readout Alignment', Fig. 5d",
+        quote="Notably, words that produce no corresponding output such as 'and' and 'twice' are not the maximal "
+              "in alignment with any readout vector",
+        reading="the number of output-word readouts (special tokens left out) whose largest dot product with an "
+                "input component χ_x^E is with 'and' or 'twice', below 0.5 (none)",
+        measure="readout_max_hidden", kind="continuous", bounds=(0.0, math.inf), direction="<", threshold=0.5,
+        task_kinds=("escan",), archs=ATTENTION, figure=_FIG + "fig5d.png"),
+    Claim(
+        paper="aitken2021", claim_id="translation_near_diagonal", section="§4 'English to French Translation', Fig. 4a",
+        quote="Since English and French are syntactically similar with roughly consistent word ordering, the "
+              "attention matrices are in general close to diagonal",
+        reading="the share of decoder steps whose top alignment argmax_t a_st lies within one step of the diagonal "
+                "stretched to the example's lengths (t = s·T/S), above 0.5 ('in general')",
+        measure="near_diagonal_share", kind="continuous", bounds=SHARE, direction=">", threshold=0.5,
+        task_kinds=TRANSLATION, archs=ATTENTION, figure=_FIG + "fig4.png"),
+    Claim(
+        paper="aitken2021", claim_id="translation_early_mu_mu", section="§4.1 'Alignment Approximation', Fig. 5a",
+        quote="However, at early times in the AED architecture, we again see μ_s^D·μ_t^E is the largest "
+              "contribution to the alignment",
+        reading="AED: over the first three decoder steps, the authors' share of μ_s^D·μ_t^E at the top five "
+                "alignments minus the largest share of the other eight terms of Eq. 3, above 0",
+        measure="early_mu_mu_margin", kind="continuous", bounds=CORR, direction=">", threshold=0.0,
+        task_kinds=TRANSLATION, archs=("aed",), figure=_FIG + "fig5a.png"),
+    Claim(
+        paper="aitken2021", claim_id="translation_falloff_slower_late", section="§4.1 'Temporal Component Offset', Fig. 5b",
+        quote="Additionally, note the temporal dot product falls off significantly slower as a function of offset "
+              "for later time steps, indicating the drop off for non-diagonal alignments is smaller",
+        reading="the attention the temporal components alone give, softmax_t(μ_s^D·μ_t^E): its mass off the peak "
+                "averaged over the last third of the steps half the examples reach, minus over the first third, "
+                "above 0",
+        measure="temporal_offpeak_gain", kind="continuous", bounds=CORR, direction=">", threshold=0.0,
+        task_kinds=TRANSLATION, archs=ATTENTION, figure=_FIG + "fig5b.png"),
+    Claim(
+        paper="aitken2021", claim_id="translation_readout_the", section="§4.1 'Input/Readout Alignment', Fig. 4c",
+        quote="For example, the readouts for the words 'la', 'le', and 'les', which are the gendered French "
+              "equivalents of 'the', all have maximal alignments with χ_the^E",
+        reading="the fraction of la, le and les whose readout has its largest dot product with χ_the^E among all "
+                "input components, above 0.9 (all)",
+        measure="readout_the", kind="continuous", bounds=SHARE, direction=">", threshold=0.9,
+        task_kinds=TRANSLATION, archs=ATTENTION, figure=_FIG + "fig4.png"),
+)

@@ -1,0 +1,188 @@
+"""Aitken et al. 2021 §4 claims (aitken2021/claims_section4.py): each measure of escan_mechanisms on a hand case
+where its claim holds and one where it fails, run through the claims table."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnrepro.aitken2021.claims import CLAIMS as ALL_CLAIMS
+from attnrepro.aitken2021.claims_section4 import CLAIMS
+from attnrepro.aitken2021.decomposition import TERMS, decompose
+from attnrepro.aitken2021.escan_mechanisms import (attends_before, context_ratio, early_mu_mu_margin,
+                                                   hide_everywhere, near_diagonal_share, preceding_words,
+                                                   readout_maps_to, readout_max_hidden, subphrase_end_share,
+                                                   subphrase_ends, temporal_offpeak_gain)
+from attnrepro.claims import summarize
+from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+
+SEEDS = list(range(8))
+BY_ID = {c.claim_id: c for c in CLAIMS}
+
+
+def verdict(claim_id: str, value: float, partner: float | None = None) -> str:
+    """The claim's verdict when every seed measures ``value`` (jittered by ±0.005 within the measure's range), its
+    versus partner ``partner``."""
+    claim = BY_ID[claim_id]
+    jitter = 0.005 * np.sin(np.arange(len(SEEDS)))
+    summaries = {"x": pd.DataFrame({"seed": SEEDS, claim.measure: np.clip(value + jitter, *claim.bounds)})}
+    experiments = {"x": (claim.task_kinds[0], claim.archs[0], "gru")}
+    if claim.versus:
+        summaries["y"] = pd.DataFrame({"seed": SEEDS, claim.measure: partner + jitter[::-1]})
+        experiments["y"] = (*claim.versus, "gru")
+    return summarize(summaries, experiments, (claim,)).set_index("experiment").loc["x", "verdict"]
+
+
+def test_section4_claims_are_gathered_once_with_measures_and_quotes():
+    ids = [c.claim_id for c in ALL_CLAIMS]
+    assert len(ids) == len(set(ids)) and set(BY_ID) <= set(ids)
+    assert len(CLAIMS) >= 14 and all(c.origin == "paper" and c.quote and c.bounds for c in CLAIMS)
+
+
+def _enc(tokens: list[list[str]]) -> pd.DataFrame:
+    rows = [(ex, t, w) for ex, ws in enumerate(tokens) for t, w in enumerate(ws)]
+    return pd.DataFrame(rows, columns=["example", "t", "token"])
+
+
+def _top(t_star: list[list[int]]) -> pd.DataFrame:
+    rows = [(ex, s, 0, t) for ex, ts in enumerate(t_star) for s, t in enumerate(ts)]
+    return pd.DataFrame(rows, columns=["example", "s", "rank", "t_star"])
+
+
+def test_attention_at_subphrase_ends():
+    enc = _enc([["run", "left", "twice", "and", "walk", "<eos>"]])
+    assert subphrase_ends(enc).tolist() == [False, False, True, False, True, False]
+    # RUN LTURN RUN LTURN WALK <eos>: the AED's outputs wait at 'twice' and 'walk'
+    at_ends = subphrase_end_share(_top([[2, 2, 2, 2, 4, 5]]), enc)
+    diagonal = subphrase_end_share(_top([[0, 1, 2, 3, 4, 5]]), enc)
+    assert at_ends == pytest.approx(5 / 6 - 2 / 6) and diagonal == pytest.approx(0.0)
+    assert verdict("escan_aed_subphrase_end", at_ends) == REPRODUCED
+    assert verdict("escan_aed_subphrase_end", diagonal) == NOT_REPRODUCED
+
+
+def _offsets(a_before: float, a_at: float) -> pd.DataFrame:
+    return pd.DataFrame({"by": ["s", "s", "s", "t"], "word": ["twice", "twice", "run", "twice"],
+                         "offset": [-1, 0, -1, -1], "a": [a_before, a_at, 9.0, 9.0]})
+
+
+def test_attends_to_the_word_before_twice():
+    assert attends_before(_offsets(3.0, 1.0)) == 2.0
+    assert verdict("escan_ao_attends_before_twice", attends_before(_offsets(3.0, 1.0))) == REPRODUCED
+    assert verdict("escan_ao_attends_before_twice", attends_before(_offsets(1.0, 3.0))) == NOT_REPRODUCED
+
+
+def _twice_states(context: float, seed: int = 0):
+    """'twice' after run/walk/jump at random steps: its state is its own vector plus ``context`` × the verb's,
+    plus noise; one example per occurrence."""
+    rng = np.random.default_rng(seed)
+    vocab = ["run", "walk", "jump", "twice"]
+    verbs, hidden, n = rng.normal(size=(3, 8)), 8, 60
+    tokens, states = [], []
+    for i in range(n):
+        v = i % 3
+        tokens.append([vocab[v], "twice"])
+        states += [verbs[v], context * verbs[v] + 0.1 * rng.normal(size=hidden)]
+    enc = _enc(tokens)
+    codes = enc.token.map({w: i for i, w in enumerate(vocab)}).to_numpy()
+    return decompose(np.array(states), enc.t.to_numpy(), codes, n_tokens=len(vocab)), enc, vocab
+
+
+def test_twice_clusters_by_the_preceding_verb_only_with_context():
+    aed, ao = context_ratio(*_twice_states(1.0)), context_ratio(*_twice_states(0.0))
+    assert aed > 0.9 and ao < 0.1
+    assert verdict("escan_aed_twice_context", aed) == REPRODUCED
+    assert verdict("escan_aed_twice_context", ao) == NOT_REPRODUCED
+    assert verdict("escan_ao_twice_one_cluster", ao) == REPRODUCED
+    assert verdict("escan_ao_twice_one_cluster", aed) == NOT_REPRODUCED
+
+
+def test_words_hiding_at_every_offset():
+    vocab = ["run", "and", "twice"]
+    curve = pd.DataFrame({"word": [1] * 3 + [2] * 3, "k": [-1, 0, 1] * 2,
+                          "dot": [-2.0, -3.0, -1.0, -2.0, -3.0, 0.5]})
+    got = hide_everywhere(curve, vocab)
+    assert got == {"hide_max_and": -1.0, "hide_max_twice": 0.5}
+    assert verdict("escan_ao_and_hides_all_offsets", got["hide_max_and"]) == REPRODUCED
+    assert verdict("escan_ao_twice_hides_all_offsets", got["hide_max_twice"]) == NOT_REPRODUCED
+    assert verdict("escan_ao_left_hides", -0.5) == REPRODUCED and verdict("escan_ao_left_hides", 0.5) == NOT_REPRODUCED
+
+
+def _readout(best: dict[str, str], sources: list[str]) -> pd.DataFrame:
+    rows = [(y, x, 1.0 if best[y] == x else 0.0) for y in best for x in sources]
+    return pd.DataFrame(rows, columns=["target", "source", "dot"])
+
+
+def test_hidden_words_are_no_readouts_maximum():
+    sources = ["run", "walk", "and", "twice", "<eos>"]
+    good = _readout({"RUN": "run", "WALK": "walk", "<eos>": "and"}, sources)  # a special readout does not count
+    bad = _readout({"RUN": "run", "WALK": "twice", "<eos>": "<eos>"}, sources)
+    assert readout_max_hidden(good) == 0 and readout_max_hidden(bad) == 1
+    assert verdict("escan_hidden_words_no_readout", 0.0) == REPRODUCED
+    assert verdict("escan_hidden_words_no_readout", 1.0) == NOT_REPRODUCED
+
+
+def test_la_le_les_read_the():
+    sources = ["the", "a", "cat"]
+    good = _readout({"la": "the", "le": "the", "les": "the", "chat": "cat"}, sources)
+    bad = _readout({"la": "the", "le": "a", "les": "cat"}, sources)
+    assert readout_maps_to(good) == 1.0 and readout_maps_to(bad) == pytest.approx(1 / 3)
+    assert np.isnan(readout_maps_to(_readout({"chat": "cat"}, sources)))
+    assert verdict("translation_readout_the", 1.0) == REPRODUCED
+    assert verdict("translation_readout_the", 1 / 3) == NOT_REPRODUCED
+
+
+def test_attention_near_the_stretched_diagonal():
+    src_len, tgt_len = pd.Series({0: 5, 1: 4}), pd.Series({0: 6, 1: 4})
+    diagonal = _top([[0, 1, 2, 2, 3, 4], [0, 1, 2, 3]])
+    scattered = _top([[4, 0, 4, 0, 0, 0], [3, 3, 0, 0]])
+    assert near_diagonal_share(diagonal, src_len, tgt_len) == 1.0
+    assert near_diagonal_share(scattered, src_len, tgt_len) < 0.5
+    assert verdict("translation_near_diagonal", 1.0) == REPRODUCED
+    assert verdict("translation_near_diagonal", near_diagonal_share(scattered, src_len, tgt_len)) == NOT_REPRODUCED
+
+
+def _terms(mu_mu_early: float) -> pd.DataFrame:
+    rows = []
+    for s in range(6):
+        big = mu_mu_early if s < 3 else 0.1
+        rows.append({"example": 0, "s": s, "rank": 0, "t_star": s, "a": 1.0,
+                     **{k: (big if k == "mu_mu" else 0.3 if k == "chi_chi" else 0.05) for k in TERMS}})
+    return pd.DataFrame(rows)
+
+
+def test_mu_mu_largest_at_early_steps():
+    assert early_mu_mu_margin(_terms(2.0)) > 0 > early_mu_mu_margin(_terms(0.1))
+    assert verdict("translation_early_mu_mu", early_mu_mu_margin(_terms(2.0))) == REPRODUCED
+    assert verdict("translation_early_mu_mu", early_mu_mu_margin(_terms(0.1))) == NOT_REPRODUCED
+
+
+def _circle(scale_by_step: np.ndarray, n: int = 9) -> tuple[np.ndarray, np.ndarray]:
+    """μ on a circle, μ_s^D = scale_s · μ_s^E: a larger scale gives a sharper temporal attention at step s."""
+    angle = np.linspace(0, np.pi, n)
+    enc_mu = np.stack([np.cos(angle), np.sin(angle)], axis=1) * 3
+    return enc_mu * scale_by_step[:, None], enc_mu
+
+
+def test_temporal_falloff_slower_at_later_steps():
+    widening = temporal_offpeak_gain(*_circle(np.linspace(3, 0.3, 9)), n_steps=9)
+    sharpening = temporal_offpeak_gain(*_circle(np.linspace(0.3, 3, 9)), n_steps=9)
+    assert widening > 0 > sharpening
+    assert verdict("translation_falloff_slower_late", widening) == REPRODUCED
+    assert verdict("translation_falloff_slower_late", sharpening) == NOT_REPRODUCED
+
+
+def test_ao_small_delta_on_escan():
+    assert verdict("escan_ao_small_delta", 0.1) == REPRODUCED and verdict("escan_ao_small_delta", 0.6) == NOT_REPRODUCED
+
+
+@pytest.mark.parametrize("claim_id", ["escan_aed_delta_larger_than_one_to_one", "escan_aed_delta_larger_than_ao",
+                                      "escan_aed_not_orthogonal", "escan_ao_not_orthogonal"])
+def test_versus_claims_read_the_per_seed_difference(claim_id):
+    assert verdict(claim_id, 0.5, partner=0.2) == REPRODUCED
+    assert verdict(claim_id, 0.2, partner=0.5) == NOT_REPRODUCED
+
+
+def test_preceding_words_follow_each_example_in_any_row_order():
+    enc = _enc([["run", "twice", "<eos>"], ["jump", "twice", "<eos>"]]).iloc[::-1]
+    prev = preceding_words(enc.example, enc.t, enc.token)
+    assert pd.isna(prev[enc.t.to_numpy() == 0]).all()
+    assert list(prev[enc.token.to_numpy() == "twice"]) == ["jump", "run"]
