@@ -98,11 +98,12 @@ def cmd_summary(args) -> None:
     from ..io import write_csv
     from .analysis import fold_summary
 
-    t = _inputs(args, ("heads", "pairs", "layers"))
+    t = _inputs(args, ("heads", "pairs", "layers", "svals"))
     n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
     if t["tokens"].seq.nunique() < args.folds:
         raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
-    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads)
+    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads,
+                           svals=t["svals"])
     write_csv(summary, args.out)
     print(summary.to_string(), file=sys.stderr)
 
