@@ -7,9 +7,10 @@ import pandas as pd
 import pytest
 
 from attnrepro.claims import summarize, unmeasured
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.intervals import NOT_REPRODUCED, NOT_TESTED, REPRODUCED
 from attnrepro.kobayashi2020 import analysis as kb
 from attnrepro.kobayashi2020 import claims as kc
+from attnrepro import papers
 from attnrepro.papers import CLAIMS
 
 FOLDS = range(6)
@@ -23,7 +24,7 @@ def _row(claim_id, values, experiment=("news", "pretrained"), extra=None):
     """The row of ``claim_id`` on one experiment whose replicates (folds) measure ``values``."""
     claim = _claim(claim_id)
     df = pd.DataFrame({"fold": range(len(values)), claim.measure: values, **(extra or {})})
-    table = summarize({"x": df}, {"x": experiment}, (claim,))
+    table = summarize({"x": df}, {"x": experiment}, (claim,), checks=papers.model_check, tested_on=papers.tested_on)
     assert len(table) == 1
     return table.iloc[0]
 
@@ -145,6 +146,7 @@ def test_table3_on_wmt16(claim_id, failing, holding):
     assert _row(claim_id, failing, WMT16, GOOD_MODEL).verdict == NOT_REPRODUCED
     row = _row(claim_id, holding, WMT16, GOOD_MODEL)
     assert row.verdict == REPRODUCED and row.tested_on == "paper"
+    assert _row(claim_id, holding, WMT16, {"bleu": [2.0] * 6}).verdict == NOT_TESTED  # a model that cannot translate
 
 
 def test_table3_numbers_of_other_methods_are_compared_on_wmt16_only():
@@ -166,3 +168,38 @@ def test_wmt16_claims_say_what_measures_them_in_the_demo():
     assert set(missing.index) == set(ids)
     assert missing.str.contains("measured by config/paper.yaml").all() and missing.str.contains("WMT16").all()
     assert "eflomal" in missing["aer_norm_competitive_with_fast_align"]
+
+
+# -- §5, Fig. 8: periods get large α but small norms --------------------------------------------------------------
+def test_period_mask_marks_the_files_periods_only():
+    from attnrepro.kobayashi2020.periods import period_mask
+
+    mask = period_mask([["a", "b", "."], ["c", "."], ["d"]], 4)
+    assert mask.tolist() == [[False, False, True, False], [False, True, False, False], [False] * 4]
+
+
+def _soft(period_weight, period_norm):
+    """One layer, 2 sentences [B=2, Q=2, K=4]: words, a period at 2, <eos> at 3; the period's α and norm given."""
+    w = np.full((2, 2, 4), (1 - period_weight) / 3)
+    w[:, :, 2] = period_weight
+    n = np.ones((2, 2, 4))
+    n[:, :, 2] = period_norm
+    return {"weight": w, "norm": n}
+
+
+def test_period_share_drop_by_hand():
+    from attnrepro.kobayashi2020.periods import period_share_drop
+
+    periods = np.array([[False, False, True, False]] * 2)
+    keys, words = np.array([4, 4]), np.array([2, 2])
+    # α 0.5 on the period, its norm a quarter of the others': share by norm 0.25 / 3.25
+    assert period_share_drop([_soft(0.5, 0.25)], periods, keys, words) == pytest.approx(0.5 - 0.25 / 3.25)
+    assert np.isnan(period_share_drop([_soft(0.5, 0.25)], np.zeros((2, 4), bool), keys, words))
+    # the claim: fails where the period's norm is as large as its weight says, holds where it shrinks
+    failing = [period_share_drop([_soft(0.5, 6.0 + 0.1 * s)], periods, keys, words) for s in FOLDS]
+    holding = [period_share_drop([_soft(0.5, 0.2 + 0.01 * s)], periods, keys, words) for s in FOLDS]
+    assert _row("periods_large_alpha_small_norm", failing, WMT16, GOOD_MODEL).verdict == NOT_REPRODUCED
+    row = _row("periods_large_alpha_small_norm", holding, WMT16, GOOD_MODEL)
+    assert row.verdict == REPRODUCED and row.tested_on == "paper"
+    bible = _row("periods_large_alpha_small_norm", holding, ("bible", "transformer"), GOOD_MODEL)
+    assert "Bible" in bible.tested_on  # a substitute's row names what it stands on

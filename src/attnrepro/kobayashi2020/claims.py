@@ -199,3 +199,15 @@ CLAIMS += (
                                     "table has aer_norm_best_minus_aligner yet)",
           **{**_TABLE3, "threshold_from": "stated"}),
 )
+
+CLAIMS += (
+    Claim(claim_id="periods_large_alpha_small_norm", section="§5, Fig. 8", paper="kobayashi2020",
+          quote="while the attention weights assigned to certain tokens (e.g., periods) are large, their vector "
+                "norms are adjusted to become smaller (Figure 8)",
+          reading="the share of a target word's source attention that source periods get by weight (α averaged "
+                  "over heads) minus their share by norm (‖Σ_h αf‖ over its sum over the source), averaged over "
+                  "target words, sentences with a period and decoder layers, above 0 (the §4.2 mechanism of "
+                  "special_tokens_large_alpha_small_norm in translation)",
+          measure="period_share_drop", kind="continuous", bounds=(-1.0, 1.0), direction=">", threshold=0.0,
+          task_kinds=_REAL, archs=("transformer",), measured_by=_WMT16),
+)
