@@ -95,7 +95,8 @@ def test_special_heads_negate(claim_id, key):
         return [kb.head_correlation(_per_head(slope, 0.0, np.random.default_rng(s)), key) for s in FOLDS]
 
     assert _row(claim_id, values(+1.0)).verdict == NOT_REPRODUCED  # heads that attend also keep f large
-    assert _row(claim_id, values(-1.0)).verdict == REPRODUCED      # α and ‖f‖ cancel, as for [SEP]
+    row = _row(claim_id, values(-1.0))
+    assert row.verdict == REPRODUCED and "census of its heads" in row.samples  # α and ‖f‖ cancel, as for [SEP]
 
 
 def test_other_heads_do_not_negate():
