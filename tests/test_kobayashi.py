@@ -100,7 +100,10 @@ def test_fold_summary_uses_disjoint_folds(cache):
 
 
 def test_claims_read_the_fold_summary(cache):
-    s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 6, N_LAYERS, N_HEADS)
+    svals = pd.DataFrame([(layer, head, i, 3.0 / i) for layer in (1, 2) for head in (1, 2, 3) for i in range(1, 5)],
+                         columns=["layer", "head", "index", "singular_value"])
+    s = kb.fold_summary(cache["tokens"], cache["heads"], cache["pairs"], cache["layers"], 6, N_LAYERS, N_HEADS,
+                        svals=svals)
     table = summarize({"minilm": s}, {"minilm": ("news", "pretrained")}, CLAIMS)
     mine = [c for c in CLAIMS if c.paper == "kobayashi2020" and c.applies_to("news", "pretrained")]
     assert len(table) == len(mine) >= 10
@@ -201,7 +204,8 @@ def test_kobayashi_rules_end_to_end(kobayashi_run):
     assert set(aer.seed) == {0, 1} and set(aer.layer) == {1, 2} and set(aer.method) == {"weight", "norm"}
     claims = pd.read_csv(work / "results" / "claims.csv")
     mine = claims[claims.experiment == "kobayashi2020_minilm"]
-    assert len(mine) == 10 and (mine.n == 3).all()
+    assert len(mine) == 16 and (mine.n == 3).all()  # every §4 / App. A / App. C claim gets its row
+    assert {"f_singular_values_spread", "cls_heads_negate", "fnorm_dispersion_heads_differ"} <= set(mine.claim_id)
     synthetic = claims[claims.experiment == "transformer_one_to_one"]
     assert synthetic.claim_id.tolist() == ["aer_norm_below_weight_synthetic", "aer_mean_layer_norm_below_weight_synthetic",
                                            "aer_gain_in_lower_layers_synthetic"]

@@ -15,6 +15,7 @@ import torch
 
 from .aer import aer_by_layer, best_and_mean, soft_alignments
 from .norms import check_eq3, decomposed_output
+from .periods import period_share_drop
 from ..model import EncoderDecoder
 from ..transformer import Transformer
 
@@ -61,10 +62,11 @@ def source_target_alignments(model, src, src_len, tgt_in, chunk: int = 128):
     return [[{m: np.concatenate(v) for m, v in layer.items()} for layer in seed] for seed in parts], error
 
 
-def aer_tables(models, data, sure, possible, log=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def aer_tables(models, data, sure, possible, log=None, periods=None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Per-layer AER (columns seed, layer, method, aer) and its per-seed summary for every seed of every model of
     ``models`` ((name, model) pairs), read with teacher forcing on ``data`` against the gold links ``sure`` /
-    ``possible`` (§5)."""
+    ``possible`` (§5). ``periods`` ([B, K] mask of the source periods, real text only) adds Fig. 8's
+    ``period_share_drop`` to the summary."""
     src_words, tgt_words = (data.src_len - 1).numpy(), (data.tgt_len - 1).numpy()  # <eos> is no word
     per_layer, summary = [], []
     for name, model in models:
@@ -73,7 +75,10 @@ def aer_tables(models, data, sure, possible, log=None) -> tuple[pd.DataFrame, pd
         for seed, layers in zip(model.seeds, soft):
             df = aer_by_layer(layers, src_words, tgt_words, sure, possible)
             per_layer.append(df.assign(seed=seed))
-            summary.append({"seed": seed, **best_and_mean(df)})
+            row = {"seed": seed, **best_and_mean(df)}
+            if periods is not None:
+                row["period_share_drop"] = period_share_drop(layers, periods, data.src_len.numpy(), tgt_words)
+            summary.append(row)
         if log is not None:
             print(f"{name}: decomposition error {error:.2g}", file=log)
     return pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]], pd.DataFrame(summary)

@@ -117,10 +117,29 @@ def head_correlation(per_head: pd.DataFrame, category: str = "[SEP]") -> float:
     return _spearman(part.alpha, part.f_norm)
 
 
+def cv_extremes(disp: pd.DataFrame) -> dict[str, float]:
+    """Table 1's first two rows: the CV of the most and of the least dispersed head, and their ratio (the
+    paper's 0.37 / 0.12). ``disp``: :func:`dispersion` per (layer, head), a census of the model's heads."""
+    hi, lo = float(disp["cv"].max()), float(disp["cv"].min())
+    return {"cv_fnorm_max": hi, "cv_fnorm_min": lo, "cv_fnorm_max_over_min": hi / lo if lo > 0 else np.nan}
+
+
+def singular_value_spread(svals: pd.DataFrame) -> float:
+    """Appendix A, Fig. 9: the smallest, over heads, of σ_max / σ_min of f as a linear map (Eq. 5–7); the paper
+    finds ≥ 1.8 in each head. ``svals``: :func:`attnrepro.kobayashi2020.pretrained.singular_value_table`."""
+    g = svals.groupby(["layer", "head"]).singular_value
+    return float((g.max() / g.min()).min())
+
+
+HEAD_CATEGORIES = (("[CLS]", "cls"), ("[SEP]", "sep"), ("punct", "punct"), ("other", "other"))
+
+
 def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame, layers: pd.DataFrame,
-                 n_folds: int, n_layers: int, n_heads: int) -> pd.DataFrame:
+                 n_folds: int, n_layers: int, n_heads: int, svals: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims' replicate unit for one pretrained model: ``n_folds`` disjoint subsets of the sequences
-    (sequence id mod n_folds); one row per fold with every measure computed on that fold alone."""
+    (sequence id mod n_folds); one row per fold with every measure computed on that fold alone. ``svals`` (the
+    weights' singular values, the same for every fold) adds ``svals_ratio_min``."""
+    spread = np.nan if svals is None else singular_value_spread(svals)
     rows = []
     for fold in range(n_folds):
         seqs = tokens.seq[fold_of(tokens.seq, n_folds) == fold].unique()
@@ -136,9 +155,12 @@ def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame,
             row[f"rho_alpha_fnorm_{key}"] = corr.loc[c, "spearman_rho"]
         row.update(freq)
         row["cv_fnorm_mean"] = disp["cv"].mean()
+        row.update(cv_extremes(disp))
         row["cv_x_mean"] = x_disp["cv"].mean()
         row["cv_fnorm_minus_x"] = row["cv_fnorm_mean"] - row["cv_x_mean"]
         row["special_share_drop"] = special_share_drop(per_head)
-        row["rho_heads_alpha_fnorm_sep"] = head_correlation(per_head, "[SEP]")
+        for c, key in HEAD_CATEGORIES:  # Fig. 4 ([SEP]) and Appendix C, Figs. 10-12
+            row[f"rho_heads_alpha_fnorm_{key}"] = head_correlation(per_head, c)
+        row["svals_ratio_min"] = spread
         rows.append(row)
     return pd.DataFrame(rows)

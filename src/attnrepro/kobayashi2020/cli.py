@@ -98,11 +98,12 @@ def cmd_summary(args) -> None:
     from ..io import write_csv
     from .analysis import fold_summary
 
-    t = _inputs(args, ("heads", "pairs", "layers"))
+    t = _inputs(args, ("heads", "pairs", "layers", "svals"))
     n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
     if t["tokens"].seq.nunique() < args.folds:
         raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
-    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads)
+    summary = fold_summary(t["tokens"], t["heads"], t["pairs"], t["layers"], args.folds, n_layers, n_heads,
+                           svals=t["svals"])
     write_csv(summary, args.out)
     print(summary.to_string(), file=sys.stderr)
 
@@ -168,6 +169,7 @@ def cmd_aer_gold(args) -> None:
     from .alignment_readout import aer_tables
     from ..tokens import EOS, PAD, SOS
     from .gold import check_lengths, in_vocabulary, read_gold_set
+    from .periods import period_mask
 
     threads(args.threads)
     key = args.key
@@ -183,7 +185,8 @@ def cmd_aer_gold(args) -> None:
         if model.cfg.arch in ("ao", "transformer"):
             check_lengths(gold, model.cfg.max_positions, args.source, args.target, key)
     data = encode(pd.DataFrame({"src": src, "tgt": tgt}), vocab)
-    _write_aer(*aer_tables(models, data, gold.sure, gold.possible, log=sys.stderr), args.out_dir)
+    periods = period_mask(gold.src, data.src.shape[1])  # the file's words: a period is one, in vocabulary or not
+    _write_aer(*aer_tables(models, data, gold.sure, gold.possible, log=sys.stderr, periods=periods), args.out_dir)
 
 
 def cmd_nmt_figure(args) -> None:

@@ -1,0 +1,206 @@
+"""Kobayashi et al. 2020's claims added for coverage (issue 29): Table 1's extreme heads, App. A's singular values of
+f, App. C's per-head negation, and Table 3's comparisons on WMT16 — each analysis on a hand case where its claim
+must fail and one where it holds."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from attnrepro.claims import summarize, unmeasured
+from attnrepro.intervals import NOT_REPRODUCED, NOT_TESTED, REPRODUCED
+from attnrepro.kobayashi2020 import analysis as kb
+from attnrepro.kobayashi2020 import claims as kc
+from attnrepro import papers
+from attnrepro.papers import CLAIMS
+
+FOLDS = range(6)
+
+
+def _claim(claim_id):
+    return next(c for c in CLAIMS if c.paper == "kobayashi2020" and c.claim_id == claim_id)
+
+
+def _row(claim_id, values, experiment=("news", "pretrained"), extra=None):
+    """The row of ``claim_id`` on one experiment whose replicates (folds) measure ``values``."""
+    claim = _claim(claim_id)
+    df = pd.DataFrame({"fold": range(len(values)), claim.measure: values, **(extra or {})})
+    table = summarize({"x": df}, {"x": experiment}, (claim,), checks=papers.model_check, tested_on=papers.tested_on)
+    assert len(table) == 1
+    return table.iloc[0]
+
+
+def _disp(cvs):
+    """A per-head dispersion table with the given CVs (a census of 2 layers × len/2 heads)."""
+    n = len(cvs)
+    return pd.DataFrame({"layer": [1 + i // (n // 2) for i in range(n)], "head": [1 + i % (n // 2) for i in range(n)],
+                         "mean": 1.0, "sd": cvs, "cv": cvs, "max": 2.0, "min": 0.5})
+
+
+# -- Table 1: the most and least dispersed heads -------------------------------------------------------------------
+def test_cv_extremes_by_hand():
+    out = kb.cv_extremes(_disp([0.12, 0.2, 0.37, 0.25]))
+    assert out == pytest.approx({"cv_fnorm_max": 0.37, "cv_fnorm_min": 0.12, "cv_fnorm_max_over_min": 0.37 / 0.12})
+    assert np.isnan(kb.cv_extremes(_disp([0.0, 0.2]))["cv_fnorm_max_over_min"])  # a constant head: no ratio
+
+
+@pytest.mark.parametrize("claim_id, failing, holding", [
+    # every head disperses (the paper's least: 0.12) / one head nearly constant
+    ("fnorm_dispersion_least_head", [0.2, 0.05, 0.3, 0.25], [0.2, 0.13, 0.3, 0.25]),
+    # heads differ (0.37 / 0.12) / all heads alike
+    ("fnorm_dispersion_heads_differ", [0.2, 0.22, 0.21, 0.2], [0.12, 0.2, 0.37, 0.25]),
+])
+def test_table1_extreme_heads(claim_id, failing, holding):
+    claim = _claim(claim_id)
+    jitter = np.linspace(0.98, 1.02, 6)  # the folds' text moves each head's CV a little
+    for cvs, verdict in ((failing, NOT_REPRODUCED), (holding, REPRODUCED)):
+        values = [kb.cv_extremes(_disp([c * j for c in cvs]))[claim.measure] for j in jitter]
+        row = _row(claim_id, values)
+        assert row.verdict == verdict and row.unit == "fold" and "census" in row.samples
+
+
+# -- App. A, Fig. 9: singular values of f ----------------------------------------------------------------------
+def _svals(ratios):
+    """Heads whose largest singular value is ``ratio`` times their smallest."""
+    rows = [(1, h + 1, i + 1, v) for h, r in enumerate(ratios) for i, v in enumerate(np.linspace(r, 1.0, 4))]
+    return pd.DataFrame(rows, columns=["layer", "head", "index", "singular_value"])
+
+
+def test_singular_value_spread_is_the_least_spread_head():
+    assert kb.singular_value_spread(_svals([5.0, 2.5, 3.0])) == pytest.approx(2.5)
+
+
+def test_f_singular_values_spread_fails_where_one_head_scales_evenly():
+    failing = kb.singular_value_spread(_svals([5.0, 1.3, 3.0]))   # one head barely changes ‖x‖
+    holding = kb.singular_value_spread(_svals([5.0, 2.0, 3.0]))
+    assert _row("f_singular_values_spread", [failing] * 6).verdict == NOT_REPRODUCED
+    row = _row("f_singular_values_spread", [holding] * 6)
+    assert row.verdict == REPRODUCED and "census" in row.samples and "no width" in row.samples
+
+
+# -- App. C, Figs. 10-12: per-head negation ---------------------------------------------------------------------
+def _per_head(cls_slope, other_slope, rng):
+    """A per-head category table over 12 heads: α on [CLS] / punct / other against ‖f‖ with the given slopes."""
+    rows = []
+    for h in range(12):
+        a = rng.uniform(0.05, 0.6)
+        for cat, slope in (("[CLS]", cls_slope), ("[SEP]", -1.0), ("punct", cls_slope), ("other", other_slope)):
+            rows.append({"layer": 1 + h // 6, "head": 1 + h % 6, "category": cat, "alpha": a + rng.normal(0, .02),
+                         "weighted_norm": 0.1, "f_norm": 2.0 + slope * a + rng.normal(0, 0.02)})
+    return pd.DataFrame(rows)
+
+
+@pytest.mark.parametrize("claim_id, key", [("cls_heads_negate", "[CLS]"), ("punct_heads_negate", "punct")])
+def test_special_heads_negate(claim_id, key):
+    def values(slope):
+        return [kb.head_correlation(_per_head(slope, 0.0, np.random.default_rng(s)), key) for s in FOLDS]
+
+    assert _row(claim_id, values(+1.0)).verdict == NOT_REPRODUCED  # heads that attend also keep f large
+    row = _row(claim_id, values(-1.0))
+    assert row.verdict == REPRODUCED and "census of its heads" in row.samples  # α and ‖f‖ cancel, as for [SEP]
+
+
+def test_other_heads_do_not_negate():
+    def values(slope):
+        return [kb.head_correlation(_per_head(-1.0, slope, np.random.default_rng(s)), "other") for s in FOLDS]
+
+    assert _row("other_heads_do_not_negate", values(-1.0)).verdict == NOT_REPRODUCED  # the other words cancel too
+    assert _row("other_heads_do_not_negate", values(+0.5)).verdict == REPRODUCED
+
+
+def test_fold_summary_carries_the_new_measures():
+    rng = np.random.default_rng(0)
+    tokens, heads, pairs, layers = [], [], [], []
+    for seq in range(4):
+        cat = ["[CLS]", "other", "punct", "other", "[SEP]", "other", "[SEP]"]
+        n = len(cat)
+        tokens.append(pd.DataFrame({"seq": seq, "pos": range(n), "token": cat, "category": cat, "rank": range(n)}))
+        layers.append(pd.DataFrame({"seq": seq, "layer": 1, "pos": range(n), "x_norm": rng.normal(20, 1, n)}))
+        for head in (1, 2, 3):
+            f = rng.uniform(0.5, 2.0, n)
+            heads.append(pd.DataFrame({"seq": seq, "layer": 1, "head": head, "pos": range(n), "f_norm": f,
+                                       "alpha_mean": rng.dirichlet(np.ones(n))}))
+            pairs.append(pd.DataFrame({"seq": seq, "layer": 1, "head": head, "query": 0, "pos": range(n),
+                                       "alpha": rng.dirichlet(np.ones(n)), "f_norm": f}))
+    cat = lambda x: pd.concat(x, ignore_index=True)
+    s = kb.fold_summary(cat(tokens), cat(heads), cat(pairs), cat(layers), 2, 1, 3, svals=_svals([4.0, 2.0, 3.0]))
+    for m in ("cv_fnorm_max", "cv_fnorm_min", "cv_fnorm_max_over_min", "rho_heads_alpha_fnorm_cls",
+              "rho_heads_alpha_fnorm_punct", "rho_heads_alpha_fnorm_other", "rho_heads_alpha_fnorm_sep"):
+        assert s[m].notna().all(), m
+    assert (s.cv_fnorm_max >= s.cv_fnorm_min).all() and (s.svals_ratio_min == 2.0).all()
+    # without the weights' singular values the measure is missing, not made up
+    bare = kb.fold_summary(cat(tokens), cat(heads), cat(pairs), cat(layers), 2, 1, 3)
+    assert bare.svals_ratio_min.isna().all()
+
+
+# -- §5, Table 3 on the paper's own WMT16 De-En ---------------------------------------------------------------
+WMT16 = ("wmt16", "transformer")
+GOOD_MODEL = {"bleu": [25.0] * 6}
+
+
+@pytest.mark.parametrize("claim_id, failing, holding", [
+    ("aer_norm_below_smoothgrad", [0.40, 0.42, 0.39, 0.41, 0.40, 0.43], [0.28, 0.29, 0.27, 0.30, 0.28, 0.29]),
+    ("aer_norm_competitive_with_fast_align", [0.12, 0.10, 0.11, 0.13, 0.12, 0.10],
+     [0.00, -0.01, 0.01, 0.00, 0.02, -0.02]),
+    ("aer_norm_below_weight", [-0.05, -0.02, -0.04, -0.03, -0.05, -0.01], [0.23, 0.25, 0.22, 0.24, 0.20, 0.26]),
+])
+def test_table3_on_wmt16(claim_id, failing, holding):
+    assert _row(claim_id, failing, WMT16, GOOD_MODEL).verdict == NOT_REPRODUCED
+    row = _row(claim_id, holding, WMT16, GOOD_MODEL)
+    assert row.verdict == REPRODUCED and row.tested_on == "paper"
+    assert _row(claim_id, holding, WMT16, {"bleu": [2.0] * 6}).verdict == NOT_TESTED  # a model that cannot translate
+
+
+def test_table3_numbers_of_other_methods_are_compared_on_wmt16_only():
+    # SmoothGrad's 36.4 and fast_align's 28.4 are on the paper's test set: a substitute's AER is no comparison
+    for claim_id in ("aer_norm_below_smoothgrad", "aer_norm_competitive_with_fast_align"):
+        claim = _claim(claim_id)
+        assert claim.task_kinds == ("wmt16",) and not claim.applies_to("bible", "transformer")
+    assert kc.tested_on("transformer_bible@vilar", "bible", "transformer") != "paper"
+    assert kc.tested_on("transformer_wmt16", "wmt16", "transformer") == "paper"
+
+
+def test_wmt16_claims_say_what_measures_them_in_the_demo():
+    ids = ["aer_norm_below_smoothgrad", "aer_norm_competitive_with_fast_align", "aer_norm_below_weight",
+           "aer_mean_layer_norm_below_weight", "aer_gain_in_lower_layers"]
+    claims = tuple(_claim(i) for i in ids)
+    demo = {"minilm": pd.DataFrame({"fold": FOLDS, "cv_fnorm_mean": 0.2})}
+    table = summarize(demo, {"minilm": ("news", "pretrained")}, claims)
+    missing = unmeasured(table, demo, {"minilm": ("news", "pretrained")}, claims).set_index("claim_id").why
+    assert set(missing.index) == set(ids)
+    assert missing.str.contains("measured by config/paper.yaml").all() and missing.str.contains("WMT16").all()
+    assert "eflomal" in missing["aer_norm_competitive_with_fast_align"]
+
+
+# -- §5, Fig. 8: periods get large α but small norms --------------------------------------------------------------
+def test_period_mask_marks_the_files_periods_only():
+    from attnrepro.kobayashi2020.periods import period_mask
+
+    mask = period_mask([["a", "b", "."], ["c", "."], ["d"]], 4)
+    assert mask.tolist() == [[False, False, True, False], [False, True, False, False], [False] * 4]
+
+
+def _soft(period_weight, period_norm):
+    """One layer, 2 sentences [B=2, Q=2, K=4]: words, a period at 2, <eos> at 3; the period's α and norm given."""
+    w = np.full((2, 2, 4), (1 - period_weight) / 3)
+    w[:, :, 2] = period_weight
+    n = np.ones((2, 2, 4))
+    n[:, :, 2] = period_norm
+    return {"weight": w, "norm": n}
+
+
+def test_period_share_drop_by_hand():
+    from attnrepro.kobayashi2020.periods import period_share_drop
+
+    periods = np.array([[False, False, True, False]] * 2)
+    keys, words = np.array([4, 4]), np.array([2, 2])
+    # α 0.5 on the period, its norm a quarter of the others': share by norm 0.25 / 3.25
+    assert period_share_drop([_soft(0.5, 0.25)], periods, keys, words) == pytest.approx(0.5 - 0.25 / 3.25)
+    assert np.isnan(period_share_drop([_soft(0.5, 0.25)], np.zeros((2, 4), bool), keys, words))
+    # the claim: fails where the period's norm is as large as its weight says, holds where it shrinks
+    failing = [period_share_drop([_soft(0.5, 6.0 + 0.1 * s)], periods, keys, words) for s in FOLDS]
+    holding = [period_share_drop([_soft(0.5, 0.2 + 0.01 * s)], periods, keys, words) for s in FOLDS]
+    assert _row("periods_large_alpha_small_norm", failing, WMT16, GOOD_MODEL).verdict == NOT_REPRODUCED
+    row = _row("periods_large_alpha_small_norm", holding, WMT16, GOOD_MODEL)
+    assert row.verdict == REPRODUCED and row.tested_on == "paper"
+    bible = _row("periods_large_alpha_small_norm", holding, ("bible", "transformer"), GOOD_MODEL)
+    assert "Bible" in bible.tested_on  # a substitute's row names what it stands on
