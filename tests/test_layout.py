@@ -75,7 +75,7 @@ def test_claims_cli_reads_the_sources_json(tmp_path, capsys):
     assert main(["claims", "--sources-json", json.dumps([source]), "--out", str(out)]) == 0 and out.exists()
     bad = {**source, "arch": "ao"}
     assert main(["claims", "--sources-json", json.dumps([source, bad]), "--out", str(out)]) == 2
-    assert "experiment e given as ('one_to_one', 'aed', 'gru') and as ('one_to_one', 'ao', 'gru')" in \
+    assert "experiment e given as ('one_to_one', 'aed', 'gru', '') and as ('one_to_one', 'ao', 'gru', '')" in \
         capsys.readouterr().err
 
 

@@ -11,7 +11,7 @@ rebuilds or overwrites another's outputs (:mod:`attnrepro.results_root`; the Sna
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from . import results_root
@@ -57,8 +57,10 @@ class ClaimSource:
         except json.JSONDecodeError as err:
             raise AttnReproError(f"{where}: not JSON ({err})") from None
         keys = {f.name for f in fields(ClaimSource)}
-        if not isinstance(items, list) or not all(isinstance(i, dict) and set(i) == keys for i in items):
-            raise AttnReproError(f"{where}: expected a list of objects with keys {sorted(keys)}")
+        required = {f.name for f in fields(ClaimSource) if f.default is MISSING}
+        if not isinstance(items, list) or not all(isinstance(i, dict) and required <= set(i) <= keys for i in items):
+            raise AttnReproError(f"{where}: expected a list of objects with keys {sorted(required)} (and optionally "
+                                 f"{sorted(keys - required)})")
         return [ClaimSource(**i) for i in items]
 
 
