@@ -40,8 +40,9 @@ def test_registered_claims_are_unique_and_quote_the_paper():
         assert c.kind in ("proportion", "continuous", "fisher")
         lo, hi = c.measure_range
         assert lo < hi  # every claim declares its measure's range
-    # the background post measures nothing, Table 2 on copying and AER on synthetic tasks are ours
-    assert {c.origin for c in CLAIMS if c.paper == "blog003"} == {"extension"}
+    # the background post's sentences are its claims (it names no setup); Table 2 on copying and AER on synthetic
+    # tasks are ours
+    assert {c.origin for c in CLAIMS if c.paper == "blog003"} == {"paper"}
     assert all(c.origin == "extension" for c in CLAIMS if "copy_table2" in c.task_kinds or c.claim_id.endswith("_synthetic"))
     # count tables are flat by construction: no claim can rest on them
     assert not [c for c in CLAIMS if c.measure.startswith("diag_excess")]
