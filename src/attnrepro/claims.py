@@ -43,6 +43,7 @@ PAPERS = {
     "blog003": "Background post on the attention mechanism",
 }
 ORIGINS = ("paper", "extension")
+VARIANT_ATTENTIONS = ("qkv",)  # Aitken footnote 1's learned attention, tested only by the claims that name it
 
 
 @dataclass(frozen=True)
@@ -75,7 +76,9 @@ class Claim:
     original: str = ""              # the measure before a change of reading, reported beside the new one
     measured_by: str = ""           # the config (and what it needs) that measures it where the demo cannot
     cells: tuple[str, ...] = ()     # the cells it is tested on (an experiment's third key); () = every cell
-    attentions: tuple[str, ...] = ()  # AED / AO attention it is tested on ("dot", "qkv": the fourth key); () = any
+    # AED / AO attention it is tested on ("dot", "qkv": the fourth key); () = the default dot product (and models
+    # without the choice), not VARIANT_ATTENTIONS
+    attentions: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -110,9 +113,11 @@ class Claim:
 
     def applies_to(self, task_kind: str, arch: str, cell: str | None = None, attention: str | None = None) -> bool:
         """Whether an experiment of this task kind, architecture, cell and attention tests the claim (an experiment
-        of no named cell or attention tests only a claim of every cell or attention)."""
-        return (task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells)
-                and (not self.attentions or attention in self.attentions))
+        of no named cell tests only a claim of every cell). A claim that names no attention is one of the default
+        dot-product attention (or of a model without the choice): an experiment with a variant attention
+        (:data:`VARIANT_ATTENTIONS`) tests only the claims that name it."""
+        fits = attention in self.attentions if self.attentions else attention not in VARIANT_ATTENTIONS
+        return task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells) and fits
 
 
 def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:

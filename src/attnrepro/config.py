@@ -66,8 +66,12 @@ def task_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
             **({"max_len": corpus["max_len"]} if "max_len" in corpus else {})}
 
 
+ATTENTION_ARCHS = ("aed", "ao")  # the architectures whose attention a config chooses ("dot", the paper's, or "qkv")
+
+
 def check(config: dict[str, Any]) -> None:
-    """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key."""
+    """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key. Fills the attention
+    of an AED / AO model that names none with the paper's dot product."""
     tasks = config["tasks"]
     for name, task in tasks.items():
         if task["kind"] != "bible" and task["min_len"] > task["max_len"]:
@@ -89,6 +93,8 @@ def check(config: dict[str, Any]) -> None:
         model = exp["model"]
         if model["arch"] == "ved" and model.get("attention", "dot") != "dot":
             raise AttnReproError(f"experiments.{name}.model.attention: 'ved' has no attention to choose")
+        if model["arch"] in ATTENTION_ARCHS:  # filled here, not by the schema: a transformer or VED must not have it
+            model.setdefault("attention", "dot")
         if model["cell"] == "ff" and model["arch"] not in ("ao", "transformer"):
             raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
                                  f"works only with arch 'ao' or 'transformer', not {model['arch']!r}")

@@ -136,12 +136,13 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         summary.update(word_offset_measures(offsets))
         n_enc, n_dec = enc.groupby("example")["t"].max() + 1, dec.groupby("example")["s"].max() + 1
         same_length = (n_enc == n_dec.reindex(n_enc.index)).reindex(enc["example"]).fillna(False).to_numpy(bool)
-        summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a), src_vocab))
-        summary.update(section4_measures(enc, E, E_a, D_a.mu, terms, offsets, out.get("readout_alignment"), n_enc,
-                                         n_dec, n_half(dec), src_vocab))
+        curve = word_temporal_dots(D_a.mu, E_a)
+        summary.update(hide_measures(curve, src_vocab))
+        summary.update(section4_measures(enc, E, E_a, D_a.mu, terms, offsets, curve, out.get("readout_alignment"),
+                                         n_enc, n_dec, n_half(dec), src_vocab))
         if same_length.any():
             summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a, rows=same_length), src_vocab, "_equal"))
-    summary.update(section3_measures(E, D, enc, dec, enc_h, dec_h, src_vocab, n_steps, readout=readout,
+    summary.update(section3_measures(E, D, enc, dec, enc_h, dec_h, readout=readout,
                                      readout_state=readout_state, **({"attention": (D_a, E_a), "terms": terms}
                                                                      if has_attention else {})))
     out["summary"] = pd.DataFrame([summary])

@@ -10,18 +10,14 @@ substitution of data, not of the claim (``tested_on``). A model is checked befor
 level for either; stated gates for a model that learnt its task).
 """
 
-import math
 from dataclasses import replace
 
 from ..claims import Claim, ModelCheck
+from .claim_keys import ATTENTION, CORR, DROP, POSITIVE, RECURRENT, REAL, SHARE, TRANSLATION
+from .claim_keys import FIG as _FIG
 from .claims_section3 import CLAIMS as SECTION3_CLAIMS
 from .claims_section4 import CLAIMS as SECTION4_CLAIMS
 
-ATTENTION = ("aed", "ao")
-TRANSLATION = ("bible", "paracrawl")
-_FIG = "figures/aitken2021/"
-SHARE, CORR, POSITIVE, REAL = (0.0, 1.0), (-1.0, 1.0), (0.0, math.inf), (-math.inf, math.inf)
-DROP = (-math.inf, 1.0)  # 1 − a variance ratio, or 1 − a word error rate
 MARGIN = 0.1
 
 MODEL_CHECKS = {**{kind: ModelCheck("token_acc", 0.95) for kind in ("one_to_one", "reversed", "sort", "escan")},
@@ -253,9 +249,16 @@ def _top1_twin(claim: Claim) -> Claim:
                                                          "(example, step) rows (not the authors' metric)"))
 
 
-CLAIMS: tuple[Claim, ...] = (
+def main_text(claim: Claim) -> Claim:
+    """A claim that names no cell is one of the main text's recurrent cells (§2); footnote 2's feed-forward AO
+    (cell "ff") tests only the claims that name it. (An attention of footnote 1, "qkv", tests only the claims that
+    name it: :meth:`attnrepro.claims.Claim.applies_to`.)"""
+    return claim if claim.cells else replace(claim, cells=RECURRENT)
+
+
+CLAIMS: tuple[Claim, ...] = tuple(main_text(c) for c in (
     *_PAPER_CLAIMS,
     *SECTION4_CLAIMS,
     *(_top1_twin(c) for c in _PAPER_CLAIMS if c.measure.startswith("share_")),
     *SECTION3_CLAIMS,
-)
+))

@@ -183,8 +183,13 @@ def top_alignment_shares(terms: pd.DataFrame) -> pd.Series:
     """The project's earlier reading, kept beside :func:`alignment_shares` so the difference shows: |term| /
     Σ|terms| at the single top alignment (rank 0), pooled over all (example, step) rows, so that early steps,
     which every example reaches, weigh more than late ones. Indexed by :data:`TERMS`; sums to 1."""
-    top = terms[terms["rank"] == 0] if "rank" in terms else terms
-    return _ratios(top).mean()
+    return _ratios(top_alignments(terms) if "rank" in terms else terms).mean()
+
+
+def top_alignments(terms: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`alignment_terms` at each decoder state's largest alignment (rank 0): t_star is
+    argmax_t a_st."""
+    return terms[terms["rank"] == 0]
 
 
 def map_agreement(dec: Decomposition, dec_example: np.ndarray, enc: Decomposition,

@@ -12,10 +12,12 @@ import numpy as np
 import pandas as pd
 
 from ..tokens import EOS
-from .alignment import hide_measures, word_temporal_dots
-from .decomposition import TERMS, Decomposition, alignment_shares
+from .alignment import hide_measures
+from .decomposition import Decomposition, alignment_shares, temporal_alignment, top_alignments
+from .readout import readout_best, readout_match
 
 SEPARATORS = ("and", "<.>", EOS)  # what ends an eSCAN sub-phrase
+INNER = ("and", "<.>")            # those within a command (the word before <eos> also ends the whole input)
 HIDDEN = ("and", "twice")         # input words with no output of their own (Fig. 5d, 6d)
 
 
@@ -28,12 +30,13 @@ def subphrase_ends(enc: pd.DataFrame, separators: tuple[str, ...] = SEPARATORS) 
     return ends.reindex(enc.index).to_numpy(bool)
 
 
-def subphrase_end_share(terms: pd.DataFrame, enc: pd.DataFrame, separators: tuple[str, ...] = SEPARATORS) -> float:
+def subphrase_end_share(terms: pd.DataFrame, enc: pd.DataFrame, separators: tuple[str, ...] = INNER) -> float:
     """§4, Fig. 3a: the share of decoder steps whose top alignment t* (``terms`` rank 0) is a sub-phrase end, minus
     the share of encoder steps that are (the rate of attention that ignores sub-phrases); > 0 when consecutive
-    outputs attend to the end of their sub-phrase."""
+    outputs attend to the end of their sub-phrase. The word before ``<eos>`` counts as no end (default
+    ``separators``), so that attention parked at the sentence's end scores below 0."""
     ends = pd.Series(subphrase_ends(enc, separators), index=pd.MultiIndex.from_arrays([enc["example"], enc["t"]]))
-    top = terms[terms["rank"] == 0]
+    top = top_alignments(terms)
     hit = ends.reindex(pd.MultiIndex.from_arrays([top["example"], top["t_star"]])).fillna(False).to_numpy(bool)
     return float(hit.mean() - ends.mean()) if len(top) else float("nan")
 
@@ -73,17 +76,10 @@ def hide_everywhere(curve: pd.DataFrame, vocab: list[str], words: tuple[str, ...
     return {f"hide_max_{w}": float(curve.loc[curve.word == vocab.index(w), "dot"].max()) for w in words if w in vocab}
 
 
-def readout_argmax(table: pd.DataFrame) -> pd.Series:
-    """Per output word of :func:`~attnrepro.aitken2021.readout.readout_alignment`: the input word whose χ^E has
-    the largest dot product with its readout."""
-    table = table.dropna(subset=["dot"])
-    return table.loc[table.groupby("target")["dot"].idxmax()].set_index("target")["source"]
-
-
 def readout_max_hidden(table: pd.DataFrame, words: tuple[str, ...] = HIDDEN) -> float:
     """§4.1, Fig. 5d: the number of word readouts (special tokens ``<…>`` left out) whose largest alignment is with one of
     ``words``; the paper: 'and' and 'twice' are not the maximum of any readout (0)."""
-    best = readout_argmax(table)
+    best = readout_best(table)
     best = best[~best.index.str.startswith("<")]
     return float(best.isin(words).sum()) if len(best) else float("nan")
 
@@ -92,15 +88,13 @@ def readout_maps_to(table: pd.DataFrame, targets: tuple[str, ...] = ("la", "le",
                     ) -> float:
     """§4.1, Fig. 4c: the fraction of ``targets`` (those in the vocabulary) whose readout aligns most with
     χ_source^E; the paper: la, le and les all with χ_the^E (1)."""
-    best = readout_argmax(table)
-    have = [y for y in targets if y in best.index]
-    return float(np.mean([best[y] == source for y in have])) if have and source in set(table.source) else float("nan")
+    return readout_match(table, {y: source for y in targets}) if source in set(table.source) else float("nan")
 
 
 def near_diagonal_share(terms: pd.DataFrame, src_len: pd.Series, tgt_len: pd.Series, width: int = 1) -> float:
     """§4, Fig. 4a: the share of decoder steps whose top alignment t* lies within ``width`` steps of the diagonal
     stretched to each example's lengths, s·T/S (T, S counting ``<eos>``); ``*_len`` indexed by example."""
-    top = terms[terms["rank"] == 0]
+    top = top_alignments(terms)
     if top.empty:
         return float("nan")
     scale = (src_len / tgt_len).reindex(top["example"]).to_numpy()
@@ -119,33 +113,29 @@ def early_mu_mu_margin(terms: pd.DataFrame, n_early: int = 3) -> float:
 
 
 def temporal_offpeak_gain(dec_mu: np.ndarray, enc_mu: np.ndarray, n_steps: int) -> float:
-    """§4.1, Fig. 5b: with softmax_t(μ_s^D·μ_t^E) the attention the temporal components alone give, its mass off
-    the peak (1 − the largest weight) averaged over the last third of the first ``n_steps`` decoder steps, minus
-    over the first third; > 0 when the temporal dot product falls off more slowly at later steps."""
-    ok = ~np.isnan(enc_mu).any(axis=1)
-    mass = []
-    for s in range(min(n_steps, len(dec_mu))):
-        if np.isnan(dec_mu[s]).any():
-            continue
-        dots = enc_mu[ok] @ dec_mu[s]
-        w = np.exp(dots - dots.max())
-        mass.append(1 - w.max() / w.sum())
+    """§4.1, Fig. 5b: with softmax_t(μ_s^D·μ_t^E) the attention the temporal components alone give
+    (:func:`~attnrepro.aitken2021.decomposition.temporal_alignment`), its mass off the peak (1 − the largest
+    weight) averaged over the last third of the first ``n_steps`` decoder steps, minus over the first third; > 0
+    when the temporal dot product falls off more slowly at later steps."""
+    dec_mu = dec_mu[:n_steps]
+    dec_mu = dec_mu[~np.isnan(dec_mu).any(axis=1)]
+    mass = 1 - temporal_alignment(dec_mu, enc_mu[~np.isnan(enc_mu).any(axis=1)]).max(axis=1)
     third = len(mass) // 3
-    return float(np.mean(mass[-third:]) - np.mean(mass[:third])) if third else float("nan")
+    return float(mass[-third:].mean() - mass[:third].mean()) if third else float("nan")
 
 
 def section4_measures(enc_rows: pd.DataFrame, E: Decomposition, E_a: Decomposition, dec_mu: np.ndarray,
-                      terms: pd.DataFrame, offsets: pd.DataFrame, readout: pd.DataFrame | None,
+                      terms: pd.DataFrame, offsets: pd.DataFrame, curve: pd.DataFrame, readout: pd.DataFrame | None,
                       src_len: pd.Series, tgt_len: pd.Series, n_steps: int, vocab: list[str]) -> dict[str, float]:
     """The per-seed measures of this module for summary.csv (``E``: the hidden states' decomposition, ``E_a`` and
-    ``dec_mu``: those of the vectors the attention multiplies; ``*_len``: words per example with ``<eos>``)."""
+    ``dec_mu``: those of the vectors the attention multiplies; ``curve``: their
+    :func:`~attnrepro.aitken2021.alignment.word_temporal_dots`; ``*_len``: words per example with ``<eos>``)."""
     out = {"subphrase_end_share": subphrase_end_share(terms, enc_rows),
            "twice_before_margin": attends_before(offsets) if "twice" in vocab else np.nan,
            "twice_context_ratio": context_ratio(E, enc_rows, vocab),
            "near_diagonal_share": near_diagonal_share(terms, src_len, tgt_len),
            "early_mu_mu_margin": early_mu_mu_margin(terms),
            "temporal_offpeak_gain": temporal_offpeak_gain(dec_mu, E_a.mu, n_steps)}
-    curve = word_temporal_dots(dec_mu, E_a)
     out.update(hide_everywhere(curve, vocab))
     out.update(hide_measures(curve, vocab, hidden=("left",)))  # Fig. 6c: 'left' too is negative at t = s
     if readout is not None:

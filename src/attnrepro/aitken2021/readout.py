@@ -20,7 +20,13 @@ def readout_alignment(chi: np.ndarray, src_words: list[str], weights: np.ndarray
 def readout_match(table: pd.DataFrame, dictionary: dict[str, str]) -> float:
     """Fraction of the output words in ``dictionary`` (output word -> its input word) whose readout has its largest
     dot product with the input component of their own input word."""
-    table = table.dropna(subset=["dot"])
-    best = table.loc[table.groupby("target")["dot"].idxmax()].set_index("target")["source"]
+    best = readout_best(table)
     hits = [best.get(y) == x for y, x in dictionary.items() if y in best.index]
     return float(np.mean(hits)) if hits else float("nan")
+
+
+def readout_best(table: pd.DataFrame) -> pd.Series:
+    """Per output word of :func:`readout_alignment`: the input word whose χ^E has the largest dot product with its
+    readout."""
+    table = table.dropna(subset=["dot"])
+    return table.loc[table.groupby("target")["dot"].idxmax()].set_index("target")["source"]
