@@ -16,7 +16,8 @@ from attnrepro.claims import summarize
 from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
 
 SEEDS = list(range(8))
-BY_ID = {c.claim_id: c for c in CLAIMS}
+_IDS = {c.claim_id for c in CLAIMS}
+BY_ID = {c.claim_id: c for c in ALL_CLAIMS if c.claim_id in _IDS}  # as the wing serves them (main-text cells)
 
 
 def verdict(claim_id: str, value: float, partner: float | None = None) -> str:
@@ -35,6 +36,7 @@ def verdict(claim_id: str, value: float, partner: float | None = None) -> str:
 def test_section4_claims_are_gathered_once_with_measures_and_quotes():
     ids = [c.claim_id for c in ALL_CLAIMS]
     assert len(ids) == len(set(ids)) and set(BY_ID) <= set(ids)
+    assert not {"escan_ao_twice_one_cluster", "escan_aed_delta_larger_than_ao"} & set(ids)  # true by architecture
     assert len(CLAIMS) >= 14 and all(c.origin == "paper" and c.quote and c.bounds for c in CLAIMS)
 
 
@@ -52,11 +54,15 @@ def test_attention_at_subphrase_ends():
     enc = _enc([["run", "left", "twice", "and", "walk", "<eos>"]])
     assert subphrase_ends(enc).tolist() == [False, False, True, False, True, False]
     # RUN LTURN RUN LTURN WALK <eos>: the AED's outputs wait at 'twice' and 'walk'
+    # the measure counts only ends within the command: 'twice' (before 'and'), not 'walk' (before <eos>)
     at_ends = subphrase_end_share(_top([[2, 2, 2, 2, 4, 5]]), enc)
     diagonal = subphrase_end_share(_top([[0, 1, 2, 3, 4, 5]]), enc)
-    assert at_ends == pytest.approx(5 / 6 - 2 / 6) and diagonal == pytest.approx(0.0)
+    parked = subphrase_end_share(_top([[4, 4, 4, 4, 4, 4]]), enc)  # attention waiting at the input's last word
+    assert at_ends == pytest.approx(4 / 6 - 1 / 6) and diagonal == pytest.approx(0.0)
+    assert parked == pytest.approx(-1 / 6)
     assert verdict("escan_aed_subphrase_end", at_ends) == REPRODUCED
-    assert verdict("escan_aed_subphrase_end", diagonal) == NOT_REPRODUCED
+    for score in (diagonal, parked):
+        assert verdict("escan_aed_subphrase_end", score) == NOT_REPRODUCED
 
 
 def _offsets(a_before: float, a_at: float) -> pd.DataFrame:
@@ -91,8 +97,6 @@ def test_twice_clusters_by_the_preceding_verb_only_with_context():
     assert aed > 0.9 and ao < 0.1
     assert verdict("escan_aed_twice_context", aed) == REPRODUCED
     assert verdict("escan_aed_twice_context", ao) == NOT_REPRODUCED
-    assert verdict("escan_ao_twice_one_cluster", ao) == REPRODUCED
-    assert verdict("escan_ao_twice_one_cluster", aed) == NOT_REPRODUCED
 
 
 def test_words_hiding_at_every_offset():
@@ -174,8 +178,8 @@ def test_ao_small_delta_on_escan():
     assert verdict("escan_ao_small_delta", 0.1) == REPRODUCED and verdict("escan_ao_small_delta", 0.6) == NOT_REPRODUCED
 
 
-@pytest.mark.parametrize("claim_id", ["escan_aed_delta_larger_than_one_to_one", "escan_aed_delta_larger_than_ao",
-                                      "escan_aed_not_orthogonal", "escan_ao_not_orthogonal"])
+@pytest.mark.parametrize("claim_id", ["escan_aed_delta_larger_than_one_to_one", "escan_aed_not_orthogonal",
+                                      "escan_ao_not_orthogonal"])
 def test_versus_claims_read_the_per_seed_difference(claim_id):
     assert verdict(claim_id, 0.5, partner=0.2) == REPRODUCED
     assert verdict(claim_id, 0.2, partner=0.5) == NOT_REPRODUCED
