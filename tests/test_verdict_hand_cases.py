@@ -84,7 +84,7 @@ def test_an_argmax_at_s_plus_3_is_not_diagonal():
     assert temporal_diagonal_share(enc_mu[::-1], enc_mu, n, mirrored=True) == 1.0
     summaries = {"aed": pd.DataFrame({"seed": SEEDS, "temporal_diagonal_share": [share] * 6,
                                       "temporal_argmax_rho": [0.993] * 6, "token_acc": 1.0})}
-    row = _table(["one_to_one_diagonal"], summaries, {"aed": ("one_to_one", "aed")}).iloc[0]
+    row = _table(["one_to_one_diagonal"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
     assert row.verdict == "not reproduced" and row.original.startswith("temporal_argmax_rho: median 0.993")
 
 
@@ -107,7 +107,7 @@ def test_unanimous_and_near_unanimous_seeds_get_the_same_verdict(n):
     rows = []
     for values in ([1.0] * n, [1.0] * (n - 1) + [0.9995]):
         summaries = {"aed": pd.DataFrame({"seed": range(n), "share_mu_mu": values, "token_acc": 1.0})}
-        rows.append(_table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed")}).iloc[0])
+        rows.append(_table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0])
     assert rows[0].verdict == rows[1].verdict
     assert rows[0].replicates_to_decide == rows[1].replicates_to_decide or \
         (math.isnan(rows[0].replicates_to_decide) and math.isnan(rows[1].replicates_to_decide))
@@ -116,12 +116,12 @@ def test_unanimous_and_near_unanimous_seeds_get_the_same_verdict(n):
 def test_an_untrained_models_row_is_not_tested():
     summaries = {"aed": pd.DataFrame({"seed": SEEDS, "share_mu_mu": [0.95] * 6,
                                       "token_acc": [0.76, 0.75, 0.77, 0.76, 0.76, 0.76]})}
-    row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed")}).iloc[0]
+    row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
     assert row.verdict == NOT_TESTED and row.model_check == "failed: token_acc 0.76 < 0.95 (stated)"
     assert not row.fragile and math.isnan(row.replicates_to_decide)
     # a translation model at BLEU 4 is not tested either; the same rows on a trained model are
     bible = {"aed_bible": pd.DataFrame({"seed": SEEDS, "share_max": [0.3] * 6, "bleu": [4.4] * 6})}
-    row = _table(["translation_no_term_dominates"], bible, {"aed_bible": ("bible", "aed")}).iloc[0]
+    row = _table(["translation_no_term_dominates"], bible, {"aed_bible": ("bible", "aed", "gru")}).iloc[0]
     assert row.verdict == NOT_TESTED and row.model_check.startswith("failed: bleu 4.4 < 10")
     assert row.tested_on.startswith("Bible") and row.size_vs_paper == ""
     # nor a classifier at chance (the demo's ParlSpeech model: 0.46); one at 0.69 is
@@ -132,7 +132,7 @@ def test_an_untrained_models_row_is_not_tested():
     row = _table(["classification_alpha_agrees_with_beta_uf"], cls, {"cls": ("classification", "bilstm_attention")})
     assert row.iloc[0].verdict == REPRODUCED
     summaries["aed"]["token_acc"] = 0.99
-    row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed")}).iloc[0]
+    row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
     assert row.verdict == REPRODUCED and row.model_check.startswith("passed: token_acc 0.99")
 
 
@@ -147,7 +147,7 @@ def test_one_verdict_per_claim_combines_rows_as_the_sentence_says():
     # "in the AED and AO networks": both must hold
     good = pd.DataFrame({"seed": SEEDS, "share_mu_mu": [0.9] * 6, "share_three": [0.95] * 6, "token_acc": 1.0})
     bad = good.assign(share_mu_mu=[0.5] * 6)
-    experiments = {"aed": ("escan", "aed"), "ao": ("escan", "ao")}
+    experiments = {"aed": ("escan", "aed", "gru"), "ao": ("escan", "ao", "gru")}  # a main-text cell
     table = _table(["escan_mu_mu_share"], {"aed": good, "ao": bad}, experiments)
     claims = by_claim(table)
     assert claims.verdict.tolist() == ["not reproduced"] and claims.rows.tolist() == [2]
