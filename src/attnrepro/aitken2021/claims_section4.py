@@ -43,8 +43,8 @@ CLAIMS: tuple[Claim, ...] = (
         quote="We see input-delta components cluster around their corresponding input components, indicating the "
               "delta components are small (Fig. 3f)",
         reading="AO: in the subspace of the encoder input components' first three principal axes, mean ‖Δh_t^E‖ / "
-                "mean ‖χ_x^E + Δh_t^E‖ below 0.3 (as one_to_one_small_delta; the full-space ratio beside it). AO's "
-                "h_t^E is a nonlinear map of x_t + pe_t alone, so Δh_t^E is that map's word–position interaction, "
+                "mean ‖χ_x^E + Δh_t^E‖ below 0.3 (as one_to_one_small_delta; the full-space ratio beside it). "
+                "AO's h_t^E is a nonlinear map of x_t + pe_t alone, so Δh_t^E is that map's word–position interaction, "
                 "which a saturating cell can make large: the row can fail",
         measure="encoder_delta_norm_projected", kind="continuous", bounds=POSITIVE, direction="<",
         threshold=0.3, original="encoder_delta_norm",
@@ -67,7 +67,8 @@ CLAIMS: tuple[Claim, ...] = (
                 "('all occurrences of twice are the same input-delta component cluster') has no row: AO's h_t^E "
                 "depends on x_t + pe_t alone, so its η² by the preceding word is a property of the data (what "
                 "the position of 'twice' tells of that word), not of what the network learnt",
-        measure="twice_context_ratio", kind="continuous", bounds=SHARE, direction=">", threshold=0.5, task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig6.png"),
+        measure="twice_context_ratio", kind="continuous", bounds=SHARE, direction=">", threshold=0.5,
+        task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig6.png"),
     *(Claim(
         paper="aitken2021", claim_id=f"escan_{arch}_not_orthogonal", section="§4.2, Fig. 6c",
         quote="Unlike the one-to-one case, the encoder input-delta and the decoder temporal components are no "

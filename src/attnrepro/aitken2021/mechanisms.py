@@ -75,7 +75,8 @@ def readout_state_ratio(readout_state: np.ndarray, dec_h: np.ndarray, readout_co
 
 
 def section3_measures(E: Decomposition, D: Decomposition, enc: pd.DataFrame, dec: pd.DataFrame, enc_h: np.ndarray,
-                      dec_h: np.ndarray, attention: tuple[Decomposition, Decomposition] | None = None, terms: pd.DataFrame | None = None,
+                      dec_h: np.ndarray, attention: tuple[Decomposition, Decomposition] | None = None,
+                      terms: pd.DataFrame | None = None,
                       readout: np.ndarray | None = None, readout_state: np.ndarray | None = None) -> dict[str, float]:
     """The per-seed summary columns of this module. ``attention``: (decoder, encoder) decompositions of what the
     attention reads (queries and keys, or the states), None without attention; ``terms``: the Eq. 3 table."""
