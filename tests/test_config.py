@@ -4,7 +4,7 @@
 import pytest
 import yaml
 
-from attnrepro.config import check, experiment_spec, seed_chunks
+from attnrepro.config import attention, check, experiment_spec, seed_chunks
 from attnrepro.errors import AttnReproError
 
 from test_bad_input import with_change
@@ -96,3 +96,8 @@ def test_pinned_encoder_and_ranks_have_folders_of_their_own(root):
     two = {**k["ranks"]["files"], "more.txt": k["ranks"]["files"]["rank_count_ids.txt"]}
     with pytest.raises(AttnReproError, match=r"kobayashi2020\.ranks\.files: one 'rank count id' file, not 2"):
         check(with_change(paper, ("kobayashi2020", "ranks", "files"), two))
+
+
+def test_an_aed_or_ao_without_an_attention_key_has_the_papers_dot_product():
+    assert attention({"arch": "ao", "cell": "gru"}) == "dot" and attention({"arch": "aed", "attention": "qkv"}) == "qkv"
+    assert attention({"arch": "ved", "cell": "gru"}) == "" and attention({"arch": "transformer", "cell": "ff"}) == ""

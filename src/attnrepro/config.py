@@ -69,9 +69,16 @@ def task_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
 ATTENTION_ARCHS = ("aed", "ao")  # the architectures whose attention a config chooses ("dot", the paper's, or "qkv")
 
 
+def attention(model: dict[str, Any]) -> str:
+    """The attention of an experiment's ``model`` block: its ``attention`` key, or for an AED / AO that names none
+    the paper's dot product (the schema's documented default and ModelConfig's); "" where there is no choice (VED,
+    transformer). Read here rather than filled into the block: the block is the training spec, whose fingerprint
+    stamps every trained model."""
+    return model.get("attention", "dot") if model["arch"] in ATTENTION_ARCHS else ""
+
+
 def check(config: dict[str, Any]) -> None:
-    """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key. Fills the attention
-    of an AED / AO model that names none with the paper's dot product."""
+    """Cross-field rules the schema cannot state; raises :class:`AttnReproError` naming the key."""
     tasks = config["tasks"]
     for name, task in tasks.items():
         if task["kind"] != "bible" and task["min_len"] > task["max_len"]:
@@ -93,8 +100,6 @@ def check(config: dict[str, Any]) -> None:
         model = exp["model"]
         if model["arch"] == "ved" and model.get("attention", "dot") != "dot":
             raise AttnReproError(f"experiments.{name}.model.attention: 'ved' has no attention to choose")
-        if model["arch"] in ATTENTION_ARCHS:  # filled here, not by the schema: a transformer or VED must not have it
-            model.setdefault("attention", "dot")
         if model["cell"] == "ff" and model["arch"] not in ("ao", "transformer"):
             raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
                                  f"works only with arch 'ao' or 'transformer', not {model['arch']!r}")

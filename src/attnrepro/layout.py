@@ -15,7 +15,7 @@ from dataclasses import MISSING, dataclass, fields
 from typing import Any
 
 from . import results_root
-from .config import ATTENTION_ARCHS, GOLD_TASK_KINDS, task_spec
+from .config import GOLD_TASK_KINDS, attention, task_spec
 from .errors import AttnReproError
 
 
@@ -97,8 +97,7 @@ def experiment_sources(config: dict[str, Any], name: str, paths: list[str]) -> l
     """``paths`` as claim sources of the trained experiment ``name`` (or of a gold set of it)."""
     exp = config["experiments"][name]
     kind, model = task_spec(config, exp["task"])["kind"], exp["model"]
-    attention = model["attention"] if model["arch"] in ATTENTION_ARCHS else ""  # filled by config.check
-    return [ClaimSource(name, kind, model["arch"], model.get("cell", ""), p, attention) for p in paths]
+    return [ClaimSource(name, kind, model["arch"], model.get("cell", ""), p, attention(model)) for p in paths]
 
 
 def summary_sources(config: dict[str, Any], names: list[str]) -> list[ClaimSource]:
