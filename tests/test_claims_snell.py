@@ -143,3 +143,25 @@ def test_multihead_summary_marks_models_holding_a_good_head():
     s = multihead_summary(metrics, heads, candidates, "random", 0.6, 0.95)
     assert list(s.has_good_head) == [1.0, 0.0]             # an "unclear" head is not a good one
     assert list(s.n_good_heads) == [1.0, 0.0]
+
+
+def test_sms_gate_is_above_the_majority_class():
+    # the SMS Spam Collection is 87% ham: a model that always says "ham" must not test App. A.9's claim
+    from attnrepro import papers
+    from attnrepro.intervals import NOT_TESTED
+
+    claim = _claim("sms_attention_unstable_across_seeds")
+    def row(acc):
+        df = pd.DataFrame({"seed": range(6), claim.measure: _six(0.01, 0.02, 0.0), "token_acc": acc})
+        return summarize({"sms": df}, {"sms": ("classification_sms", "bilstm_attention")}, (claim,),
+                         checks=papers.model_check).iloc[0]
+    assert row(0.87).verdict == NOT_TESTED and "0.95" in row(0.87).model_check
+    assert row(0.97).verdict == REPRODUCED
+
+
+def test_xi_progress_rows_cite_no_paper_ratio_as_progress():
+    # Table 2 / 6 print ξ and ξ*, not p̂(0): no paper number sits on the progress scale (ξ − p̂(0)) / (ξ* − p̂(0))
+    for claim_id in ("classification_xi_alpha_beta_non_trivial", "translation_xi_alpha_beta_non_trivial",
+                     "classification_xi_non_trivial", "translation_xi_bleu_non_trivial"):
+        claim = _claim(claim_id)
+        assert claim.reference_value is None and "/55" not in claim.reading

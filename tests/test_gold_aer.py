@@ -86,7 +86,8 @@ def test_gold_from_the_models_own_alignment_scores_zero(gold_dir, index_base):
     assert (aer.aer > 0).any()  # other seeds and layers read other alignments: the zero is not vacuous
     summary = pd.read_csv(gold_dir / f"out{index_base}" / "aer_summary.csv")
     assert summary.seed.tolist() == [0, 1, 2] and summary.aer_weight_best[0] == 0.0
-    assert summary.period_share_drop.isna().all()  # Fig. 8's measure: no period in this text
+    assert summary.period_share_drop.isna().all()  # Fig. 8's measures: no period in this text
+    assert summary.period_weight_excess.isna().all()
 
 
 def test_periods_are_measured_where_the_text_has_them(gold_dir):
@@ -95,7 +96,8 @@ def test_periods_are_measured_where_the_text_has_them(gold_dir):
     (gold_dir / "one.txt").write_text("0-0\n" * len(PAIRS))
     assert _run(gold_dir, "one.txt", source="src_p.txt", out="out_periods") == 0
     summary = pd.read_csv(gold_dir / "out_periods" / "aer_summary.csv")
-    assert summary.period_share_drop.notna().all() and summary.period_share_drop.between(-1, 1).all()
+    for measure in ("period_share_drop", "period_weight_excess"):
+        assert summary[measure].notna().all() and summary[measure].between(-1, 1).all()
 
 
 def test_possible_links_are_read(gold_dir):

@@ -15,7 +15,7 @@ import torch
 
 from .aer import aer_by_layer, best_and_mean, soft_alignments
 from .norms import check_eq3, decomposed_output
-from .periods import period_share_drop
+from .periods import period_shares
 from ..model import EncoderDecoder
 from ..transformer import Transformer
 
@@ -66,7 +66,7 @@ def aer_tables(models, data, sure, possible, log=None, periods=None) -> tuple[pd
     """Per-layer AER (columns seed, layer, method, aer) and its per-seed summary for every seed of every model of
     ``models`` ((name, model) pairs), read with teacher forcing on ``data`` against the gold links ``sure`` /
     ``possible`` (§5). ``periods`` ([B, K] mask of the source periods, real text only) adds Fig. 8's
-    ``period_share_drop`` to the summary."""
+    ``period_share_drop`` and ``period_weight_excess`` to the summary."""
     src_words, tgt_words = (data.src_len - 1).numpy(), (data.tgt_len - 1).numpy()  # <eos> is no word
     per_layer, summary = [], []
     for name, model in models:
@@ -77,7 +77,7 @@ def aer_tables(models, data, sure, possible, log=None, periods=None) -> tuple[pd
             per_layer.append(df.assign(seed=seed))
             row = {"seed": seed, **best_and_mean(df)}
             if periods is not None:
-                row["period_share_drop"] = period_share_drop(layers, periods, data.src_len.numpy(), tgt_words)
+                row.update(period_shares(layers, periods, data.src_len.numpy(), tgt_words))
             summary.append(row)
         if log is not None:
             print(f"{name}: decomposition error {error:.2g}", file=log)

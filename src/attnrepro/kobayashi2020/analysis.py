@@ -99,15 +99,25 @@ def fold_of(seq: pd.Series, n_folds: int) -> pd.Series:
 SPECIAL = ("[CLS]", "[SEP]", "punct")  # the categories §4.2 finds weighted by α but not by ‖αf‖
 
 
+def key_share(values: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The share of ``values`` (≥ 0, keys on the last axis) that the keys in ``mask`` hold."""
+    values = np.asarray(values, dtype=float)
+    return (values * mask).sum(axis=-1) / values.sum(axis=-1)
+
+
+def share_drop(weight: np.ndarray, norm: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """§4.2 (Fig. 3) and §5 (Fig. 8): the share of the attention that the keys in ``mask`` get by weight (α) minus
+    their share by norm (‖αf‖), keys on the last axis. > 0: those keys are attended to but contribute little."""
+    return key_share(weight, mask) - key_share(norm, mask)
+
+
 def special_share_drop(per_head: pd.DataFrame) -> float:
-    """Fig. 3: the share of a query's attention that [CLS], [SEP] and punctuation get by weight (Σ α over their
-    keys) minus their share by norm (Σ ‖αf‖ over their keys / Σ ‖αf‖ over all keys), averaged over heads.
-    ``per_head``: :func:`per_head_categories`. > 0: those tokens are attended to but contribute little."""
-    special = per_head.category.isin(SPECIAL)
-    by = ["layer", "head"]
-    alpha = per_head[special].groupby(by).alpha.sum()
-    norm = per_head[special].groupby(by).weighted_norm.sum() / per_head.groupby(by).weighted_norm.sum()
-    return float((alpha - norm).mean())
+    """Fig. 3: :func:`share_drop` of [CLS], [SEP] and punctuation over a head's categories (Σ α and Σ ‖αf‖ over
+    their keys), averaged over heads. ``per_head``: :func:`per_head_categories`."""
+    wide = per_head.set_index(["layer", "head", "category"])[["alpha", "weighted_norm"]].unstack("category")
+    wide = wide.fillna(0.0)
+    mask = wide["alpha"].columns.isin(SPECIAL)
+    return float(share_drop(wide["alpha"].to_numpy(), wide["weighted_norm"].to_numpy(), mask).mean())
 
 
 def head_correlation(per_head: pd.DataFrame, category: str = "[SEP]") -> float:
@@ -138,7 +148,8 @@ def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame,
                  n_folds: int, n_layers: int, n_heads: int, svals: pd.DataFrame | None = None) -> pd.DataFrame:
     """The claims' replicate unit for one pretrained model: ``n_folds`` disjoint subsets of the sequences
     (sequence id mod n_folds); one row per fold with every measure computed on that fold alone. ``svals`` (the
-    weights' singular values, the same for every fold) adds ``svals_ratio_min``."""
+    weights' singular values) adds ``svals_ratio_min``, descriptive only: the same in every fold (the weights do
+    not depend on the text), so no claim's interval may rest on it."""
     spread = np.nan if svals is None else singular_value_spread(svals)
     rows = []
     for fold in range(n_folds):

@@ -1,10 +1,12 @@
 """Kobayashi et al. 2020, §5 and Fig. 8 on real translation: the source periods get large attention weights but
-small vector norms, the §4.2 mechanism (:func:`attnrepro.kobayashi2020.analysis.special_share_drop`) in the
-source-target attention of a translation model."""
+small vector norms, the §4.2 mechanism in the source-target attention of a translation model (one implementation
+of the share drop for both: :func:`attnrepro.kobayashi2020.analysis.share_drop`)."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from .analysis import key_share, share_drop
 
 PERIODS = (".",)  # Fig. 8's example of "certain tokens"
 
@@ -18,25 +20,26 @@ def period_mask(sentences: list[list[str]], width: int) -> np.ndarray:
     return mask
 
 
-def period_share_drop(layers: list[dict[str, np.ndarray]], periods: np.ndarray, key_len: np.ndarray,
-                      tgt_len: np.ndarray) -> float:
-    """One seed: the share of a target word's source attention that the periods get by weight (Σ over periods of
-    mean_h α_ij, §5's ``weight``) minus their share by norm (Σ over periods of ‖Σ_h α^h_ij f^h(x_j)‖ over its sum
-    over all source keys), averaged over target words, over sentences with a period, then over layers. > 0 where
-    periods are attended to but contribute little. ``layers[l][method]`` [B, Q, K]; ``periods`` [B, K];
+def period_shares(layers: list[dict[str, np.ndarray]], periods: np.ndarray, key_len: np.ndarray,
+                  tgt_len: np.ndarray) -> dict[str, float]:
+    """One seed, Fig. 8's two halves, each per target word, averaged over target words, over sentences with a
+    period, then over layers: ``period_share_drop``, the periods' share of the source attention by weight
+    (mean_h α_ij, §5's ``weight``) minus their share by norm (‖Σ_h α^h_ij f^h(x_j)‖), :func:`share_drop`; and
+    ``period_weight_excess``, their share by weight minus the share uniform attention would give them (periods over
+    source keys): > 0 where the weights on periods are large. ``layers[l][method]`` [B, Q, K]; ``periods`` [B, K];
     ``key_len`` [B]: the source keys (words and <eos>); ``tgt_len`` [B]: target words. NaN with no period."""
     with_period = np.flatnonzero(periods.any(axis=1))
     if not len(with_period):
-        return float("nan")
-    per_layer = []
+        return {"period_share_drop": float("nan"), "period_weight_excess": float("nan")}
+    drop, excess = [], []
     for soft in layers:
-        drops = []
+        d, e = [], []
         for b in with_period:
             k, q = int(key_len[b]), int(tgt_len[b])
-            share = {}
-            for method in ("weight", "norm"):
-                s = np.asarray(soft[method][b, :q, :k], dtype=float)
-                share[method] = s[:, periods[b, :k]].sum(axis=1) / s.sum(axis=1)
-            drops.append(float(np.mean(share["weight"] - share["norm"])))
-        per_layer.append(np.mean(drops))
-    return float(np.mean(per_layer))
+            mask = periods[b, :k]
+            weight, norm = (np.asarray(soft[m][b, :q, :k], dtype=float) for m in ("weight", "norm"))
+            d.append(float(np.mean(share_drop(weight, norm, mask))))
+            e.append(float(np.mean(key_share(weight, mask) - mask.mean())))
+        drop.append(np.mean(d))
+        excess.append(np.mean(e))
+    return {"period_share_drop": float(np.mean(drop)), "period_weight_excess": float(np.mean(excess))}
