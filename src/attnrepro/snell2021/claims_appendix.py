@@ -108,9 +108,7 @@ APPENDIX_CLAIMS: tuple[Claim, ...] = (
                     "(:func:`attnrepro.snell2021.agreement.relative_spread`); 'the same for every position' read "
                     "as below 0.2 (a proxy trained on the 40-of-60 control singles out the copied word: near 1)",
             measure="beta_px_relative_spread", kind="continuous", bounds=(0.0, 1.0), direction="<", threshold=0.2,
-            task_kinds=(run,), samples="training seeds of one proxy each",
-            measured_by="config/paper.yaml (needs one bag-of-words proxy per seed trained on each copy "
-                        "distribution, its β^px on the held-out pairs in that run's summary: no config trains them)",
+            task_kinds=(run,), samples="training seeds of one proxy each (Table 2's proxy settings)",
             figure=_FIG + "fig4.png", **_COPY)
       for run, what in (("copy_same", "permutations of one set"), ("copy_mixture", "mixture-of-permutations"))),
     *(Claim(claim_id=f"eq15_gradient_{dist}", section="§4.1, Eq. 15", group="eq15_initial_gradient",
