@@ -60,9 +60,9 @@ def test_every_config_resolves_its_jobs():
 def test_dry_run_lists_the_snell_jobs(tmp_path):
     (tmp_path / "smoke.yaml").write_text((ROOT / "config" / "smoke.yaml").read_text())
     counts = job_counts(snakemake("-n", "--configfile", "smoke.yaml", cwd=tmp_path).stdout)
-    # copy: four runs + copy_same uniform + Table 2's uniform run and proxy; keyword; classification: three
-    # attention modes + proxy; translation: two + proxy
-    assert counts["snell2021_train"] == 7 + 1 + 4 + 3
+    # copy: four runs + copy_same uniform + Table 2's uniform run and proxy + App. A.3's proxies on copy_same and
+    # copy_mixture; keyword; classification: three attention modes + proxy; translation: two + proxy
+    assert counts["snell2021_train"] == 9 + 1 + 4 + 3
     assert counts["snell2021_candidates"] == 1 and counts["snell2021_multihead"] == 3
     assert counts["snell2021_export"] == 3                       # the learned run of each Table 2 row
     assert counts["snell2021_analyze_copy"] == 5 and counts["snell2021_analyze_table2"] == 3

@@ -106,13 +106,12 @@ APPENDIX_CLAIMS: tuple[Claim, ...] = (
     *(Claim(claim_id=f"{run}_proxy_flat_over_positions", section="App. A.3, Fig. 8", quote=_A3_QUOTE,
             group="proxy_flat_over_positions",
             reading=f"per seed, β^px of a bag-of-words proxy trained on the {what} distribution, on its held-out "
-                    "pairs: the mean over target tokens of (max − min) / max over input positions "
+                    "pairs at its least held-out loss: the mean over word targets of (max − min) / max over the "
+                    "word positions (<eos> left out, as the authors' β code) "
                     "(:func:`attnrepro.snell2021.agreement.relative_spread`); 'the same for every position' read "
                     "as below 0.2 (a proxy trained on the 40-of-60 control singles out the copied word: near 1)",
             measure="beta_px_relative_spread", kind="continuous", bounds=(0.0, 1.0), direction="<", threshold=0.2,
-            task_kinds=(run,), samples="training seeds of one proxy each",
-            measured_by="config/paper.yaml (needs one bag-of-words proxy per seed trained on each copy "
-                        "distribution, its β^px on the held-out pairs in that run's summary: no config trains them)",
+            task_kinds=(run,), samples="training seeds of one proxy each (Table 2's proxy settings)",
             figure=FIG + "fig4.png", **_COPY)
       for run, what in (("copy_same", "permutations of one set"), ("copy_mixture", "mixture-of-permutations"))),
     *(Claim(claim_id=f"eq15_gradient_{dist}", section="§4.1, Eq. 15", group="eq15_initial_gradient",

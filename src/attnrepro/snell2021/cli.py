@@ -91,6 +91,11 @@ def cmd_analyze(args) -> None:
         write_parquet(sr.curves(metrics), out / "curves.parquet")
         write_csv(sr.failure_curve(metrics, spec["fail_below"], args.name), out / "failures.csv")
         summary = sr.curve_summary(metrics, spec["fail_below"], spec["good_above"], spec.get("judge_step"))
+        if "proxy" in spec["runs"]:  # App. A.3: this distribution's proxies, one per seed
+            proxy = models / spec["runs"]["proxy"]
+            spread = sr.proxy_spread(read_parquet(proxy / "probes.parquet"), read_metrics(proxy / "metrics.csv"),
+                                     spec["words"])
+            summary = summary.merge(spread, on="seed", how="left")
     elif kind == "multihead":
         roles = spec["runs"]
         outcomes = read_parquet(models / roles["candidates"] / "candidates.parquet")

@@ -6,7 +6,8 @@ so it reruns exactly when something it depends on changes:
 - *runs* (:func:`runs`, rule ``snell2021_train``; ``multihead_candidates`` has its own rule): one model stack
   trained by the engine — the copy runs of Fig. 3 / §6.2 with learned attention and, for the runs in
   ``copy.uniform`` and Table 2's, frozen uniform attention; Fig. 6's candidates and its K-head models; the keyword
-  toy; per Table 2 set the runs with learned / uniform / (classification) frozen-β attention and the proxy.
+  toy; per Table 2 set the runs with learned / uniform / (classification) frozen-β attention and the proxy;
+  App. A.3's proxies, one per seed, on the copy distributions of ``A3_PROXY``.
   Training settings are ``snell2021.train`` with a block's own ``train`` keys over it (the top-level ``train`` of
   the Aitken experiments works the same way).
 - *exports* (:func:`exports`): the final model of each Table 2 learned run → gradient saliency Δ, greedy decodes.
@@ -29,6 +30,8 @@ COPY_RUNS = {
     "copy_permute": ("permutation_function", "subset"),  # a fixed permutation function (§6.2)
 }
 TABLE2_COPY = "copy_subset"   # Table 2 on the copy task: L of a larger vocabulary, where KTIW can be learnt
+# App. A.3: a bag-of-words proxy per seed on these copy distributions, its β^px read in the run's summary
+A3_PROXY = ("copy_same", "copy_mixture")
 
 # the three kinds of K-head models of Fig. 6
 COMBOS = ("all_bad", "one_good", "random")
@@ -144,6 +147,10 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out.update(_table2_runs(TABLE2_COPY, copy_data(block, TABLE2_COPY), seq2seq, train_of(block), seeds,
                             ("learned", "uniform"), proxy_model(p, c["hidden"]), p["seed"],
                             train_of(block, p.get("train"))))
+    for name in A3_PROXY:  # Table 2's proxy settings; a proxy per seed (model and data seed = the seed): replicates
+        out[f"{name}_proxy"] = {"model": proxy_model(p, c["hidden"]), "data": copy_data(block, name),
+                                "train": train_of(block, p.get("train")), "members": _plain(seeds), "record": ["beta"],
+                                "divergence": "stop"}
     m = block["multihead"]
     data = copy_data(block, "copy_same")
     mh_train = train_of(block, m.get("train"))
@@ -232,6 +239,9 @@ def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     out = {name: {"kind": "copy", "runs": {"run": name}, "fail_below": block["fail_below"],
                   "good_above": block["good_above"], **({"judge_step": judge} if judge is not None else {})}
            for name in copy_analyses(block)}
+    for name in A3_PROXY:  # its proxies' β^px over the copy's word positions
+        out[name]["runs"]["proxy"] = f"{name}_proxy"
+        out[name]["words"] = block["copy"]["length"]
     out["multihead"] = {"kind": "multihead", "runs": {"candidates": "multihead_candidates",
                                                        **{c: f"multihead_{c}" for c in COMBOS}},
                         "fail_below": block["fail_below"], "good_above": block["good_above"]}

@@ -14,6 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..learning_curve import steps_to_threshold
+from .agreement import relative_spread
+from .probes import padded
 
 SUMMARY_COLUMNS = ["seed", "member", "final_acc", "max_acc", "failed", "reached_good", "steps_to_good",
                    "steps_to_good_censored", "mean_acc", "diverged"]
@@ -40,6 +42,22 @@ def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float,
                      "steps_to_good": first, "steps_to_good_censored": censored,
                      "mean_acc": c.token_acc.mean(), "diverged": 0.0})
     return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
+
+
+def proxy_spread(probes: pd.DataFrame, metrics: pd.DataFrame, words: int) -> pd.DataFrame:
+    """App. A.3, per seed of a proxy run (one member each): ``beta_px_relative_spread``, β^px (Eq. 6) on the
+    held-out copy pairs at the member's least held-out loss (as Table 2 reads its proxy), as
+    :func:`attnrepro.snell2021.agreement.relative_spread` over the input positions — 0 when "β^px is still the
+    same for every position". Only the ``words`` word positions and word targets count, ``<eos>`` left out as the
+    authors' β code (its range(40)): ``<eos>`` is in every input, so its θ^px says nothing of a word."""
+    rows = []
+    for (member, seed), m in metrics.groupby(["member", "seed"]):
+        step = m.loc[m.valid_loss.idxmin(), "step"]
+        p = probes[(probes.member == member) & (probes.step == step) & (probes.t < words)]
+        beta, lengths = padded(p.sort_values(["example", "t"]), "beta")
+        rows.append({"seed": seed, "beta_px_relative_spread": relative_spread(beta[:, :words],
+                                                                              np.minimum(lengths, words))})
+    return pd.DataFrame(rows, columns=["seed", "beta_px_relative_spread"])
 
 
 FAILURE_COLUMNS = ["run", "step", "n_seeds", "n_below"]
