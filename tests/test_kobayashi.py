@@ -204,7 +204,7 @@ def test_kobayashi_rules_end_to_end(kobayashi_run):
     assert set(aer.seed) == {0, 1} and set(aer.layer) == {1, 2} and set(aer.method) == {"weight", "norm"}
     claims = pd.read_csv(work / "results" / "claims.csv")
     mine = claims[claims.experiment == "kobayashi2020_minilm"]
-    assert len(mine) == 14 and (mine.n == 3).all()  # every §4 / App. A / App. C claim gets its row
+    assert len(mine) == 16 and (mine.n == 3).all()  # every §4 / App. A / App. C claim gets its row
     assert {"other_heads_do_not_negate", "cls_heads_negate", "fnorm_dispersion_heads_differ"} <= set(mine.claim_id)
     synthetic = claims[claims.experiment == "transformer_one_to_one"]
     assert synthetic.claim_id.tolist() == ["aer_norm_below_weight_synthetic", "aer_mean_layer_norm_below_weight_synthetic",

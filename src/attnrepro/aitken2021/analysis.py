@@ -102,8 +102,11 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "variance_drop": variance_drop(out["word_variance"]),
         "variance_drop_pooled": variance_drop_pooled(out["word_variance"]),
         "temporal_argmax_rho": temporal_argmax_correlation(D.mu, E.mu, n_steps),
+        # translation's shortest pairs leave few steps every example reaches; Fig. 4b plots those half of them reach
+        "temporal_argmax_rho_half": temporal_argmax_correlation(D.mu, E.mu, n_half(dec)),
         "temporal_diagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps),
         "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
+        "temporal_diagonal_share_half": temporal_diagonal_share(D.mu, E.mu, n_half(dec)),
         "short_long_gap": short_long_gap(out["accuracy"]),
         "early_late_gap": early_late_gap(dec),
         **early_late_accuracy(dec),

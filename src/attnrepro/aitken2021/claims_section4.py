@@ -14,6 +14,9 @@ from .claim_keys import FIG as _FIG
 _HIDE = ("AO: the largest over offsets k = s − t ∈ −2 … 4 of μ_{{t+k}}^D·(χ_{w}^E + Δh_t^E), each averaged over the "
          "states reading '{w}' and then over encoder steps (the authors' Fig. 6d curve), below 0")
 
+# an untrained AED or AO gives −0.89 to 0.33 (tests/test_claims_more.py)
+_RHO = "the Spearman ρ of decoder step s with argmax_t μ_s^D·μ_t^E (+1: the temporal peak moves with s)"
+
 CLAIMS: tuple[Claim, ...] = (
     Claim(
         paper="aitken2021", claim_id="escan_aed_subphrase_end", section="§4 'Extended SCAN', Fig. 3a",
@@ -127,4 +130,47 @@ CLAIMS: tuple[Claim, ...] = (
                 "input components, above 0.9 (all)",
         measure="readout_the", kind="continuous", bounds=SHARE, direction=">", threshold=0.9,
         task_kinds=TRANSLATION, archs=ATTENTION, figure=_FIG + "fig4.png"),
+    Claim(
+        paper="aitken2021", claim_id="escan_aed_temporal_diagonal", section="§4 'Extended SCAN', Fig. 3b",
+        quote="we find the temporal components of the encoder and decoder form curves that mirror one another, "
+              "leading to an approximately diagonal attention matrix (Fig. 3b)",
+        reading=f"AED: {_RHO} over the decoder steps every example reaches, above 0.8 ('approximately "
+                f"diagonal': the peak moves forward with s, wherever 'and' offsets it)",
+        measure="temporal_argmax_rho", kind="continuous", bounds=CORR, direction=">", threshold=0.8,
+        task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig3.png"),
+    Claim(
+        paper="aitken2021", claim_id="escan_ao_temporal_follow", section="§4 'Extended SCAN', Fig. 3e",
+        quote="Once again, the temporal components of the encoder and decoder trace out paths that roughly follow "
+              "one another (Fig. 3e)",
+        reading=f"AO: {_RHO} over the decoder steps every example reaches, above 0.5 ('roughly')",
+        measure="temporal_argmax_rho", kind="continuous", bounds=CORR, direction=">", threshold=0.5,
+        task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig3.png"),
+    Claim(
+        paper="aitken2021", claim_id="translation_temporal_follow", section="§4 'English to French Translation', Fig. 4b",
+        quote="Using the decomposition of (2), the temporal components in both AED and AO continue to trace out "
+              "similar curves (Fig. 4b)",
+        reading=f"{_RHO} over the decoder steps half the examples reach (the shortest verse pairs leave only a few "
+                f"steps every example reaches), above 0.5",
+        measure="temporal_argmax_rho_half", kind="continuous", bounds=CORR, direction=">", threshold=0.5,
+        task_kinds=TRANSLATION, archs=ATTENTION, figure=_FIG + "fig4.png"),
+    *(Claim(
+        paper="aitken2021", claim_id=f"translation_temporal_less_diagonal_{arch}",
+        section="§4 'English to French Translation', Fig. 4b", group="translation_temporal_less_diagonal",
+        quote="Notably, the alignment resulting from the temporal components is significantly less diagonal, with "
+              "the diagonal behavior clearest at the beginning of the phrase",
+        reading=f"{arch.upper()}: per seed, the share of the decoder steps half the examples reach whose "
+                f"argmax_t μ_s^D·μ_t^E is t = s, minus that of the one-to-one {arch.upper()} of the same seed, below "
+                f"−0.2 ('significantly less'; an untrained pair differs by about 0, both near 1 / length)",
+        measure="temporal_diagonal_share_half", kind="continuous", bounds=CORR, direction="<", threshold=-0.2,
+        task_kinds=TRANSLATION, archs=(arch,), versus=("one_to_one", arch), figure=_FIG + "fig4.png")
+      for arch in ATTENTION),
+    Claim(
+        paper="aitken2021", claim_id="escan_ao_attention_differs", section="§4 'Extended SCAN', Fig. 3a/d",
+        quote="Training the AO architecture on eSCAN, we also observe non-diagonal attention matrices, but in "
+              "general their qualitative features differ from those of the AED architecture (Fig. 3d)",
+        reading="the AED's feature of Fig. 3a, attention parked at sub-phrase ends (subphrase_end_share, as "
+                "escan_aed_subphrase_end), per seed that of the AED minus that of the AO, above 0.2 (the AED row's "
+                "threshold): the AO lacks it (untrained pairs differ by −0.13 to 0.16)",
+        measure="subphrase_end_share", kind="continuous", bounds=(-2.0, 2.0), direction=">", threshold=0.2,
+        task_kinds=("escan",), archs=("aed",), versus=("escan", "ao"), figure=_FIG + "fig3.png"),
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..tokens import PAD
 from .decomposition import Decomposition, term_scores, top_alignments
 
 
@@ -41,6 +42,25 @@ def attention_diagonal_share(terms: pd.DataFrame) -> float:
     and then over steps with equal weight."""
     top = top_alignments(terms)
     return float((top["t_star"] == top["s"]).groupby(top["s"]).mean().mean()) if len(top) else float("nan")
+
+
+def attention_target_share(terms: pd.DataFrame, enc: pd.DataFrame, dec: pd.DataFrame) -> float:
+    """§3, Fig. 2h (sort): 'an input-dependent attention matrix that correctly permutes the input sequence'. Share
+    of decoder states whose largest alignment a_st (rank 0 of
+    :func:`~attnrepro.aitken2021.decomposition.alignment_terms`) is at an encoder step t holding the word the state
+    must output (its ``target``, spelt as the input word: sort's dictionary is the identity), per step s and then
+    over steps with equal weight; states whose target is not in their input (<eos>) are left out. Attention
+    unrelated to the words scores about 1 / input length."""
+    top = top_alignments(terms)[["example", "s", "t_star"]]
+    source = enc[["example", "t", "token"]].rename(columns={"t": "t_star"})
+    dec = dec[dec["target"] != PAD]
+    top = top.merge(dec[["example", "s", "target"]], on=["example", "s"]).merge(source, on=["example", "t_star"])
+    present = dec[["example", "target"]].merge(enc[["example", "token"]], left_on=["example", "target"],
+                                               right_on=["example", "token"])[["example", "target"]].drop_duplicates()
+    top = top.merge(present, on=["example", "target"])
+    if top.empty:
+        return float("nan")
+    return float((top["token"] == top["target"]).groupby(top["s"]).mean().mean())
 
 
 def decoder_input_delta_ratio(dec: Decomposition) -> float:
@@ -90,4 +110,5 @@ def section3_measures(E: Decomposition, D: Decomposition, enc: pd.DataFrame, dec
         D_a, E_a = attention
         out["average_map_fit"] = average_map_fit(D_a, dec["example"].to_numpy(), E_a, enc["example"].to_numpy())
         out["attention_diagonal_share"] = attention_diagonal_share(terms)
+        out["attention_target_share"] = attention_target_share(terms, enc, dec)
     return out

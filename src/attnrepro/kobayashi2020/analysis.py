@@ -120,6 +120,24 @@ def special_share_drop(per_head: pd.DataFrame) -> float:
     return float(share_drop(wide["alpha"].to_numpy(), wide["weighted_norm"].to_numpy(), mask).mean())
 
 
+def special_weight_ratio(per_head: pd.DataFrame, tokens: pd.DataFrame) -> float:
+    """Fig. 3a: the share of a head's attention weight α that [CLS], [SEP] and punctuation get, over the share of
+    the keys they are (what uniform attention would give them), averaged over heads. 1: no more than chance;
+    ``per_head``: :func:`per_head_categories` (α summed over a category's keys, averaged over sequences)."""
+    key_share = tokens.category.isin(SPECIAL).groupby(tokens.seq).mean().mean()
+    weight = per_head[per_head.category.isin(SPECIAL)].groupby(["layer", "head"], observed=True).alpha.sum()
+    return float((weight / key_share).mean()) if key_share > 0 else np.nan
+
+
+def sep_fnorm_ratio(per_head: pd.DataFrame) -> float:
+    """§4.3's premise ("||f(x)|| corresponding to the specific tokens (e.g., [SEP]) is small"): a head's mean
+    ‖f(x)‖ on [SEP] over its mean ‖f(x)‖ on the other tokens, averaged over heads. 1: [SEP] is not shrunk."""
+    wide = per_head.pivot_table(index=["layer", "head"], columns="category", values="f_norm", observed=True)
+    if "[SEP]" not in wide or "other" not in wide:
+        return np.nan
+    return float((wide["[SEP]"] / wide["other"]).mean())
+
+
 def head_correlation(per_head: pd.DataFrame, category: str = "[SEP]") -> float:
     """Fig. 4: Spearman ρ over heads between a head's α on ``category`` and the mean ‖f(x)‖ of its tokens;
     clearly negative where heads that attend to it shrink its vectors."""
@@ -170,6 +188,8 @@ def fold_summary(tokens: pd.DataFrame, heads: pd.DataFrame, pairs: pd.DataFrame,
         row["cv_x_mean"] = x_disp["cv"].mean()
         row["cv_fnorm_minus_x"] = row["cv_fnorm_mean"] - row["cv_x_mean"]
         row["special_share_drop"] = special_share_drop(per_head)
+        row["special_weight_ratio"] = special_weight_ratio(per_head, t)
+        row["sep_fnorm_ratio"] = sep_fnorm_ratio(per_head)
         for c, key in HEAD_CATEGORIES:  # Fig. 4 ([SEP]) and Appendix C, Figs. 10-12
             row[f"rho_heads_alpha_fnorm_{key}"] = head_correlation(per_head, c)
         row["svals_ratio_min"] = spread

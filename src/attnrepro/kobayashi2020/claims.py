@@ -86,6 +86,22 @@ CLAIMS: tuple[Claim, ...] = (
           reading="the share of a query's attention that [CLS], [SEP] and punctuation receive by weight (α) minus "
                   "their share by norm (‖αf‖ over its sum), averaged over layers, heads and queries, above 0" + _FOLDS,
           measure="special_share_drop", bounds=RHO, direction=">", threshold=0.0, figure=_FIG + "fig3.png", **_ENCODER),
+    Claim(claim_id="special_tokens_large_alpha", section="§4.2, Fig. 3a",
+          quote="Figure 3a shows that the vectors for specific tokens ([CLS], [SEP], and punctuation) gain "
+                "remarkably large attention weights",
+          reading="the share of a head's attention weight α on [CLS], [SEP] and punctuation over the share of the "
+                  "keys they are (uniform attention's share), averaged over heads, above 2: 'remarkably large' read "
+                  "as twice what chance gives (heads of random weights attend near uniformly: ratio ≈ 1)" + _FOLDS,
+          measure="special_weight_ratio", bounds=POSITIVE, direction=">", threshold=2.0, figure=_FIG + "fig3.png",
+          **_ENCODER),
+    Claim(claim_id="sep_fnorm_small", section="§4.3 (of §4.2, Fig. 4)",
+          quote="In the previous section, we demonstrated that ||f(x)|| corresponding to the specific tokens (e.g., "
+                "[SEP]) is small",
+          reading="a head's mean ‖f(x)‖ on [SEP] over its mean ‖f(x)‖ on the other tokens, averaged over heads, "
+                  "below 0.8: 'small' read as smaller than other tokens' by more than the 0.22 CV of ‖f(x)‖ (heads "
+                  "of random weights give a ratio within a few per cent of 1)" + _FOLDS,
+          measure="sep_fnorm_ratio", bounds=POSITIVE, direction="<", threshold=0.8, figure=_FIG + "fig4.png",
+          **_ENCODER),
     Claim(claim_id="sep_heads_negate", section="§4.2, Fig. 4",
           quote="For almost all heads, α and ‖f(x)‖ clearly negate the magnitude of each other",
           reading="Spearman ρ over heads between a head's mean α on [SEP] and its mean ‖f([SEP])‖, clearly "
