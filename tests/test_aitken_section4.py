@@ -193,6 +193,7 @@ def test_an_untrained_ao_already_has_small_deltas():
     d = decompose(h[ex, t].astype(float), t, src[ex, t], n_tokens=vocab)
     assert projected_relative_delta(d) < 0.3
     assert "escan_ao_small_delta" not in BY_ID
+    assert next(c for c in ALL_CLAIMS if c.claim_id == "one_to_one_small_delta").archs == ("aed",)  # one-to-one too
 
 
 @pytest.mark.parametrize("claim_id", ["escan_aed_delta_larger_than_one_to_one", "escan_aed_not_orthogonal",
