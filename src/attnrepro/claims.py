@@ -173,9 +173,10 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     """
     rows = []
     for claim in claims:
-        for name, (kind, arch, *rest) in sorted(experiments.items()):
-            if not claim.applies_to(kind, arch, *rest[:2]):
+        for name, key in sorted(experiments.items()):
+            if not claim.applies_to(*key):
                 continue
+            kind, arch = key[:2]
             values, control, partner, diverged = _values(claim, name, summaries, experiments)
             if len(values) == 0:
                 continue
@@ -296,7 +297,7 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
     for claim in claims:
         if (claim.paper, claim.claim_id) in measured:
             continue
-        names = [n for n, (kind, arch, *rest) in sorted(experiments.items()) if claim.applies_to(kind, arch, *rest[:2])]
+        names = [n for n, key in sorted(experiments.items()) if claim.applies_to(*key)]
         if not names:
             why = "no experiment of its task and model in this config"
         elif not any(claim.measure in summaries[n].columns for n in names):
