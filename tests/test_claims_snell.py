@@ -125,8 +125,7 @@ def test_eq15_initial_gradient_follows_the_count_table_only_at_large_width():
 
 
 def test_count_tables_report_eq15_where_c_is_not_flat():
-    _, summary = ct.count_tables({"length": 4, "subset_words": 8, "n_samples": 200, "em_iterations": 1,
-                                  "eq15_dim": 1024, "eq15_samples": 200}, [0])
+    _, summary = ct.count_tables({"length": 4, "subset_words": 8, "n_samples": 200, "em_iterations": 1}, [0])
     assert "eq15_corr_same" not in summary.columns
     assert summary.eq15_corr_subset.iloc[0] > 0.9 and summary.eq15_corr_mixture.iloc[0] > 0.9
 

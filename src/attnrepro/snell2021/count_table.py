@@ -39,6 +39,11 @@ def diagonal_excess(trans: np.ndarray, c: np.ndarray) -> float:
     return float(np.mean(rows))
 
 
+# Eq. 15 is a limit d → ∞: a wide proxy (its finite-width term is O(d^-1/2)) on enough pairs for C − mean(C);
+# fixed here, not config keys, since no configuration varies them
+EQ15_DIM, EQ15_SAMPLES = 1024, 500
+
+
 def initial_gradient(src: np.ndarray, tgt: np.ndarray, n_in: int, n_out: int, dim: int, seed: int) -> np.ndarray:
     """∂θ^px/∂τ at τ = 0 (Eq. 15's left side), [n_in, n_out]: the bag-of-words proxy (Eq. 5) with e_i and W_o drawn
     from N(0, I_d/d) (numpy seed ``seed``, width ``dim``), moved along gradient flow on Eq. 14's summed loss over
@@ -75,8 +80,8 @@ def count_tables(spec: dict, seeds: list[int]):
     (its ``batches`` stream), C (Eq. 16) over ``n_samples`` pairs, Trans (Eq. 17) and Trans after
     ``em_iterations`` of EM. Returns the long table of Trans entries (seed 0 only, for the heat maps) and a per-seed
     summary: ``diag_excess_<dist>_<C|EM>`` (:func:`diagonal_excess`) and, where C is not flat, ``eq15_corr_<dist>``
-    (:func:`eq15_agreement` of a proxy of width ``eq15_dim``, default 1024, drawn with the seed, on the first
-    ``eq15_samples`` pairs, default 500)."""
+    (:func:`eq15_agreement` of a proxy of width :data:`EQ15_DIM` drawn with the seed, on the first
+    :data:`EQ15_SAMPLES` pairs)."""
     import pandas as pd
 
     from . import tasks
@@ -94,9 +99,9 @@ def count_tables(spec: dict, seeds: list[int]):
             n = 2 * length if kind == "mixture" else v
             c = count_table_dense(x, y, n, n)
             if name != "same":  # permutations of one set: C − mean(C) is 0, Eq. 15 has nothing to be proportional to
-                m = spec.get("eq15_samples", 500)
-                grad = initial_gradient(x[:m], y[:m], n, n, spec.get("eq15_dim", 1024), seed)
-                row[f"eq15_corr_{name}"] = eq15_agreement(grad, count_table_dense(x[:m], y[:m], n, n))
+                xs, ys = x[:EQ15_SAMPLES], y[:EQ15_SAMPLES]
+                row[f"eq15_corr_{name}"] = eq15_agreement(initial_gradient(xs, ys, n, n, EQ15_DIM, seed),
+                                                          count_table_dense(xs, ys, n, n))
             for stage, trans in (("C", ibm1.translation_table(c)), ("EM", ibm1.em(x, y, n, n, spec["em_iterations"]))):
                 row[f"diag_excess_{name}_{stage}"] = diagonal_excess(trans, c)
                 if seed == seeds[0]:
