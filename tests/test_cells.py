@@ -76,3 +76,25 @@ def test_every_cell_in_every_wiring(cell, arch):
     assert logits.shape == (2, 3, 5, 6) and cache["encoder.h"].shape == (2, 3, 7, 6)
     logits.sum().backward()
     assert all(p.grad is not None for p in m.parameters())
+
+
+@pytest.mark.parametrize("vocab", [3, 40])
+def test_embedding_projection_equals_projecting_each_tokens_row(vocab):
+    """Both routes of ``embedding_projection`` (a projected table when it has fewer rows than there are tokens,
+    here 3 < 2·5 = 10; row by row otherwise) give W_x e + b_x and its gradients, on a time-major layout."""
+    from attnrepro.stacked import lookup
+
+    cell = LSTMCell(2, 4, 3)
+    init_stacked(cell, [0, 1])
+    cell.double()
+    g = torch.Generator().manual_seed(0)
+    table = torch.randn(2, vocab, 4, generator=g, dtype=torch.float64, requires_grad=True)
+    tokens = torch.randint(0, vocab, (2, 2, 5), generator=g)
+    got = cell.embedding_projection(table, tokens)
+    want = lookup(table, tokens) @ cell.w_x[:, None] + cell.b_x[:, None]
+    torch.testing.assert_close(got, want)
+    assert got.transpose(1, 2).is_contiguous()  # the layout the recurrent op reads without a copy
+    w = torch.randn(got.shape, generator=g, dtype=torch.float64)
+    grads = [torch.autograd.grad((x * w).sum(), [table, cell.w_x, cell.b_x]) for x in (got, want)]
+    for a, b in zip(*grads):
+        torch.testing.assert_close(a, b)

@@ -7,7 +7,10 @@ a point-wise update ``gates(gx, gh, state)`` — each cell's equations, written 
 
 Shapes: inputs ``x`` [S, B, T, D]; states [S, B, state_size]. A state is one tensor for every cell (the LSTM
 keeps [h; c] side by side) so the encoder-decoder code never needs to know which cell it runs; ``output(state)``
-is the hidden state h that attention and the readout see.
+is the hidden state h that attention and the readout see. Inside the equations a state is split into h and the
+rest (the LSTM's c; None for the others), so that the op can keep each in a buffer of its own without copies.
+Input projections are stored time-major ([S, T, B, G] underneath a [S, B, T, G] view): the op reads one time
+step at a time, and a contiguous step is one pass over memory instead of a strided gather.
 
 :meth:`Cell.sequence` runs a cell over a whole sequence with a hand-written backward pass. Why by hand: autograd
 through a step loop slices ∂gx one step at a time (each ``gx[:, :, t]`` backward writes a full-size zero tensor,
@@ -22,14 +25,15 @@ from __future__ import annotations
 import torch
 
 from . import kernels
-from .stacked import StackedModule, affine, fan_in_bound, lookup
+from .stacked import StackedModule, affine, fan_in_bound, lookup, lookup_time_major
 
 # ∂/∂x of σ(x) and tanh(x) from their outputs y: ∂y · y(1 − y) and ∂y · (1 − y²), in one pass each
 sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.aten.tanh_backward
 
 
 class Cell(StackedModule):
-    """Shared plumbing: ``w_x`` [S, D, G] and ``b_x`` [S, 1, G] project the input to the G gate pre-activations."""
+    """Shared plumbing: ``w_x`` [S, D, G] and ``b_x`` [S, 1, G] project the input to the G gate pre-activations;
+    ``w_h`` [S, H, G] and ``b_h`` [S, 1, G] the hidden state (PyTorch's two biases)."""
 
     state_factor = 1  # state_size = state_factor * hidden
     gh_is_gx = True   # ∂gh = ∂gx: gx and gh enter the gates only as their sum (not so in the GRU)
@@ -46,14 +50,25 @@ class Cell(StackedModule):
         self.b_h = self.param("b_h", n_seeds, 1, gates * hidden, bound=k) if recurrent and recurrent_bias else None
 
     def input_projection(self, x: torch.Tensor) -> torch.Tensor:
-        """W_x x + b_x for every time step: [S, B, T, D] -> [S, B, T, G]."""
-        return affine(x, self.w_x, self.b_x)
+        """gx = W_x x + b_x for every time step: [S, B, T, D] -> [S, B, T, G], stored time-major (free when ``x`` is
+        a view of time-major storage, as :func:`attnrepro.stacked.lookup_time_major` gives)."""
+        return affine(x.transpose(1, 2), self.w_x, self.b_x).transpose(1, 2)
+
+    def embedding_projection(self, table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+        """:meth:`input_projection` of the rows of an embedding ``table`` [S, V, D] for ``tokens`` [S, B, T]. Where
+        the table has fewer rows than there are tokens, it projects the table (V·D·G products) and looks up rows
+        of that (the same values, up to rounding), instead of projecting every token's row (B·T·D·G)."""
+        if table.shape[1] >= tokens[0].numel():
+            return self.input_projection(lookup_time_major(table, tokens))
+        return lookup_time_major(affine(table, self.w_x, self.b_x), tokens)
 
     def token_projection(self, tokens: torch.Tensor, extra: torch.Tensor | None = None) -> torch.Tensor:
         """:meth:`input_projection` of one-hot ``tokens`` [S, B, T] (plus ``extra`` [S, T, D], the same for every
         example): rows of the table W_x + b_x instead of a product with a mostly-zero matrix, equal to it bit for
         bit in the forward pass, and what keeps a 5,000-word vocabulary affordable; the bias is folded into the
-        |V|-row table so that its gradient is a sum over |V| rows, not over B·T."""
+        |V|-row table so that its gradient is a sum over |V| rows, not over B·T. Batch-major, unlike
+        :meth:`input_projection`: the op copies it once into time-major order (cheap at one-hot widths), and the
+        table's gradient sums its B·T rows in batch-major order, as every Aitken run so far did, bit for bit."""
         gx = lookup(self.w_x + self.b_x, tokens)
         if extra is not None:
             gx = gx + affine(extra, self.w_x)[:, None]
@@ -69,19 +84,26 @@ class Cell(StackedModule):
         """gh = h W_h + b_h: [S, B, H] -> [S, B, G]."""
         return affine(h, self.w_h, self.b_h)
 
+    def split(self, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
+        """(h, the rest of the state or None)."""
+        return state[..., : self.hidden], (state[..., self.hidden:] if self.state_factor > 1 else None)
+
     def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         """One time step: gx [S, B, G] (input projection), state [S, B, state_size] -> the next state."""
-        return self.gates(gx, self.recurrent(self.output(state)), state)[0]
+        h, rest = self.split(state)
+        h, rest, _ = self.gates(gx, self.recurrent(h), h, rest)
+        return h if rest is None else torch.cat([h, rest], -1)
 
     @staticmethod
-    def gates(gx: torch.Tensor, gh: torch.Tensor, state: torch.Tensor) -> tuple[torch.Tensor, tuple]:
-        """The cell's equations: (next state, what ``gates_backward`` needs)."""
+    def gates(gx: torch.Tensor, gh: torch.Tensor, h: torch.Tensor, rest: torch.Tensor | None):
+        """The cell's equations: (next h, next rest or None, what ``gates_backward`` needs)."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     @staticmethod
-    def gates_backward(saved: tuple, state: torch.Tensor, d_new: torch.Tensor):
-        """∂ of :meth:`gates`: from ∂(next state) to ∂gx and ∂gh (each as its gates' blocks; ∂gh None where it
-        equals ∂gx) and the direct part of ∂state."""
+    def gates_backward(saved: tuple, h: torch.Tensor, rest: torch.Tensor | None, d_h: torch.Tensor,
+                       d_rest: torch.Tensor | None):
+        """∂ of :meth:`gates`, from ∂(next h) and ∂(next rest): ∂gx and ∂gh (each as its gates' blocks; ∂gh None
+        where it equals ∂gx), the direct part of ∂h (None where there is none) and ∂rest of the state before."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def sequence(self, gx: torch.Tensor, state: torch.Tensor, mask: torch.Tensor | None = None
@@ -105,20 +127,20 @@ class GRUCell(Cell):
         super().__init__(n_seeds, input_dim, hidden, gates=3)
 
     @staticmethod
-    def gates(gx, gh, h):
+    def gates(gx, gh, h, rest):
         rz = torch.sigmoid(gx[..., : 2 * h.shape[-1]] + gh[..., : 2 * h.shape[-1]])
         r, z = rz.chunk(2, dim=-1)
         hn = gh[..., 2 * h.shape[-1]:]
         n = torch.tanh(torch.addcmul(gx[..., 2 * h.shape[-1]:], r, hn))
-        return torch.lerp(n, h, z), (r, z, n, hn)
+        return torch.lerp(n, h, z), None, (r, z, n, hn)
 
     @staticmethod
-    def gates_backward(saved, h, d_new):
+    def gates_backward(saved, h, rest, d_h, d_rest):
         r, z, n, hn = saved
-        d_an = tanh_backward(torch.addcmul(d_new, d_new, z, value=-1), n)
+        d_an = tanh_backward(torch.addcmul(d_h, d_h, z, value=-1), n)
         d_ar = sigmoid_backward(d_an * hn, r)
-        d_az = sigmoid_backward(d_new * (h - n), z)
-        return (d_ar, d_az, d_an), (d_ar, d_az, d_an * r), d_new * z
+        d_az = sigmoid_backward(d_h * (h - n), z)
+        return (d_ar, d_az, d_an), (d_ar, d_az, d_an * r), d_h * z, None
 
 
 class LSTMCell(Cell):
@@ -134,25 +156,22 @@ class LSTMCell(Cell):
         super().__init__(n_seeds, input_dim, hidden, gates=4)
 
     @staticmethod
-    def gates(gx, gh, state):
-        h, c = state.chunk(2, dim=-1)
+    def gates(gx, gh, h, c):
         a = gx + gh
         i, f = torch.sigmoid(a[..., : 2 * h.shape[-1]]).chunk(2, dim=-1)
         g = torch.tanh(a[..., 2 * h.shape[-1]: 3 * h.shape[-1]])
         o = torch.sigmoid(a[..., 3 * h.shape[-1]:])
         c = torch.addcmul(f * c, i, g)
         tc = torch.tanh(c)
-        return torch.cat([o * tc, c], dim=-1), (i, f, g, o, tc)
+        return o * tc, c, (i, f, g, o, tc)
 
     @staticmethod
-    def gates_backward(saved, state, d_new):
+    def gates_backward(saved, h, c, d_h, d_c):
         i, f, g, o, tc = saved
-        c = state.chunk(2, dim=-1)[1]
-        dh, dc = d_new.chunk(2, dim=-1)
-        dc = dc + tanh_backward(dh * o, tc)
+        dc = d_c + tanh_backward(d_h * o, tc)
         d_a = (sigmoid_backward(dc * g, i), sigmoid_backward(dc * c, f), tanh_backward(dc * i, g),
-               sigmoid_backward(dh * tc, o))
-        return d_a, None, torch.cat([torch.zeros_like(dh), dc * f], -1)
+               sigmoid_backward(d_h * tc, o))
+        return d_a, None, None, dc * f
 
 
 class UGRNNCell(Cell):
@@ -165,16 +184,16 @@ class UGRNNCell(Cell):
         super().__init__(n_seeds, input_dim, hidden, gates=2, recurrent_bias=False)
 
     @staticmethod
-    def gates(gx, gh, h):
+    def gates(gx, gh, h, rest):
         a = gx + gh
         g = torch.sigmoid(a[..., : h.shape[-1]])
         c = torch.tanh(a[..., h.shape[-1]:])
-        return torch.lerp(c, h, g), (g, c)
+        return torch.lerp(c, h, g), None, (g, c)
 
     @staticmethod
-    def gates_backward(saved, h, d_new):
+    def gates_backward(saved, h, rest, d_h, d_rest):
         g, c = saved
-        return (sigmoid_backward(d_new * (h - c), g), tanh_backward(d_new - d_new * g, c)), None, d_new * g
+        return (sigmoid_backward(d_h * (h - c), g), tanh_backward(d_h - d_h * g, c)), None, d_h * g, None
 
 
 class FeedForwardCell(Cell):

@@ -6,6 +6,11 @@ s_t = s_{t−1} (the state is held). Backward, for t = T..1, from ∂s_t (the la
 ∂s_{t−1}; then ∂W_h = Σ_t h_{t−1}ᵀ ∂gh_t and ∂b_h = Σ_t ∂gh_t over all steps at once. Each cell's equations and
 their derivatives live in :mod:`attnrepro.cells`; this module only loops.
 
+Everything the loops touch is time-major ([S, T, B, ·]): gx, ∂gx, the h's and the rest of the state (the LSTM's
+c) each in a buffer of its own, so a step reads and writes contiguous blocks and never concatenates [h; c]
+(bench/results/kernel_profile.md: at Snell's copy shape this and the projected embedding table of
+``Cell.embedding_projection`` took a step from 9.9 to 6.1 s). The state the caller sees is still one tensor [S, B, state_size].
+
 Per step the forward is one matmul and one point-wise function, the backward one point-wise function and one
 matmul. The point-wise functions run compiled (torch.compile: all of a step's gate arithmetic in one pass over
 memory) or eagerly; :data:`POINTWISE` holds the choice per device, with the measurements behind it.
@@ -17,7 +22,6 @@ import os
 import warnings
 
 import torch
-import torch.nn.functional as F
 
 # Eager on the CPU (bench/results/stacked_training.json, 2 threads, AED H = 128, 8 seeds): compiling costs 5-15 s
 # per job and cell (cold cache; ~4 s warm) and gains little or loses (stacked s/step compiled vs eager: GRU 0.39 vs
@@ -29,26 +33,29 @@ MODES = ("compiled", "eager")
 ENV = "ATTNREPRO_KERNEL"  # overrides the choice for every device: "compiled" or "eager"
 
 
-def pad_state(d_h: torch.Tensor, state_size: int) -> torch.Tensor:
-    """∂h [S,B,H] as a gradient of the whole state [S,B,state_size] (zero for the LSTM's c)."""
-    return F.pad(d_h, (0, state_size - d_h.shape[-1]))
-
-
-def forward_step(cell, gx, gh, state, keep):
-    """One step of ``cell``, the state held where ``keep`` is False: (next state, what the backward needs)."""
-    new, saved = cell.gates(gx, gh, state)
-    return (new if keep is None else torch.where(keep, new, state)), saved
-
-
-def backward_step(cell, saved, state, d_state, d_rec, d_out, keep):
-    """One step back from ∂(state after it): (∂gx blocks, ∂gh blocks or None, ∂(state before) less the
-    recurrent term ∂gh W_hᵀ, which the caller adds)."""
-    d = d_state + pad_state(d_rec + d_out, state.shape[-1])
-    d_new = d if keep is None else torch.where(keep, d, 0.0)
-    d_gx, d_gh, d_prev = cell.gates_backward(saved, state, d_new)
+def forward_step(cell, gx, gh, h, rest, keep):
+    """One step of ``cell``, the state held where ``keep`` is False: (next h, next rest, what the backward
+    needs)."""
+    h_new, rest_new, saved = cell.gates(gx, gh, h, rest)
     if keep is not None:
-        d_prev = d_prev + torch.where(keep, 0.0, d)
-    return d_gx, d_gh, d_prev
+        h_new = torch.where(keep, h_new, h)
+        rest_new = None if rest is None else torch.where(keep, rest_new, rest)
+    return h_new, rest_new, saved
+
+
+def backward_step(cell, saved, h, rest, d_h, d_rest, keep):
+    """One step back from ∂(h, rest after it): (∂gx blocks, ∂gh blocks or None, ∂h before less the recurrent
+    term ∂gh W_hᵀ and the output's gradient, which the caller adds, or None; ∂rest before or None)."""
+    if keep is None:
+        d_gx, d_gh, d_h_prev, d_rest_prev = cell.gates_backward(saved, h, rest, d_h, d_rest)
+        return d_gx, d_gh, d_h_prev, d_rest_prev
+    d_gx, d_gh, d_h_prev, d_rest_prev = cell.gates_backward(
+        saved, h, rest, torch.where(keep, d_h, 0.0), None if d_rest is None else torch.where(keep, d_rest, 0.0))
+    held = torch.where(keep, 0.0, d_h)  # a held step passes its gradient straight to the state before it
+    d_h_prev = held if d_h_prev is None else d_h_prev + held
+    if d_rest is not None:
+        d_rest_prev = d_rest_prev + torch.where(keep, 0.0, d_rest)
+    return d_gx, d_gh, d_h_prev, d_rest_prev
 
 
 _STEPS = {"eager": (forward_step, backward_step)}
@@ -91,55 +98,70 @@ def _guarded(compiled, eager):
 
 
 def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
-    """The forward loop: h_0..h_T as ``hs`` [S, T+1, B, H] (time-major within a seed, so that h_0..h_{T−1} are
-    the B·T rows of the weight gradient without a copy), the final state, the states before each step and what
-    each step saved."""
+    """The forward loop over time-major buffers: h_0..h_T as ``hs`` [S, T+1, B, H] (so that h_0..h_{T−1} are the
+    B·T rows of the weight gradient without a copy), the rest of the state likewise (or None), and what each step
+    saved."""
     fwd = steps(gx.device)[0]
-    s, b, t_max, _ = gx.shape
+    gx = gx.transpose(1, 2).contiguous()   # [S, T, B, G]; no copy for input_projection's time-major storage
+    s, t_max, b, _ = gx.shape
     hs = gx.new_empty(s, t_max + 1, b, hidden)
     hs[:, 0] = state[..., :hidden]
-    states, saved = [state], []
+    rests = None
+    if state.shape[-1] > hidden:
+        rests = gx.new_empty(s, t_max + 1, b, state.shape[-1] - hidden)
+        rests[:, 0] = state[..., hidden:]
+    saved = []
     for t in range(t_max):
-        gh = torch.bmm(hs[:, t], w_h) if b_h is None else torch.baddbmm(b_h, hs[:, t], w_h)
-        state, sv = fwd(cell, gx[:, :, t], gh, state, None if mask is None else mask[:, :, t, None])
-        hs[:, t + 1] = state[..., :hidden]
+        h, rest = hs[:, t], None if rests is None else rests[:, t]
+        gh = torch.bmm(h, w_h) if b_h is None else torch.baddbmm(b_h, h, w_h)
+        h, rest, sv = fwd(cell, gx[:, t], gh, h, rest, None if mask is None else mask[:, :, t, None])
+        hs[:, t + 1] = h
+        if rests is not None:
+            rests[:, t + 1] = rest
         if keep_saved:
-            states.append(state)
             saved.append(sv)
-    return hs, state, states[:-1], saved
+    final = hs[:, t_max] if rests is None else torch.cat([hs[:, t_max], rests[:, t_max]], -1)
+    return hs, rests, final, saved
 
 
 class _Recurrence(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cell, hidden, gx, state, w_h, b_h, mask):
-        hs, final, ctx.states, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=True)
-        ctx.cell, ctx.hidden, ctx.mask = cell, hidden, mask
-        ctx.save_for_backward(w_h, hs)
+        hs, rests, final, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=True)
+        ctx.cell, ctx.hidden, ctx.mask, ctx.has_rest = cell, hidden, mask, rests is not None
+        ctx.save_for_backward(w_h, hs, *(() if rests is None else (rests,)))
         return hs[:, 1:].transpose(1, 2), final
 
     @staticmethod
     def backward(ctx, d_out, d_final):
-        w_h, hs = ctx.saved_tensors
-        cell, hidden, mask, states, saved = ctx.cell, ctx.hidden, ctx.mask, ctx.states, ctx.saved
+        w_h, hs, *rests = ctx.saved_tensors
+        rests = rests[0] if rests else None
+        cell, hidden, mask, saved = ctx.cell, ctx.hidden, ctx.mask, ctx.saved
         bwd = steps(d_out.device)[1]
         s, b, t_max, _ = d_out.shape
         g = w_h.shape[-1]
-        d_gx = d_out.new_empty(s, t_max, b, g)
+        d_gx = d_out.new_empty(s, t_max, b, g)   # time-major, as the forward read gx
         d_gh = d_gx if cell.gh_is_gx else d_out.new_empty(s, t_max, b, g)
         w_t = w_h.transpose(1, 2)
-        d_state, d_rec = d_final, d_out.new_zeros(s, b, hidden)
+        d_h = d_final[..., :hidden] + d_out[:, :, t_max - 1]
+        d_rest = d_final[..., hidden:] if ctx.has_rest else None
         for t in reversed(range(t_max)):
-            dx, dh, d_state = bwd(cell, saved[t], states[t], d_state, d_rec, d_out[:, :, t],
-                                  None if mask is None else mask[:, :, t, None])
+            dx, dh, d_h_prev, d_rest = bwd(cell, saved[t], hs[:, t], None if rests is None else rests[:, t], d_h,
+                                           d_rest, None if mask is None else mask[:, :, t, None])
             torch.cat(dx, -1, out=d_gx[:, t])
             if dh is not None:
                 torch.cat(dh, -1, out=d_gh[:, t])
-            d_rec = torch.bmm(d_gh[:, t], w_t)
+            d_h = torch.bmm(d_gh[:, t], w_t)
+            if t > 0:  # summed in this order so that the results do not depend on how the loop is written
+                d_h += d_out[:, :, t - 1]
+            if d_h_prev is not None:
+                d_h = d_h_prev + d_h
         d_gh = d_gh.view(s, t_max * b, g)
         d_w = torch.bmm(hs[:, :t_max].reshape(s, t_max * b, hidden).transpose(1, 2), d_gh) \
             if ctx.needs_input_grad[4] else None
         d_b = d_gh.sum(1, keepdim=True) if ctx.needs_input_grad[5] else None
-        return None, None, d_gx.transpose(1, 2), d_state + pad_state(d_rec, d_state.shape[-1]), d_w, d_b, None
+        d_state = d_h if d_rest is None else torch.cat([d_h, d_rest], -1)
+        return None, None, d_gx.transpose(1, 2), d_state, d_w, d_b, None
 
 
 def recurrence(cell, hidden: int, gx: torch.Tensor, state: torch.Tensor, w_h: torch.Tensor,
@@ -154,5 +176,5 @@ def recurrence(cell, hidden: int, gx: torch.Tensor, state: torch.Tensor, w_h: to
     tensors = (gx, state, w_h, b_h)
     if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors):
         return _Recurrence.apply(cell, hidden, gx, state, w_h, b_h, mask)
-    hs, final, _, _ = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=False)
+    hs, _, final, _ = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=False)
     return hs[:, 1:].transpose(1, 2), final

@@ -92,6 +92,12 @@ def lookup(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
     return torch.nn.functional.embedding(tokens + offset, table.reshape(s * v, d))
 
 
+def lookup_time_major(table: torch.Tensor, tokens: torch.Tensor) -> torch.Tensor:
+    """:func:`lookup` of ``tokens`` [S, B, T] as a [S, B, T, D] view of time-major storage [S, T, B, D], the layout
+    the recurrent op reads a step at a time (:meth:`attnrepro.cells.Cell.input_projection`)."""
+    return lookup(table, tokens.transpose(1, 2)).transpose(1, 2)
+
+
 def draw(shape, bound: float, normal: bool, gen: torch.Generator) -> torch.Tensor:
     """One parameter's initial value: N(0, bound²) if ``normal`` else U(-bound, bound)."""
     if normal:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 
 from ..cells import LSTMCell
-from ..stacked import StackedModule, fan_in_bound, init_stacked, lookup
+from ..stacked import StackedModule, fan_in_bound, init_stacked, lookup_time_major
 from .seq2seq import ModeChecked
 
 
@@ -59,7 +59,7 @@ class Classifier(StackedModule):
         return len(self.seeds)
 
     def embed(self, x: torch.Tensor) -> torch.Tensor:
-        return lookup(self.embedding, x)
+        return lookup_time_major(self.embedding, x)
 
     def encode(self, x: torch.Tensor, length: torch.Tensor, embedded: torch.Tensor | None = None) -> torch.Tensor:
         """h_l [S,B,L,2H] of right-padded inputs ``x`` [S,B,L] with real lengths ``length`` [S,B]; the backward

@@ -38,7 +38,7 @@ from dataclasses import asdict, dataclass
 import torch
 
 from ..cells import make_cell
-from ..stacked import StackedModule, affine, fan_in_bound, init_member, lookup
+from ..stacked import StackedModule, affine, fan_in_bound, init_member, lookup_time_major
 from ..seeding import stream_seeds
 
 MODES = ("learned", "uniform", "frozen_beta")
@@ -150,19 +150,24 @@ class Seq2Seq(StackedModule):
 
     # -- pieces ----------------------------------------------------------------------------------------------
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        return lookup(self.embedding, tokens)
+        return lookup_time_major(self.embedding, tokens)
 
-    def embed_target(self, tokens: torch.Tensor) -> torch.Tensor:
-        return lookup(self.embedding if self.cfg.shared_embedding else self.tgt_embedding, tokens)
+    def target_table(self) -> torch.Tensor:
+        return self.embedding if self.cfg.shared_embedding else self.tgt_embedding
+
+    def decoder_projection(self, tgt_in: torch.Tensor) -> torch.Tensor:
+        """The decoder's gx of the target words ``tgt_in`` [S,B,T] (teacher forcing)."""
+        return self.decoder.embedding_projection(self.target_table(), tgt_in)
 
     def encode(self, src: torch.Tensor, src_len: torch.Tensor, embedded: torch.Tensor | None = None):
         """Encoder states h_l [S,B,L,H] and the final state [h; c]; ``embedded`` replaces the source's word
         embeddings (saliency differentiates with respect to them)."""
-        e = self.embed(src) if embedded is None else embedded
+        gx = (self.encoder.embedding_projection(self.embedding, src) if embedded is None
+              else self.encoder.input_projection(embedded))
         mask = torch.arange(src.shape[-1], device=src.device) < src_len[..., None]
         mask = None if bool(mask.all()) else mask   # no padding (the copy tasks): nothing to hold
         state = self.encoder.initial_state(src.shape[0], src.shape[1], device=src.device)
-        return self.encoder.sequence(self.encoder.input_projection(e), state, mask)
+        return self.encoder.sequence(gx, state, mask)
 
     def attention(self, dec_h: torch.Tensor, enc_h: torch.Tensor, src_len: torch.Tensor) -> torch.Tensor:
         """α [S,B,K,T,L] (Eq. 1 / 20), zero beyond the source's length."""
@@ -187,7 +192,7 @@ class Seq2Seq(StackedModule):
     def run_with_cache(self, src, src_len, tgt_in, embedded=None) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Teacher-forced logits [S,B,T,V] and named activations."""
         enc_h, state = self.encode(src, src_len, embedded)
-        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed_target(tgt_in)), state)[0]
+        dec_h = self.decoder.sequence(self.decoder_projection(tgt_in), state)[0]
         alpha = self.attention(dec_h, enc_h, src_len)
         context = self.combine(torch.einsum("sbktl,sblh->sbkth", alpha, enc_h))
         logits = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))
@@ -209,7 +214,7 @@ class Seq2Seq(StackedModule):
 
     def _lexical_probe(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
         enc_h, state = self.encode(src, src_len)
-        dec_h = self.decoder.sequence(self.decoder.input_projection(self.embed_target(tgt_in)), state)[0]
+        dec_h = self.decoder.sequence(self.decoder_projection(tgt_in), state)[0]
         as_context = self.combine(enc_h[:, :, None].expand(-1, -1, self.cfg.heads, -1, -1))     # [S,B,L,H]
         pre = self.readout.state_part(dec_h)[:, :, :, None] + self.readout.context_part(as_context)[:, :, None]
         logp = torch.log_softmax(self.readout.logits(pre), dim=-1)                          # [S,B,T,L,V]
@@ -226,7 +231,7 @@ class Seq2Seq(StackedModule):
         token = torch.full(src.shape[:2], sos, dtype=torch.long, device=src.device)
         out = []
         for _ in range(n_steps):
-            state = self.decoder.step(self.decoder.input_projection(self.embed_target(token[..., None]))[:, :, 0], state)
+            state = self.decoder.step(self.decoder_projection(token[..., None])[:, :, 0], state)
             dec_h = self.decoder.output(state)[:, :, None]
             context = self.combine(torch.einsum("sbktl,sblh->sbkth", self.attention(dec_h, enc_h, src_len), enc_h))
             token = self.readout.logits(self.readout.context_part(context) + self.readout.state_part(dec_h))

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from ..cells import LSTMCell
-from ..stacked import Linear, StackedModule, init_stacked, lookup
+from ..stacked import Linear, StackedModule, init_stacked, lookup_time_major
 from .seq2seq import ModeChecked, gradient_times_input
 
 LAYERS = 2
@@ -66,7 +66,7 @@ class TranslationSeq2Seq(StackedModule):
         return sum(p[0].numel() for name, p in self.named_parameters() if name != "embedding")
 
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
-        return lookup(self.embedding, tokens)
+        return lookup_time_major(self.embedding, tokens)
 
     def _drop(self, x: torch.Tensor) -> torch.Tensor:
         return F.dropout(x, self.cfg.dropout, self.training)

@@ -1,0 +1,161 @@
+"""Where a training step's time goes in the models the recurrent op runs (issue 31): Snell et al.'s copy model at
+the authors' shape (20 stacked seeds, LSTM width 256, L = 40, batch 128) and Aitken et al.'s AED at H = 128 with
+8 stacked seeds (GRU, LSTM, UGRNN; bench/stacked_training.py's problem). For each: seconds per step (median of
+``--repeats`` timings of about 2 s of steps each), the categories of bench/profiling.py (matrix products and their achieved rate, element-wise
+work, other operators, Python and dispatch) and the operators, by name and input shape, with the most self time.
+
+``--before DIR`` profiles the code of another checkout (its ``src``) in a subprocess, alternating with this one so
+that both see the same load, and the report sets the two side by side. Writes bench/results/kernel_profile.json
+and kernel_profile.md.
+
+    python bench/kernel_profile.py [--before /path/to/checkout] [--repeats 3] [--threads 2] [--top 12]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+from profiling import _category, explain, matmul_gflops  # noqa: E402
+
+SNELL = {"seeds": 20, "hidden": 256, "batch": 128, "length": 40}
+AITKEN = {"seeds": 8, "hidden": 128, "cells": ("gru", "lstm", "ugrnn")}
+
+
+def snell_step(threads: int):
+    from attnrepro.snell2021 import tasks
+    from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig
+
+    s, n = SNELL["seeds"], SNELL["length"]
+    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", n, n), SNELL["hidden"]), list(range(s)))
+    src, tgt_in, tgt_out = tasks.copy_batch("permutation", SNELL["batch"], n, n, torch.Generator().manual_seed(0))
+    src, tgt_in, tgt_out = (x.expand(s, *x.shape).contiguous() for x in (src, tgt_in, tgt_out))
+    src_len = torch.full(src.shape[:2], src.shape[-1])
+    opt = torch.optim.Adam(model.parameters())
+
+    def step():
+        loss = torch.nn.functional.cross_entropy(model(src, src_len, tgt_in).flatten(0, 2), tgt_out.flatten())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
+def aitken_step(cell: str):
+    import stacked_training as st
+
+    data = st.encode(st.tasks.generate(st.TASK)["train"], vocab := st.Vocab.from_words(*st.tasks.words(st.TASK)))
+    cfg = st.ModelConfig(arch="aed", cell=cell, hidden=AITKEN["hidden"], src_vocab=len(vocab.src),
+                         tgt_vocab=len(vocab.tgt))
+    return st.Trainer(cfg, list(range(AITKEN["seeds"])), data, 1, torch.device("cpu")).step
+
+
+def top_ops(step, top: int) -> list[dict]:
+    """The ``top`` operators (name and input shapes) with the most self time in one call of ``step``."""
+    from torch.profiler import ProfilerActivity, profile
+
+    with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
+        step()
+    rows = [{"op": ev.key, "shapes": str(ev.input_shapes), "calls": ev.count, "self_s": ev.self_cpu_time_total / 1e6,
+             "category": _category(ev.key)} for ev in prof.key_averages(group_by_input_shape=True)
+            if ev.key.startswith("aten::")]
+    return sorted(rows, key=lambda r: -r["self_s"])[:top]
+
+
+def profile_one(name: str, step, repeats: int, top: int, rate: float) -> dict:
+    t = time.perf_counter()
+    step()
+    step()
+    n = max(1, round(2.0 / ((time.perf_counter() - t) / 2)))  # steps per timing: about 2 s of them
+    times = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        for _ in range(n):
+            step()
+        times.append((time.perf_counter() - t) / n)
+    return {"shape": name, "s_per_step": statistics.median(times), **explain(step, calls=1, rate=rate),
+            "top": top_ops(step, top)}
+
+
+def worker(shape: str, repeats: int, top: int, threads: int, rate: float) -> dict:
+    torch.set_num_threads(threads)
+    step = snell_step(threads) if shape == "snell_copy" else aitken_step(shape.split("_", 1)[1])
+    return profile_one(shape, step, repeats, top, rate)
+
+
+def run(src: Path, shape: str, args, rate: float) -> dict:
+    """One shape profiled by the code under ``src`` in a fresh process (its own imports, nothing cached)."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    cmd = [sys.executable, __file__, "--worker", shape, "--repeats", str(args.repeats), "--top", str(args.top),
+           "--threads", str(args.threads), "--rate", str(rate)]
+    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def markdown(result: dict) -> str:
+    lines = ["# Where a training step's time goes (bench/kernel_profile.py)", "",
+             f"torch {result['torch']}, {result['threads']} threads; machine matmul rate "
+             f"{result['machine_matmul_gflops']:.0f} GFLOP/s (2048² product); load before "
+             f"{result['load_average_before'][0]:.2f}, after {result['load_average_after'][0]:.2f}. "
+             f"Versions: {', '.join(f'`{k}` = {v}' for k, v in result['versions'].items())}.", "",
+             "| shape | version | s/step | matmul s | achieved GFLOP/s | GFLOP/step | element-wise s | other ops s "
+             "| Python+dispatch s |", "|---|---|---|---|---|---|---|---|---|"]
+    for shape, by_version in result["shapes"].items():
+        for version, r in by_version.items():
+            lines.append(f"| {shape} | {version} | {r['s_per_step']:.3f} | {r['matmul_s']:.3f} | "
+                         f"{r['achieved_matmul_gflops'] or 0:.0f} | {r['matmul_gflop_per_step']:.1f} | "
+                         f"{r['elementwise_s']:.3f} | {r['other_ops_s']:.3f} | {r['python_and_dispatch_s']:.3f} |")
+    for shape, by_version in result["shapes"].items():
+        for version, r in by_version.items():
+            lines += ["", f"## {shape}, {version}: the operators with the most self time (one profiled step)", "",
+                      "| operator | input shapes | calls | self s | category |", "|---|---|---|---|---|"]
+            lines += [f"| {o['op']} | {o['shapes']} | {o['calls']} | {o['self_s']:.3f} | {o['category']} |"
+                      for o in r["top"]]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--before", help="a checkout whose src/ to profile beside this one")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--top", type=int, default=12)
+    p.add_argument("--worker", help=argparse.SUPPRESS)
+    p.add_argument("--rate", type=float, help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.repeats, args.top, args.threads, args.rate)))
+        return
+    torch.set_num_threads(args.threads)
+    rate, load = matmul_gflops(), os.getloadavg()
+    versions = {"this": str(ROOT)} | ({"before": str(Path(args.before).resolve())} if args.before else {})
+    shapes = ["snell_copy", *(f"aitken_{c}" for c in AITKEN["cells"])]
+    result = {"benchmark": "kernel_profile", "torch": torch.__version__, "threads": args.threads,
+              "machine_matmul_gflops": rate, "load_average_before": load, "versions": versions,
+              "shapes": {s: {} for s in shapes}}
+    for shape in shapes:
+        for version in (["before"] if args.before else []) + ["this"]:  # alternate: both see the same load
+            result["shapes"][shape][version] = run(Path(versions[version]) / "src", shape, args, rate)
+            r = result["shapes"][shape][version]
+            print(f"{shape} {version}: {r['s_per_step']:.3f} s/step", flush=True)
+    result["load_average_after"] = os.getloadavg()
+    out = ROOT / "bench" / "results"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "kernel_profile.json").write_text(json.dumps(result, indent=2) + "\n")
+    (out / "kernel_profile.md").write_text(markdown(result))
+
+
+if __name__ == "__main__":
+    main()
