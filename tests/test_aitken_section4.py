@@ -208,3 +208,60 @@ def test_preceding_words_follow_each_example_in_any_row_order():
     prev = preceding_words(enc.example, enc.t, enc.token)
     assert pd.isna(prev[enc.t.to_numpy() == 0]).all()
     assert list(prev[enc.token.to_numpy() == "twice"]) == ["jump", "run"]
+
+
+def _twice_tables(context: float, seed: int = 0) -> dict:
+    """The exported tables behind Fig. 6a for :func:`_twice_states`' hand case: ``input_delta`` (encoder rows,
+    v*) and ``input`` (χ of each encoder word)."""
+    from attnrepro.aitken2021.analysis import vector_frame
+
+    E, enc, vocab = _twice_states(context, seed)
+    delta = vector_frame(E.input_delta, "v", side="encoder", example=enc.example.to_numpy(), pos=enc.t.to_numpy(),
+                         token=enc.token.to_numpy())
+    chi = vector_frame(E.chi, "chi", side="encoder", token=vocab)
+    return {"input_delta.parquet": delta, "input.parquet": chi}, context_ratio(E, enc, vocab)
+
+
+def test_fig6a_draws_aed_clusters_beside_ao_from_the_tables(tmp_path):
+    import matplotlib.image as mpimg
+
+    from attnrepro.aitken2021.figures_context import fig6a
+    from attnrepro.figures import save
+
+    (aed, aed_ratio), (ao, ao_ratio) = _twice_tables(1.0), _twice_tables(0.0, seed=1)
+    fig, data = fig6a({"aed": aed, "ao": ao}, {"aed": "aed_x", "ao": "ao_x"})
+    assert len(data) == 120 and set(data.preceding) == {"run", "walk", "jump"}
+    eta = data.groupby("role").eta2.first()
+    assert eta["aed"] == pytest.approx(aed_ratio) and eta["aed"] > 0.9  # the table form of the claim's measure
+    assert eta["ao"] == pytest.approx(ao_ratio) and eta["ao"] < 0.1
+    save(fig, tmp_path / "f.png", dpi=60)
+    assert mpimg.imread(tmp_path / "f.png")[..., :3].std() > 0.05
+
+
+def test_fig6a_is_wired_in_the_panel_registry():
+    """The panel the workflow draws reads fig6's roles and tables and titles each side with its experiment."""
+    from attnrepro.aitken2021.panels import PANELS, PanelInputs
+
+    panel = PANELS["fig6a"]
+    assert (panel.block, panel.roles, panel.one_seed) == ("fig6", ("aed", "ao"), True)
+    (aed, _), (ao, _) = _twice_tables(1.0), _twice_tables(0.0, seed=1)
+    inputs = PanelInputs({"aed": ["aed_x"], "ao": ["ao_x"]},
+                         {"aed_x": {t: aed[t] for t in panel.tables}, "ao_x": {t: ao[t] for t in panel.tables}}, {}, 0)
+    _, data = panel.draw(inputs)
+    assert data.groupby("role").experiment.first().to_dict() == {"aed": "aed_x", "ao": "ao_x"}
+
+
+def test_fig6a_names_the_table_that_lacks_what_it_draws():
+    from attnrepro.aitken2021.figures_context import fig6a
+    from attnrepro.errors import AttnReproError
+
+    aed, _ = _twice_tables(1.0)
+    no_token = {**aed, "input_delta.parquet": aed["input_delta.parquet"].drop(columns="token")}
+    with pytest.raises(AttnReproError, match=r"aed_x/input_delta.parquet: missing columns \['token'\]"):
+        fig6a({"aed": no_token}, {"aed": "aed_x"})
+    no_chi = {**aed, "input.parquet": aed["input.parquet"][["side", "token"]]}
+    with pytest.raises(AttnReproError, match=r"aed_x/input.parquet: missing columns \['chi0'"):
+        fig6a({"aed": no_chi}, {"aed": "aed_x"})
+    no_twice = {**aed, "input_delta.parquet": aed["input_delta.parquet"].query("token != 'twice'")}
+    with pytest.raises(AttnReproError, match="no encoder state reads 'twice'"):
+        fig6a({"aed": no_twice}, {"aed": "aed_x"})

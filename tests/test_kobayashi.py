@@ -145,6 +145,34 @@ def test_figures_draw(cache, name, tmp_path):
     assert img[..., :3].std() > 0.05 and (tmp_path / "f.pdf").stat().st_size > 2000
 
 
+@pytest.mark.parametrize("name, category", [("fig10", "[CLS]"), ("fig11", "punct"), ("fig12", "other")])
+def test_appendix_c_figures_draw_their_category(cache, name, category, tmp_path):
+    """App. C, Figs. 10-12 through the registry: one heatmap pair per category, its per-head numbers in the CSV."""
+    from attnrepro.kobayashi2020.panels import FIGURES
+
+    fig, data = FIGURES[name].draw(cache, {})
+    expected = kb.per_head_categories(cache["heads"], cache["tokens"])
+    expected = expected[expected.category == category].reset_index(drop=True)
+    assert len(data) == N_LAYERS * N_HEADS
+    np.testing.assert_allclose(data.alpha, expected.alpha)
+    np.testing.assert_allclose(data.f_norm, expected.f_norm)
+    save(fig, tmp_path / "f.png", dpi=60)
+    assert mpimg.imread(tmp_path / "f.png")[..., :3].std() > 0.05
+
+
+def test_appendix_c_figures_name_what_is_missing(cache):
+    from attnrepro.errors import AttnReproError
+
+    with pytest.raises(AttnReproError, match=r"heads table: missing columns \['alpha_mean'\]"):
+        kf.fig4(cache["heads"].drop(columns="alpha_mean"), cache["tokens"], category="punct")
+    with pytest.raises(AttnReproError, match=r"token table: missing columns \['category'\]"):
+        kf.fig4(cache["heads"], cache["tokens"].drop(columns="category"), category="other")
+    with pytest.raises(AttnReproError, match="no token of category 'punct'"):
+        kf.fig4(cache["heads"], cache["tokens"][cache["tokens"].category != "punct"], category="punct")
+    with pytest.raises(AttnReproError, match="unknown token category 'comma'"):
+        kf.fig4(cache["heads"], cache["tokens"], category="comma")
+
+
 def test_fig9_and_table4(tmp_path):
     svals = pd.DataFrame([(layer, head, i, 3.0 / i) for layer in (1, 2) for head in (1, 2) for i in range(1, 5)],
                          columns=["layer", "head", "index", "singular_value"])
@@ -191,7 +219,8 @@ def test_kobayashi_rules_end_to_end(kobayashi_run):
     """Every Kobayashi table and figure, the fold summary, the AER tables and their claims rows, from the rules."""
     work = kobayashi_run
     fig_dir = work / "results" / "figures" / "kobayashi2020"
-    for name in ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "table4", "fig7", "table3"):
+    for name in ("table1", "fig3", "table2", "fig4", "fig5", "fig6", "fig9", "fig10", "fig11", "fig12", "table4", "fig7",
+                 "table3"):
         for ext in ("png", "pdf", "csv"):
             assert (fig_dir / f"{name}.{ext}").stat().st_size > 100, (name, ext)
         img = mpimg.imread(fig_dir / f"{name}.png")

@@ -62,7 +62,7 @@ CLAIMS: tuple[Claim, ...] = (
                 "depends on x_t + pe_t alone, so its η² by the preceding word is a property of the data (what "
                 "the position of 'twice' tells of that word), not of what the network learnt",
         measure="twice_context_ratio", kind="continuous", bounds=SHARE, direction=">", threshold=0.5,
-        task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig6.png"),
+        task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig6a.png"),
     *(Claim(
         paper="aitken2021", claim_id=f"escan_{arch}_not_orthogonal", section="§4.2, Fig. 6c",
         quote="Unlike the one-to-one case, the encoder input-delta and the decoder temporal components are no "

@@ -1,5 +1,5 @@
 """The mechanisms of Aitken et al. 2021 §4 beyond the alignment shares: where eSCAN's attention goes (Fig. 3a/d),
-the context an AED carries into 'twice' (Fig. 6a), words that hide from attention at every offset (Fig. 6c/d), the
+the context an AED carries into 'twice' (Fig. 6a, also from the exported ``input_delta`` table), words that hide from attention at every offset (Fig. 6c/d), the
 read-out dictionary (Fig. 4c, 5d), and how translation's attention follows the diagonal (Fig. 4a, 5a/b).
 
 Pure functions of the decompositions (:class:`~attnrepro.aitken2021.decomposition.Decomposition`) and the tables
@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ..errors import AttnReproError
 from ..tokens import EOS
 from .alignment import hide_measures
 from .decomposition import Decomposition, alignment_shares, temporal_alignment, top_alignments
@@ -54,6 +55,16 @@ def preceding_words(example, pos, token) -> np.ndarray:
     return words.reindex(pd.MultiIndex.from_arrays([np.asarray(example), np.asarray(pos) - 1])).to_numpy()
 
 
+def eta_squared(v: np.ndarray, groups: np.ndarray) -> float:
+    """Between-group over total sum of squares of the rows of ``v`` [N, H] grouped by ``groups`` [N]; NaN with
+    fewer than two rows or two groups, or no spread."""
+    if len(v) < 2 or len(set(groups)) < 2:
+        return float("nan")
+    total = ((v - v.mean(0)) ** 2).sum()
+    within = sum(((v[groups == g] - v[groups == g].mean(0)) ** 2).sum() for g in set(groups))
+    return float(1 - within / total) if total > 0 else float("nan")
+
+
 def context_ratio(enc: Decomposition, enc_rows: pd.DataFrame, vocab: list[str], word: str = "twice") -> float:
     """§4.2, Fig. 6a: the share of the variance of χ_word^E + Δh_t^E over the states reading ``word`` that the
     word before it explains (between-group over total sum of squares, η²): near 1 when the states form one
@@ -62,12 +73,32 @@ def context_ratio(enc: Decomposition, enc_rows: pd.DataFrame, vocab: list[str], 
         return float("nan")
     prev = preceding_words(enc_rows["example"], enc_rows["t"], enc_rows["token"])
     sel = (enc.token == vocab.index(word)) & pd.notna(prev)
-    v, groups = enc.input_delta[sel], prev[sel]
-    if len(v) < 2 or len(set(groups)) < 2:
-        return float("nan")
-    total = ((v - v.mean(0)) ** 2).sum()
-    within = sum(((v[groups == g] - v[groups == g].mean(0)) ** 2).sum() for g in set(groups))
-    return float(1 - within / total) if total > 0 else float("nan")
+    return eta_squared(enc.input_delta[sel], prev[sel])
+
+
+INPUT_DELTA_COLUMNS = ("side", "example", "pos", "token")  # besides v0 .. v{H-1}
+
+
+def word_states(input_delta: pd.DataFrame, word: str = "twice", what: str = "input_delta table") -> pd.DataFrame:
+    """Fig. 6a's points from an ``input_delta`` table (side, example, pos, token, v*): the encoder rows reading
+    ``word`` after another word, with column ``preceding`` (that word). A table without those columns, or
+    without ``word``, is an error naming ``what`` (the table's file): the figure would otherwise be empty."""
+    missing = [c for c in INPUT_DELTA_COLUMNS if c not in input_delta.columns]
+    if missing or not any(c.startswith("v") and c[1:].isdigit() for c in input_delta.columns):
+        raise AttnReproError(f"{what}: missing columns {missing or ['v0', '...']} "
+                         f"(has {list(input_delta.columns)[:8]})")
+    enc = input_delta[input_delta.side == "encoder"]
+    prev = preceding_words(enc["example"], enc["pos"], enc["token"])
+    out = enc.assign(preceding=prev)[(enc.token == word).to_numpy() & pd.notna(prev)]
+    if out.empty:
+        raise AttnReproError(f"{what}: no encoder state reads {word!r} after another word")
+    return out
+
+
+def word_context_ratio(states: pd.DataFrame) -> float:
+    """η² of :func:`word_states`' vectors by ``preceding``: the table form of :func:`context_ratio`."""
+    cols = sorted((c for c in states.columns if c.startswith("v") and c[1:].isdigit()), key=lambda c: int(c[1:]))
+    return eta_squared(states[cols].to_numpy(dtype=float), states["preceding"].to_numpy())
 
 
 def hide_everywhere(curve: pd.DataFrame, vocab: list[str], words: tuple[str, ...] = HIDDEN) -> dict[str, float]:

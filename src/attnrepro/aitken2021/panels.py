@@ -56,6 +56,12 @@ def _f():
     return figures
 
 
+def _fc():
+    from . import figures_context
+
+    return figures_context
+
+
 PANELS: dict[str, Panel] = {
     "fig2a": Panel("fig2", ("aed",), ("temporal.parquet",), lambda p: _f().temporal_figure(p.of("aed"), p.title("aed")),
                    caption="AED, one-to-one: temporal components"),
@@ -95,6 +101,10 @@ PANELS: dict[str, Panel] = {
     "fig6": Panel("fig6", ("aed", "ao"), ("input_delta.parquet", "input.parquet", "offsets.parquet"),
                   lambda p: _f().fig6({r: p.of(r) for r in ("aed", "ao")}, f"eSCAN, seed {p.seed}", seed=p.seed),
                   caption="off-diagonal attention on eSCAN"),
+    "fig6a": Panel("fig6", ("aed", "ao"), ("input_delta.parquet", "input.parquet"),
+                   lambda p: _fc().fig6a({r: p.of(r) for r in ("aed", "ao")}, {r: p.roles[r][0] for r in ("aed", "ao")},
+                                         f"Fig. 6a: 'twice' by the preceding word, eSCAN, seed {p.seed}"),
+                   caption="'twice' states by the preceding word, AED beside AO"),
     "bottleneck": Panel("bottleneck", ("ved", "ved_reversed", "aed"), ("accuracy.parquet",),
                         lambda p: _f().bottleneck({r: p.of(r)["accuracy.parquet"] for r in BOTTLENECK_LABELS},
                                                   BOTTLENECK_LABELS),

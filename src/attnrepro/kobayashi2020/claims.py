@@ -114,13 +114,15 @@ CLAIMS: tuple[Claim, ...] = (
           **_CENSUS),
     Claim(claim_id="punct_heads_negate", section="App. C, Fig. 11", quote=_APPC_QUOTE, group="appc_heads_negate",
           reading="the same ρ over heads for periods and commas, clearly negative" + _FOLDS,
-          measure="rho_heads_alpha_fnorm_punct", bounds=RHO, direction="<", threshold=-0.2, **_CENSUS),
+          measure="rho_heads_alpha_fnorm_punct", bounds=RHO, direction="<", threshold=-0.2, figure=_FIG + "fig11.png",
+          **_CENSUS),
     Claim(claim_id="other_heads_do_not_negate", section="App. C, Fig. 12", quote=_APPC_QUOTE,
           group="appc_heads_negate",
           reading="the same ρ over heads for all other tokens, not clearly negative (ρ > −0.2, the complement of "
                   "the threshold above); one claim with cls_heads_negate and punct_heads_negate, so the absence "
                   "counts only beside the negation it contrasts with" + _FOLDS,
-          measure="rho_heads_alpha_fnorm_other", bounds=RHO, direction=">", threshold=-0.2, **_CENSUS),
+          measure="rho_heads_alpha_fnorm_other", bounds=RHO, direction=">", threshold=-0.2, figure=_FIG + "fig12.png",
+          **_CENSUS),
     Claim(claim_id="rho_alpha_fnorm_cls", section="§4.2, Table 2", group="rho_alpha_fnorm_special",
           quote="α and ‖f(x)‖ corresponding to [CLS], [SEP], periods, and commas are highly inversely correlated",
           reading="Spearman ρ between α_ij and ‖f(x_j)‖ over sampled pairs whose key is [CLS], clearly negative"

@@ -11,11 +11,19 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
+from ..errors import AttnReproError
 from . import analysis as kb
 from .news import CATEGORIES, CATEGORY_LABELS
 
 PALETTE = dict(zip(CATEGORIES, sns.color_palette("colorblind", 4)))
 MARKERS = {"[CLS]": "o", "[SEP]": "s", "punct": "^", "other": "D"}
+
+
+def _require(df: pd.DataFrame, columns: list[str], what: str) -> None:
+    """A figure drawn from a table without the columns it reads says which (not a bare KeyError deep in pandas)."""
+    missing = [c for c in columns if c not in df.columns]
+    if missing:
+        raise AttnReproError(f"{what}: missing columns {missing} (has {list(df.columns)})")
 
 
 def _table_figure(df: pd.DataFrame, title: str, width: float = 7.0) -> plt.Figure:
@@ -83,7 +91,15 @@ def table2(pairs: pd.DataFrame, tokens: pd.DataFrame, n_layers: int, n_heads: in
 
 
 def fig4(heads: pd.DataFrame, tokens: pd.DataFrame, category: str = "[SEP]") -> tuple[plt.Figure, pd.DataFrame]:
-    """Fig. 4 (Figs. 10–12 for the other categories): α and ‖f(x)‖ of one category per head."""
+    """Fig. 4 (App. C, Figs. 10–12 for [CLS], commas & periods, the other tokens): α and ‖f(x)‖ of one category
+    per head; each heatmap's colour scale runs from 0 to its largest head (App. C: "determined by the maximum
+    value for all heads")."""
+    if category not in CATEGORIES:
+        raise AttnReproError(f"fig4: unknown token category {category!r}; choose one of {CATEGORIES}")
+    _require(heads, ["seq", "layer", "head", "pos", "f_norm", "alpha_mean"], "heads table")
+    _require(tokens, ["seq", "pos", "category"], "token table")
+    if not (tokens.category == category).any():  # else every head would show α = 0 and no ‖f(x)‖
+        raise AttnReproError(f"fig4: no token of category {category!r} in the token table")
     per_head = kb.per_head_categories(heads, tokens)
     d = per_head[per_head.category == category]
     fig, axes = plt.subplots(1, 2, figsize=(10, 3.4))

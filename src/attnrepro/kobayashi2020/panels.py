@@ -46,8 +46,10 @@ FIGURES: dict[str, Figure] = {
     "fig5": Figure(("pairs",), lambda t, o: _f().fig5(t["pairs"], t["tokens"], o["max_points"], o["seed"])),
     "fig6": Figure(("heads",), lambda t, o: _f().fig6(t["heads"], t["tokens"])),
     "fig9": Figure(("svals",), lambda t, o: _f().fig9(t["svals"])),
-    # Appendix C: Fig. 4 for [CLS], MiniLM's main sink
+    # Appendix C: Fig. 4 for [CLS] (MiniLM's main sink), commas & periods, and the other tokens (no negation)
     "fig10": Figure(("heads",), lambda t, o: _f().fig4(t["heads"], t["tokens"], category="[CLS]")),
+    "fig11": Figure(("heads",), lambda t, o: _f().fig4(t["heads"], t["tokens"], category="punct")),
+    "fig12": Figure(("heads",), lambda t, o: _f().fig4(t["heads"], t["tokens"], category="other")),
     "table4": Figure(("layers",), lambda t, o: _f().table4(t["layers"])),
 }
 
