@@ -146,6 +146,8 @@ def _check_experiment(key, exp, train, task, vocab, seeds, n_examples) -> None:
     steps = {"train.batch_size": seq2seq_bytes(seeds=seeds, batch=train["batch_size"], **common),
              "train.n_eval": seq2seq_bytes(seeds=seeds, batch=train["n_eval"], grads=False, **common),
              "export.n_examples": seq2seq_bytes(seeds=seeds, batch=n_examples, grads=False, **common)}
+    if model["arch"] == "transformer":  # not exported: the Aitken decomposition reads recurrent models only
+        del steps["export.n_examples"]
     which, need = max(steps.items(), key=lambda kv: kv[1])
     _over(key, need, f"{which} for {seeds} stacked seed(s) × sequences of {t} tokens × hidden {model['hidden']}"
           + (f", {maps} attention map(s) of {t}×{t} each" if maps else ""),

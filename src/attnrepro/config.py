@@ -169,10 +169,14 @@ GOLD_TASK_KINDS = ("one_to_one", "reversed", "sort", "escan")
 
 
 def _check_gold_sets(config: dict[str, Any]) -> None:
-    """``kobayashi2020_aer.gold``: each set names a trained experiment with attention and three files that
-    exist (paths relative to the workflow's working directory); their contents are checked by the job."""
+    """``kobayashi2020_aer.gold``: each set names a trained experiment with attention and either a corpus whose
+    release has a gold set (prepared by the workflow, e.g. wmt16's RWTH De-En) or three files that exist (paths
+    relative to the workflow's working directory); their contents are checked by the job."""
     from pathlib import Path
 
+    from .corpora import has_gold
+
+    corpora = config.get("corpora") or {}
     for name, gold in config.get("kobayashi2020_aer", {}).get("gold", {}).items():
         key = f"kobayashi2020_aer.gold.{name}"
         exp = config["experiments"].get(gold["experiment"])
@@ -180,6 +184,21 @@ def _check_gold_sets(config: dict[str, Any]) -> None:
             raise AttnReproError(f"{key}.experiment: unknown experiment {gold['experiment']!r}")
         if exp["model"]["arch"] == "ved":
             raise AttnReproError(f"{key}.experiment: {gold['experiment']!r} is a VED, it has no attention to read")
+        files = [f for f in ("source", "target", "alignment") if f in gold]
+        if "corpus" in gold:
+            if files or gold.get("index_base", 0) != 0:  # the schema fills index_base 0 in
+                raise AttnReproError(f"{key}: give either corpus (its files count from 0) or the files "
+                                     f"source/target/alignment, not both")
+            if gold["corpus"] not in corpora or not has_gold(corpora[gold["corpus"]]):
+                raise AttnReproError(f"{key}.corpus: {gold['corpus']!r} is not a corpus of corpora whose release "
+                                     f"has a gold alignment set (such formats: wmt16)")
+            if exp["task"] != gold["corpus"]:
+                raise AttnReproError(f"{key}.corpus: {gold['corpus']!r} is not the corpus experiment "
+                                     f"{gold['experiment']!r} trains on ({exp['task']!r}); its vocabulary would "
+                                     f"not be the gold sentences' tokenisation")
+            continue
+        if len(files) != 3:
+            raise AttnReproError(f"{key}: needs corpus, or all of source, target and alignment (has {files})")
         for field in ("source", "target", "alignment"):
             if not Path(gold[field]).is_file():
                 raise AttnReproError(f"{key}.{field}: file not found: {gold[field]}")

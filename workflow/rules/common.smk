@@ -310,11 +310,24 @@ KOBA_GOLD = config.get("kobayashi2020_aer", {}).get("gold", {})
 
 
 def gold_set(wc):
-    """The kobayashi2020_aer.gold set of a job; its experiment must be the one in the job's path."""
+    """The kobayashi2020_aer.gold set of a job; its experiment must be the one in the job's path. A set that names
+    a corpus reads the gold files its preparation writes (rule prepare_gold; 0-based)."""
     gold = KOBA_GOLD[wc.gold]
     if gold["experiment"] != wc.experiment:
         raise WorkflowError(f"kobayashi2020_aer.gold.{wc.gold} reads {gold['experiment']}, not {wc.experiment}")
+    if "corpus" in gold:
+        data = f"{R}/data/{gold['corpus']}"
+        return {**gold, "source": f"{data}/gold.src", "target": f"{data}/gold.tgt",
+                "alignment": f"{data}/gold.talp", "index_base": 0}
     return gold
+
+
+def gold_corpus_pattern():
+    """The corpora whose release has a gold alignment set (attnrepro.corpora.has_gold), as a wildcard constraint."""
+    from attnrepro.corpora import has_gold
+
+    names = [n for n, c in CORPORA.items() if has_gold(c)]
+    return "|".join(names) if names else "(?!)"
 
 
 def transformer_evaluations():

@@ -69,6 +69,27 @@ rule prepare_words:
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
 
 
+# the gold word alignments a corpus's release carries (wmt16: the RWTH De-En set), tokenised like its sentences
+rule prepare_gold:
+    input:
+        corpus_downloads,
+    output:
+        source=f"{R}/data/{{corpus}}/gold.src",
+        target=f"{R}/data/{{corpus}}/gold.tgt",
+        alignment=f"{R}/data/{{corpus}}/gold.talp",
+    wildcard_constraints:
+        corpus=gold_corpus_pattern(),
+    params:
+        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
+    log:
+        f"{R}/logs/prepare/{{corpus}}_gold.log",
+    benchmark:
+        f"{R}/benchmarks/prepare/{{corpus}}_gold.tsv"
+    shell:
+        f"attnrepro prepare-gold --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
+        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
+
+
 rule prepare_classification:
     input:
         corpus_downloads,

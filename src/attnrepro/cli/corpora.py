@@ -34,6 +34,25 @@ def cmd_prepare(args) -> None:
     write_task(prepared["splits"], prepared["vocab"], out)
 
 
+def cmd_prepare_gold(args) -> None:
+    from ..corpora import FORMATS, has_gold
+    from ..download import verify_download
+    from ..errors import AttnReproError
+
+    from ..kobayashi2020.rwth import read_gold, write_gold  # the one release with gold so far: wmt16's RWTH set
+
+    corpus = json.loads(args.corpus_json)
+    if not has_gold(corpus):
+        raise AttnReproError(f"--corpus-json: format {corpus['format']!r} has no gold alignment set")
+    gold_file = FORMATS[corpus["format"]].GOLD_FILE
+    verify_download(Path(args.raw_dir) / gold_file, corpus["files"][gold_file].get("sha256"),
+                    corpus["files"][gold_file].get("md5"))
+    gold = read_gold(corpus, Path(args.raw_dir))
+    paths = write_gold(gold, Path(args.out_dir))
+    print(f"{len(gold.src)} gold sentence pairs, {sum(map(len, gold.sure))} sure and "
+          f"{sum(map(len, gold.possible))} possible links -> {', '.join(map(str, paths.values()))}", file=sys.stderr)
+
+
 def add_parsers(subparsers) -> None:
     dl = sub(subparsers, "download", "fetch one pinned corpus file, verified by its SHA-256", cmd_download)
     dl.add_argument("--url", required=True, help="where the file is published")
@@ -50,3 +69,9 @@ def add_parsers(subparsers) -> None:
     pr.add_argument("--corpus-json", required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
     pr.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
     pr.add_argument("--out-dir", required=True, help="results/data/CORPUS")
+
+    pg = sub(subparsers, "prepare-gold", "write the gold word alignments of a corpus's release (wmt16: RWTH De-En) "
+             "as gold.src, gold.tgt and 0-based gold.talp", cmd_prepare_gold)
+    pg.add_argument("--corpus-json", required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
+    pg.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
+    pg.add_argument("--out-dir", required=True, help="results/data/CORPUS")

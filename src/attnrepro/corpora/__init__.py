@@ -18,11 +18,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import imdb, iwslt14, multi30k, news_commentary, newsgroups, paracrawl, sst, zhang_csv
+from . import imdb, iwslt14, multi30k, news_commentary, newsgroups, paracrawl, sst, wmt16, zhang_csv
 
 SPLITS = ("train", "valid", "test")
 FORMATS = {m.__name__.rsplit(".", 1)[1]: m
-           for m in (multi30k, iwslt14, news_commentary, paracrawl, imdb, newsgroups, sst, zhang_csv)}
+           for m in (multi30k, iwslt14, news_commentary, paracrawl, wmt16, imdb, newsgroups, sst, zhang_csv)}
 FAMILIES = ("pieces", "words", "classification")
 # what each family's preparation reads from the corpus's config block, beside format, files and seed
 REQUIRED = {
@@ -30,6 +30,11 @@ REQUIRED = {
     "words": ("src", "tgt", "vocab_size", "max_len", "n_train", "n_valid", "n_test"),
     "classification": ("classes",),
 }
+
+
+def has_gold(corpus: dict[str, Any]) -> bool:
+    """Whether the corpus's release includes a gold word-alignment set (``GOLD_FILE``, e.g. wmt16's RWTH set)."""
+    return hasattr(FORMATS[corpus["format"]], "GOLD_FILE")
 
 
 def family(corpus: dict[str, Any]) -> str:
