@@ -1,8 +1,10 @@
-"""Where a training step's time goes in the models the recurrent op runs (issue 31): Snell et al.'s copy model at
-the authors' shape (20 stacked seeds, LSTM width 256, L = 40, batch 128) and Aitken et al.'s AED at H = 128 with
-8 stacked seeds (GRU, LSTM, UGRNN; bench/stacked_training.py's problem). For each: seconds per step (median of
-``--repeats`` timings of about 2 s of steps each), the categories of bench/profiling.py (matrix products and their achieved rate, element-wise
-work, other operators, Python and dispatch) and the operators, by name and input shape, with the most self time.
+"""Where a training step's time goes in the models the recurrent op runs (issue 31).
+
+Snell et al.'s copy model at the authors' shape (20 stacked seeds, LSTM width 256, L = 40, batch 128) and Aitken
+et al.'s AED at H = 128 with 8 stacked seeds (GRU, LSTM, UGRNN; bench/stacked_training.py's problem). For each:
+seconds per step (median of ``--repeats`` timings of about 2 s of steps each), the categories of
+bench/profiling.py (matrix products and their achieved rate, element-wise work, other operators, Python and
+dispatch) and the operators, by name and input shape, with the most self time.
 
 ``--before DIR`` profiles the code of another checkout (its ``src``) in a subprocess, alternating with this one so
 that both see the same load, and the report sets the two side by side. Writes bench/results/kernel_profile.json
@@ -34,7 +36,7 @@ SNELL = {"seeds": 20, "hidden": 256, "batch": 128, "length": 40}
 AITKEN = {"seeds": 8, "hidden": 128, "cells": ("gru", "lstm", "ugrnn")}
 
 
-def snell_step(threads: int):
+def snell_step():
     from attnrepro.snell2021 import tasks
     from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig
 
@@ -91,7 +93,7 @@ def profile_one(name: str, step, repeats: int, top: int, rate: float) -> dict:
 
 def worker(shape: str, repeats: int, top: int, threads: int, rate: float) -> dict:
     torch.set_num_threads(threads)
-    step = snell_step(threads) if shape == "snell_copy" else aitken_step(shape.split("_", 1)[1])
+    step = snell_step() if shape == "snell_copy" else aitken_step(shape.split("_", 1)[1])
     return profile_one(shape, step, repeats, top, rate)
 
 
@@ -100,8 +102,10 @@ def run(src: Path, shape: str, args, rate: float) -> dict:
     env = {**os.environ, "PYTHONPATH": str(src)}
     cmd = [sys.executable, __file__, "--worker", shape, "--repeats", str(args.repeats), "--top", str(args.top),
            "--threads", str(args.threads), "--rate", str(rate)]
-    out = subprocess.run(cmd, env=env, check=True, capture_output=True, text=True).stdout
-    return json.loads(out.strip().splitlines()[-1])
+    done = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"kernel_profile: profiling {shape} with {src} failed:\n{done.stderr[-2000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def markdown(result: dict) -> str:

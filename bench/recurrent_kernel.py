@@ -52,7 +52,9 @@ def problem(cell_name: str, seeds: int, batch: int, hidden: int, length: int, de
     init_stacked(cell, list(range(seeds)))
     cell.to(device)
     g = torch.Generator().manual_seed(0)
-    gx = torch.randn(seeds, batch, length, cell.w_x.shape[-1], generator=g).to(device).requires_grad_()
+    # time-major underneath, as Cell.input_projection stores it: the op then reads it without a copy
+    gx = torch.randn(seeds, length, batch, cell.w_x.shape[-1], generator=g).to(device).transpose(1, 2)
+    gx.requires_grad_()
     state = torch.zeros(seeds, batch, cell.state_factor * hidden, device=device)
     lengths = torch.randint(length // 2, length + 1, (seeds, batch), generator=g).to(device)
     mask = torch.arange(length, device=device) < lengths[..., None]

@@ -5,7 +5,7 @@ import torch
 
 from attnrepro.cells import CELLS, FeedForwardCell, GRUCell, LSTMCell, UGRNNCell
 from attnrepro.model import EncoderDecoder, ModelConfig
-from attnrepro.stacked import init_stacked
+from attnrepro.stacked import init_stacked, lookup
 
 
 def made(cell):
@@ -82,8 +82,6 @@ def test_every_cell_in_every_wiring(cell, arch):
 def test_embedding_projection_equals_projecting_each_tokens_row(vocab):
     """Both routes of ``embedding_projection`` (a projected table when it has fewer rows than there are tokens,
     here 3 < 2·5 = 10; row by row otherwise) give W_x e + b_x and its gradients, on a time-major layout."""
-    from attnrepro.stacked import lookup
-
     cell = LSTMCell(2, 4, 3)
     init_stacked(cell, [0, 1])
     cell.double()

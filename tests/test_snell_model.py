@@ -191,6 +191,18 @@ def test_greedy_decode_is_teacher_forced_on_its_own_output():
         assert torch.equal(model(src, src_len, tgt_in).argmax(-1), out)
 
 
+def test_given_embeddings_give_the_projected_tables_logits():
+    """Saliency feeds the source's embeddings (rows projected one by one); training looks rows up in the projected
+    table (fewer rows, 9, than the batch's 4·5 tokens): the same model either way, up to rounding."""
+    torch.manual_seed(0)
+    model = Seq2Seq(Seq2SeqConfig(9, 6), [0, 1]).double()
+    src, tgt_in = torch.randint(3, 9, (2, 4, 5)), torch.randint(3, 9, (2, 4, 5))
+    src_len = torch.tensor([[5, 3, 2, 4]] * 2)
+    with torch.no_grad():
+        torch.testing.assert_close(model(src, src_len, tgt_in),
+                                   model.run_with_cache(src, src_len, tgt_in, embedded=model.embed(src))[0])
+
+
 def test_token_loss_is_the_mean_over_real_tokens():
     torch.manual_seed(0)
     logits, target = torch.randn(2, 3, 4, 5), torch.randint(0, 5, (2, 3, 4))

@@ -2,7 +2,7 @@
 
 A cell splits its update into an input projection gx = W_x x + b_x, computed for all time steps at once, a
 recurrent term gh = W_h h (+ b_h), one batched matmul per step for the whole seed stack (``torch.baddbmm``), and
-a point-wise update ``gates(gx, gh, state)`` — each cell's equations, written once. Next to them,
+a point-wise update ``gates(gx, gh, h, rest)`` (rest: the LSTM's c, else None) — each cell's equations, written once. Next to them,
 ``gates_backward`` holds their derivatives.
 
 Shapes: inputs ``x`` [S, B, T, D]; states [S, B, state_size]. A state is one tensor for every cell (the LSTM
@@ -33,7 +33,7 @@ sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.ate
 
 class Cell(StackedModule):
     """Shared plumbing: ``w_x`` [S, D, G] and ``b_x`` [S, 1, G] project the input to the G gate pre-activations;
-    ``w_h`` [S, H, G] and ``b_h`` [S, 1, G] the hidden state (PyTorch's two biases)."""
+    ``w_h`` [S, H, G] and ``b_h`` [S, 1, G] the hidden state (PyTorch's two biases), where the cell has them."""
 
     state_factor = 1  # state_size = state_factor * hidden
     gh_is_gx = True   # ∂gh = ∂gx: gx and gh enter the gates only as their sum (not so in the GRU)
@@ -84,15 +84,11 @@ class Cell(StackedModule):
         """gh = h W_h + b_h: [S, B, H] -> [S, B, G]."""
         return affine(h, self.w_h, self.b_h)
 
-    def split(self, state: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
-        """(h, the rest of the state or None)."""
-        return state[..., : self.hidden], (state[..., self.hidden:] if self.state_factor > 1 else None)
-
     def step(self, gx: torch.Tensor, state: torch.Tensor) -> torch.Tensor:
         """One time step: gx [S, B, G] (input projection), state [S, B, state_size] -> the next state."""
-        h, rest = self.split(state)
+        h, rest = kernels.split(state, self.hidden)
         h, rest, _ = self.gates(gx, self.recurrent(h), h, rest)
-        return h if rest is None else torch.cat([h, rest], -1)
+        return kernels.join(h, rest)
 
     @staticmethod
     def gates(gx: torch.Tensor, gh: torch.Tensor, h: torch.Tensor, rest: torch.Tensor | None):

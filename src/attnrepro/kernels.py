@@ -11,8 +11,9 @@ c) each in a buffer of its own, so a step reads and writes contiguous blocks and
 (bench/results/kernel_profile.md: at Snell's copy shape this and the projected embedding table of
 ``Cell.embedding_projection`` took a step from 9.9 to 6.1 s). The state the caller sees is still one tensor [S, B, state_size].
 
-Per step the forward is one matmul and one point-wise function, the backward one point-wise function and one
-matmul. The point-wise functions run compiled (torch.compile: all of a step's gate arithmetic in one pass over
+Per step the forward is one matmul and one point-wise function, the backward one point-wise function, one matmul
+and the sum of the three terms of ∂h (outside the point-wise function, in the order the results depend on). The
+point-wise functions run compiled (torch.compile: all of a step's gate arithmetic in one pass over
 memory) or eagerly; :data:`POINTWISE` holds the choice per device, with the measurements behind it.
 """
 
@@ -33,6 +34,16 @@ MODES = ("compiled", "eager")
 ENV = "ATTNREPRO_KERNEL"  # overrides the choice for every device: "compiled" or "eager"
 
 
+def split(state: torch.Tensor, hidden: int) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """A state [S, B, state_size] as (h, the rest or None): the LSTM keeps [h; c] side by side."""
+    return state[..., :hidden], (state[..., hidden:] if state.shape[-1] > hidden else None)
+
+
+def join(h: torch.Tensor, rest: torch.Tensor | None) -> torch.Tensor:
+    """The inverse of :func:`split`."""
+    return h if rest is None else torch.cat([h, rest], -1)
+
+
 def forward_step(cell, gx, gh, h, rest, keep):
     """One step of ``cell``, the state held where ``keep`` is False: (next h, next rest, what the backward
     needs)."""
@@ -47,8 +58,7 @@ def backward_step(cell, saved, h, rest, d_h, d_rest, keep):
     """One step back from ∂(h, rest after it): (∂gx blocks, ∂gh blocks or None, ∂h before less the recurrent
     term ∂gh W_hᵀ and the output's gradient, which the caller adds, or None; ∂rest before or None)."""
     if keep is None:
-        d_gx, d_gh, d_h_prev, d_rest_prev = cell.gates_backward(saved, h, rest, d_h, d_rest)
-        return d_gx, d_gh, d_h_prev, d_rest_prev
+        return cell.gates_backward(saved, h, rest, d_h, d_rest)
     d_gx, d_gh, d_h_prev, d_rest_prev = cell.gates_backward(
         saved, h, rest, torch.where(keep, d_h, 0.0), None if d_rest is None else torch.where(keep, d_rest, 0.0))
     held = torch.where(keep, 0.0, d_h)  # a held step passes its gradient straight to the state before it
@@ -80,8 +90,8 @@ def steps(device: torch.device):
 
 
 def _guarded(compiled, eager):
-    """``compiled`` on contiguous arguments (so that a step's slice of a [S, B, T, ·] tensor has the same strides
-    for every T and one compiled graph serves every sequence length), falling back to ``eager`` for good, with a
+    """``compiled`` on contiguous arguments (so that a step's slice of the mask [S, B, T] has the same strides for
+    every T and one compiled graph serves every sequence length), falling back to ``eager`` for good, with a
     warning, if compiling fails (e.g. for want of a C++ compiler)."""
     state = {"ok": True}
 
@@ -99,17 +109,18 @@ def _guarded(compiled, eager):
 
 def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
     """The forward loop over time-major buffers: h_0..h_T as ``hs`` [S, T+1, B, H] (so that h_0..h_{T−1} are the
-    B·T rows of the weight gradient without a copy), the rest of the state likewise (or None), and what each step
-    saved."""
+    B·T rows of the weight gradient without a copy), the rest of the state likewise (or None), the final state
+    and what each step saved."""
     fwd = steps(gx.device)[0]
     gx = gx.transpose(1, 2).contiguous()   # [S, T, B, G]; no copy for input_projection's time-major storage
     s, t_max, b, _ = gx.shape
+    h0, rest0 = split(state, hidden)
     hs = gx.new_empty(s, t_max + 1, b, hidden)
-    hs[:, 0] = state[..., :hidden]
+    hs[:, 0] = h0
     rests = None
-    if state.shape[-1] > hidden:
-        rests = gx.new_empty(s, t_max + 1, b, state.shape[-1] - hidden)
-        rests[:, 0] = state[..., hidden:]
+    if rest0 is not None:
+        rests = gx.new_empty(s, t_max + 1, b, rest0.shape[-1])
+        rests[:, 0] = rest0
     saved = []
     for t in range(t_max):
         h, rest = hs[:, t], None if rests is None else rests[:, t]
@@ -120,7 +131,7 @@ def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
             rests[:, t + 1] = rest
         if keep_saved:
             saved.append(sv)
-    final = hs[:, t_max] if rests is None else torch.cat([hs[:, t_max], rests[:, t_max]], -1)
+    final = join(hs[:, t_max], None if rests is None else rests[:, t_max])
     return hs, rests, final, saved
 
 
@@ -128,7 +139,7 @@ class _Recurrence(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cell, hidden, gx, state, w_h, b_h, mask):
         hs, rests, final, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=True)
-        ctx.cell, ctx.hidden, ctx.mask, ctx.has_rest = cell, hidden, mask, rests is not None
+        ctx.cell, ctx.hidden, ctx.mask = cell, hidden, mask
         ctx.save_for_backward(w_h, hs, *(() if rests is None else (rests,)))
         return hs[:, 1:].transpose(1, 2), final
 
@@ -143,8 +154,8 @@ class _Recurrence(torch.autograd.Function):
         d_gx = d_out.new_empty(s, t_max, b, g)   # time-major, as the forward read gx
         d_gh = d_gx if cell.gh_is_gx else d_out.new_empty(s, t_max, b, g)
         w_t = w_h.transpose(1, 2)
-        d_h = d_final[..., :hidden] + d_out[:, :, t_max - 1]
-        d_rest = d_final[..., hidden:] if ctx.has_rest else None
+        d_h, d_rest = split(d_final, hidden)
+        d_h = d_h + d_out[:, :, t_max - 1]
         for t in reversed(range(t_max)):
             dx, dh, d_h_prev, d_rest = bwd(cell, saved[t], hs[:, t], None if rests is None else rests[:, t], d_h,
                                            d_rest, None if mask is None else mask[:, :, t, None])
@@ -160,7 +171,7 @@ class _Recurrence(torch.autograd.Function):
         d_w = torch.bmm(hs[:, :t_max].reshape(s, t_max * b, hidden).transpose(1, 2), d_gh) \
             if ctx.needs_input_grad[4] else None
         d_b = d_gh.sum(1, keepdim=True) if ctx.needs_input_grad[5] else None
-        d_state = d_h if d_rest is None else torch.cat([d_h, d_rest], -1)
+        d_state = join(d_h, d_rest)
         return None, None, d_gx.transpose(1, 2), d_state, d_w, d_b, None
 
 
