@@ -37,6 +37,7 @@ localrules:
     kobayashi2020_figure,
     kobayashi2020_summary,
     kobayashi2020_nmt_figure,
+    kobayashi2020_soft_figure,
     snell2021_figure,
     snell2021_table_figure,
     snell2021_fig2,

@@ -98,6 +98,13 @@ def test_periods_are_measured_where_the_text_has_them(gold_dir):
     summary = pd.read_csv(gold_dir / "out_periods" / "aer_summary.csv")
     for measure in ("period_share_drop", "period_weight_excess"):
         assert summary[measure].notna().all() and summary[measure].between(-1, 1).all()
+    # Fig. 8's table: the first 3 pairs, both layers, seed 0 of the first model file, the file's words
+    soft = pd.read_parquet(gold_dir / "out_periods" / "soft_alignments.parquet")
+    assert set(soft.sentence) == {0, 1, 2} and set(soft.layer) == {1, 2} and set(soft.seed) == {0}
+    words = [s.split() + ["."] for s, _ in PAIRS]
+    assert soft[(soft.sentence == 1) & (soft.layer == 1) & (soft.target == 0)].source_word.tolist() == words[1]
+    assert len(soft) == 2 * sum(len(w) * len(t.split()) for w, (_, t) in zip(words[:3], PAIRS[:3]))
+    assert set(soft[soft.target == 0].gold) == {"sure", "none"} and (soft[soft.gold == "sure"].source == 0).all()
 
 
 def test_possible_links_are_read(gold_dir):

@@ -86,10 +86,11 @@ def aer_gold_sets(config: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
             for name, g in gold.items()}
 
 
-def aer_tables(config: dict[str, Any]) -> dict[str, str]:
-    """Label -> aer.csv of every AER table that Kobayashi's Fig. 7 and Table 3 gather: experiments, then gold sets."""
-    tables = {name: f"{analysis_dir(name)}/aer.csv" for name in aer_experiments(config)}
-    tables.update({label: f"{out_dir}/aer.csv" for label, (_, _, out_dir) in aer_gold_sets(config).items()})
+def aer_tables(config: dict[str, Any], file: str = "aer.csv") -> dict[str, str]:
+    """Label -> aer.csv of every AER table that Kobayashi's Fig. 7 and Table 3 gather: experiments, then gold sets;
+    with ``file="soft_alignments.parquet"`` the example soft alignments the same jobs write beside it (Fig. 8)."""
+    tables = {name: f"{analysis_dir(name)}/{file}" for name in aer_experiments(config)}
+    tables.update({label: f"{out_dir}/{file}" for label, (_, _, out_dir) in aer_gold_sets(config).items()})
     return tables
 
 

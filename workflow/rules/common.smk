@@ -294,7 +294,8 @@ def kobayashi2020_figures():
     if "kobayashi2020" in config:
         out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
     if aer_experiments() or aer_gold_sets():
-        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=["fig7", "table3"], ext=["png", "pdf", "csv"])
+        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=["fig7", "table3", "fig8"],
+                      ext=["png", "pdf", "csv"])
     return out
 
 

@@ -109,6 +109,7 @@ rule kobayashi2020_aer:
     output:
         aer=f"{R}/analysis/{{experiment}}/aer.csv",
         summary=f"{R}/analysis/{{experiment}}/aer_summary.csv",
+        soft=f"{R}/analysis/{{experiment}}/soft_alignments.parquet",
     params:
         torch_threads=config["threads"],
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
@@ -137,6 +138,7 @@ rule kobayashi2020_aer_gold:
     output:
         aer=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer.csv",
         summary=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer_summary.csv",
+        soft=f"{R}/analysis/{{experiment}}/gold_{{gold}}/soft_alignments.parquet",
     wildcard_constraints:
         gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
     params:
@@ -152,6 +154,35 @@ rule kobayashi2020_aer_gold:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
         " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {params.torch_threads} > {log} 2>&1"
+
+
+# Fig. 8: one example sentence pair's soft alignments per scored experiment or gold set (layer 2, or the model's
+# last), from the soft_alignments.parquet the two AER rules write beside aer.csv
+rule kobayashi2020_soft_figure:
+    input:
+        lambda wc: list(layout.aer_tables(config, "soft_alignments.parquet").values()),
+    output:
+        png=report(
+            f"{R}/figures/kobayashi2020/{{name}}.png",
+            caption="../report/kobayashi2020_nmt.rst",
+            category="Kobayashi et al. 2020",
+            subcategory="Transformer alignments",
+            labels={"figure": "{name}"},
+        ),
+        pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
+        csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
+    wildcard_constraints:
+        name="fig8",
+    params:
+        soft=lambda wc: shlex.quote(json.dumps(layout.aer_tables(config, "soft_alignments.parquet"))),
+        dpi=KOBA.get("dpi", 150),
+    log:
+        f"{R}/logs/kobayashi2020/{{name}}.log",
+    benchmark:
+        f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    shell:
+        "attnrepro kobayashi2020 soft-figure {wildcards.name} --soft-json {params.soft} --png {output.png}"
+        " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
 
 rule kobayashi2020_nmt_figure:

@@ -16,6 +16,7 @@ import torch
 from .aer import aer_by_layer, best_and_mean, soft_alignments
 from .norms import check_eq3, decomposed_output
 from .periods import period_shares
+from .soft_examples import soft_alignment_table
 from ..model import EncoderDecoder
 from ..transformer import Transformer
 
@@ -62,16 +63,21 @@ def source_target_alignments(model, src, src_len, tgt_in, chunk: int = 128):
     return [[{m: np.concatenate(v) for m, v in layer.items()} for layer in seed] for seed in parts], error
 
 
-def aer_tables(models, data, sure, possible, log=None, periods=None) -> tuple[pd.DataFrame, pd.DataFrame]:
+def aer_tables(models, data, sure, possible, log=None, periods=None, words=None, n_soft: int = 3
+               ) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame | None]:
     """Per-layer AER (columns seed, layer, method, aer) and its per-seed summary for every seed of every model of
     ``models`` ((name, model) pairs), read with teacher forcing on ``data`` against the gold links ``sure`` /
     ``possible`` (§5). ``periods`` ([B, K] mask of the source periods, real text only) adds Fig. 8's
-    ``period_share_drop`` and ``period_weight_excess`` to the summary."""
+    ``period_share_drop`` and ``period_weight_excess`` to the summary. ``words`` ((source, target) word lists of
+    ``data``'s pairs) adds the third table: the soft alignments of the first ``n_soft`` pairs, every layer, for
+    the first seed of the first model (Fig. 8; :mod:`.soft_examples`); None without ``words``."""
     src_words, tgt_words = (data.src_len - 1).numpy(), (data.tgt_len - 1).numpy()  # <eos> is no word
-    per_layer, summary = [], []
+    per_layer, summary, examples = [], [], None
     for name, model in models:
         soft, error = source_target_alignments(model, data.src, data.src_len, data.tgt_in)
         check_eq3(error, f"{name}: ")
+        if words is not None and examples is None:
+            examples = soft_alignment_table(soft[0], words[0], words[1], sure, possible, model.seeds[0], n_soft)
         for seed, layers in zip(model.seeds, soft):
             df = aer_by_layer(layers, src_words, tgt_words, sure, possible)
             per_layer.append(df.assign(seed=seed))
@@ -81,4 +87,5 @@ def aer_tables(models, data, sure, possible, log=None, periods=None) -> tuple[pd
             summary.append(row)
         if log is not None:
             print(f"{name}: decomposition error {error:.2g}", file=log)
-    return pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]], pd.DataFrame(summary)
+    per_layer = pd.concat(per_layer, ignore_index=True)[["seed", "layer", "method", "aer"]]
+    return per_layer, pd.DataFrame(summary), examples

@@ -219,7 +219,7 @@ _FIG8 = dict(section="§5, Fig. 8", paper="kobayashi2020", group="periods_large_
              quote="while the attention weights assigned to certain tokens (e.g., periods) are large, their vector "
                    "norms are adjusted to become smaller (Figure 8)",
              kind="continuous", bounds=(-1.0, 1.0), direction=">", threshold=0.0, task_kinds=_REAL,
-             archs=("transformer",), measured_by=_WMT16)
+             archs=("transformer",), measured_by=_WMT16, figure=_FIG + "fig8.png")
 _FIG8_MEAN = ("averaged over target words, sentences with a period and decoder layers")
 CLAIMS += (
     Claim(claim_id="periods_large_alpha_small_norm",

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..cli.common import (SPEC_HELP, figure_files, load_split, positive, same_vocabulary, sub, threads,
                           write_figure)
 from ..errors import AttnReproError
-from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES
+from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES, SOFT_FIGURES
 
 
 def _pinned(text: str | None, option: str) -> dict | None:
@@ -131,12 +131,13 @@ def _models(paths, vocab, vocab_path):
     return out
 
 
-def _write_aer(per_layer, summary, out_dir) -> None:
-    from ..io import write_csv
+def _write_aer(per_layer, summary, examples, out_dir) -> None:
+    from ..io import write_csv, write_parquet
 
     out = Path(out_dir)
     write_csv(per_layer, out / "aer.csv")
     write_csv(summary, out / "aer_summary.csv")
+    write_parquet(examples, out / "soft_alignments.parquet")
     print(summary.to_string(), file=sys.stderr)
 
 
@@ -156,7 +157,9 @@ def cmd_aer(args) -> None:
     except ValueError as err:
         raise AttnReproError(f"{data_dir / 'test.parquet'}: {err}") from err
     models = _models(args.models, vocab, data_dir / "vocab.json")
-    _write_aer(*aer_tables(models, test, [s for s, _ in links], [p for _, p in links], log=sys.stderr), args.out_dir)
+    words = ([list(s) for s in pairs.src], [list(t) for t in pairs.tgt])
+    _write_aer(*aer_tables(models, test, [s for s, _ in links], [p for _, p in links], log=sys.stderr, words=words,
+                           n_soft=args.n_soft), args.out_dir)
 
 
 def cmd_aer_gold(args) -> None:
@@ -186,7 +189,19 @@ def cmd_aer_gold(args) -> None:
             check_lengths(gold, model.cfg.max_positions, args.source, args.target, key)
     data = encode(pd.DataFrame({"src": src, "tgt": tgt}), vocab)
     periods = period_mask(gold.src, data.src.shape[1])  # the file's words: a period is one, in vocabulary or not
-    _write_aer(*aer_tables(models, data, gold.sure, gold.possible, log=sys.stderr, periods=periods), args.out_dir)
+    _write_aer(*aer_tables(models, data, gold.sure, gold.possible, log=sys.stderr, periods=periods,
+                           words=(gold.src, gold.tgt), n_soft=args.n_soft), args.out_dir)  # Fig. 8: the file's words
+
+
+def _label_paths(text: str, option: str, what: str) -> dict[str, str]:
+    """The JSON object LABEL -> path of a §5 figure's tables, in the figure's order."""
+    try:
+        tables = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise AttnReproError(f"{option}: not JSON ({err})") from None
+    if not isinstance(tables, dict) or not all(isinstance(p, str) for p in tables.values()):
+        raise AttnReproError(f"{option}: expected an object LABEL -> {what}")
+    return tables
 
 
 def cmd_nmt_figure(args) -> None:
@@ -194,16 +209,25 @@ def cmd_nmt_figure(args) -> None:
 
     from ..io import read_csv_checked
 
-    try:
-        tables = json.loads(args.aer_json)
-    except json.JSONDecodeError as err:
-        raise AttnReproError(f"--aer-json: not JSON ({err})") from None
-    if not isinstance(tables, dict) or not all(isinstance(p, str) for p in tables.values()):
-        raise AttnReproError("--aer-json: expected an object LABEL -> aer.csv")
+    tables = _label_paths(args.aer_json, "--aer-json", "aer.csv")
     frames = []
     for name, path in tables.items():
         frames.append(read_csv_checked(path, ["seed", "layer", "method", "aer"], nonempty=True).assign(experiment=name))
     write_figure(*NMT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
+
+
+def cmd_soft_figure(args) -> None:
+    """Fig. 8 (:data:`.panels.SOFT_FIGURES`) from the soft_alignments.parquet of the scored experiments (column
+    ``experiment`` added)."""
+    import pandas as pd
+
+    from ..io import read_parquet
+    from .soft_examples import COLUMNS as SOFT_COLUMNS
+
+    tables = _label_paths(args.soft_json, "--soft-json", "soft_alignments.parquet")
+    frames = [read_parquet(path, require=SOFT_COLUMNS, nonempty=True).assign(experiment=name)
+              for name, path in tables.items()]
+    write_figure(*SOFT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
 
 
 def _encoder_options(parser) -> None:
@@ -256,7 +280,10 @@ def add_parser(subparsers) -> None:
     ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments) "
                     + SPEC_HELP)
     ka.add_argument("--n-examples", type=positive, required=True, help="test examples scored")
-    ka.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
+    ka.add_argument("--n-soft", type=positive, default=3,
+                    help="Fig. 8: the first N sentence pairs whose soft alignments are kept (default 3)")
+    ka.add_argument("--out-dir", required=True,
+                    help="writes aer.csv, aer_summary.csv and soft_alignments.parquet")
     ka.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
     kg = sub(ks, "aer-gold", "AER per attention layer against a gold alignment file (Pharaoh format)",
               cmd_aer_gold)
@@ -267,8 +294,16 @@ def add_parser(subparsers) -> None:
     kg.add_argument("--alignment", required=True, help="Pharaoh links, one line per sentence pair")
     kg.add_argument("--index-base", type=int, choices=(0, 1), required=True, help="0 or 1: how the links count")
     kg.add_argument("--key", required=True, help="the config key of the gold set, for error messages")
-    kg.add_argument("--out-dir", required=True, help="writes aer.csv and aer_summary.csv")
+    kg.add_argument("--n-soft", type=positive, default=3,
+                    help="Fig. 8: the first N sentence pairs whose soft alignments are kept (default 3)")
+    kg.add_argument("--out-dir", required=True,
+                    help="writes aer.csv, aer_summary.csv and soft_alignments.parquet")
     kg.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
+    k8 = sub(ks, "soft-figure", "Fig. 8 from the soft_alignments.parquet of the scored experiments", cmd_soft_figure)
+    k8.add_argument("name", choices=list(SOFT_FIGURES), help=" or ".join(SOFT_FIGURES))
+    k8.add_argument("--soft-json", required=True,
+                    help='{"LABEL": "soft_alignments.parquet", ...}: each scored experiment or gold set, in order')
+    figure_files(k8)
     kn = sub(ks, "nmt-figure", "Fig. 7 or Table 3 from the aer.csv of the scored experiments",
               cmd_nmt_figure)
     kn.add_argument("name", choices=list(NMT_FIGURES), help=" or ".join(NMT_FIGURES))

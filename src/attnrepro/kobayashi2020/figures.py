@@ -200,3 +200,65 @@ def table3(per_layer: pd.DataFrame) -> tuple[plt.Figure, pd.DataFrame]:
                           "weights, best layer": 100 * tab.aer_weight_best, "weights, mean": 100 * tab.aer_weight_mean,
                           "norms, best layer": 100 * tab.aer_norm_best, "norms, mean": 100 * tab.aer_norm_mean})
     return _table_figure(shown, "AER (%) of alignments from source-target attention", width=9.0), tab
+
+
+def _fig8_choice(d: pd.DataFrame, layer: int) -> tuple[int, int]:
+    """(layer, sentence) drawn for one experiment: ``layer`` where the model has it, else its last layer (a
+    one-layer recurrent AED: its only one); the first stored sentence whose source has a period (Fig. 8's
+    token), else the first stored sentence."""
+    from .periods import PERIODS
+
+    shown_layer = layer if layer in set(d.layer) else int(d.layer.max())
+    with_period = d[d.source_word.isin(PERIODS)].sentence
+    return shown_layer, int(with_period.min() if len(with_period) else d.sentence.min())
+
+
+def fig8(soft: pd.DataFrame, layer: int = 2) -> tuple[plt.Figure, pd.DataFrame]:
+    """Fig. 8: one example sentence pair's soft alignments in layer 2 (see :func:`_fig8_choice`), one row of
+    panels per experiment: Attention-weights (mean_h α), Vector-norms (‖Σ_h α f(x)‖), each with its own colour
+    scale from 0, and the gold alignment (sure dark, possible light). Green frames: the links extracted from that
+    panel's scores (each target word to its highest-scoring source word, as the AER reads them). ``soft``: the
+    columns of :data:`attnrepro.kobayashi2020.soft_examples.COLUMNS` and ``experiment``; the CSV holds the cells
+    drawn with the extracted links and whether the source word is a period."""
+    from .periods import PERIODS
+    from .soft_examples import COLUMNS as SOFT_COLUMNS
+
+    _require(soft, ["experiment", *SOFT_COLUMNS], "soft alignment table")
+    if soft.empty:
+        raise AttnReproError("soft alignment table: no rows to draw")
+    drawn = []
+    for exp, d in soft.groupby("experiment", sort=False):
+        shown_layer, sentence = _fig8_choice(d, layer)
+        cell = d[(d.layer == shown_layer) & (d.sentence == sentence)].copy()
+        for method in ("weight", "norm"):  # argmax per target word, first source word on ties (numpy's argmax)
+            best = cell.sort_values(["target", "source"]).groupby("target")[method].idxmax()
+            cell[f"extracted_{method}"] = cell.index.isin(best.values)
+        drawn.append(cell.assign(n_layers=int(d.layer.max()), period=cell.source_word.isin(PERIODS)))
+    width = max(max(c.source.max() + 1, c.target.max() + 1) for c in drawn)
+    side = max(2.6, 0.22 * width + 1.0)
+    fig, axes = plt.subplots(len(drawn), 3, figsize=(3 * side, side * len(drawn)), squeeze=False)
+    for row, cell in zip(axes, drawn):
+        n_tgt, n_src = cell.target.max() + 1, cell.source.max() + 1
+        src_words = cell.drop_duplicates("source").sort_values("source").source_word.tolist()
+        tgt_words = cell.drop_duplicates("target").sort_values("target").target_word.tolist()
+        grid = lambda col: cell.pivot(index="target", columns="source", values=col).to_numpy(dtype=float)
+        gold = cell.assign(g=cell.gold.map({"sure": 1.0, "possible": 0.5, "none": 0.0})).pivot(
+            index="target", columns="source", values="g").to_numpy(dtype=float)
+        panels = ((grid("weight"), "Reds", METHOD_LABELS["weight"], "extracted_weight"),
+                  (grid("norm"), "Blues", METHOD_LABELS["norm"], "extracted_norm"),
+                  (gold, "Greys", "gold (sure dark, possible light)", None))
+        for ax, (values, cmap, label, frames) in zip(row, panels):
+            ax.imshow(values, cmap=cmap, vmin=0, vmax=max(float(np.nanmax(values)), 1e-12), aspect="auto")
+            if frames is not None:
+                for t, s in cell.loc[cell[frames], ["target", "source"]].itertuples(index=False):
+                    ax.add_patch(plt.Rectangle((s - 0.5, t - 0.5), 1, 1, fill=False, edgecolor="#1a9850", lw=1.6))
+            ax.set_xticks(range(n_src), src_words, rotation=90, fontsize=7)
+            ax.set_yticks(range(n_tgt), tgt_words, fontsize=7)
+            ax.set_title(label, fontsize=8)
+        first = cell.iloc[0]
+        row[0].set_ylabel(f"{first.experiment}\nlayer {first.layer} of {first.n_layers}, pair {first.sentence}",
+                          fontsize=8)
+    fig.tight_layout()
+    data = pd.concat(drawn, ignore_index=True)
+    return fig, data[["experiment", "seed", "sentence", "layer", "n_layers", "target", "source", "target_word",
+                      "source_word", "period", "weight", "norm", "gold", "extracted_weight", "extracted_norm"]]

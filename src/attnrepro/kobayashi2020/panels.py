@@ -58,3 +58,8 @@ NMT_FIGURES: dict[str, Callable] = {
     "fig7": lambda per_layer: _f().fig7(per_layer),
     "table3": lambda per_layer: _f().table3(per_layer),
 }
+
+# §5, Fig. 8: drawn from the soft_alignments.parquet of every scored experiment (column ``experiment`` added)
+SOFT_FIGURES: dict[str, Callable] = {
+    "fig8": lambda soft: _f().fig8(soft),
+}
