@@ -41,8 +41,13 @@ def test_claim_sources_route_each_kind_of_experiment(name):
     encoder = (cfg["kobayashi2020"].get("encoder") or {}).get("name", "minilm")
     assert [s.path for s in got[f"kobayashi2020_{encoder}"]] == [layout.kobayashi_summary(cfg)]
     assert any(name.startswith("snell2021_") for name in got)
-    for label, (_, experiment, out_dir) in layout.aer_gold_sets(cfg).items():  # a gold set: its experiment's kind
-        *quality, s = got[label]
+    aligned = layout.aligner_gold_sets(cfg)
+    for label, (gold, experiment, out_dir) in layout.aer_gold_sets(cfg).items():  # a gold set: its experiment's kind
+        sources = got[label]
+        if gold in aligned:  # a set that names a corpus: the aligner's AER beside each seed's (Table 3's fast_align)
+            *sources, gap = sources
+            assert gap.path == f"{out_dir}/aligner_gap.csv"
+        *quality, s = sources
         assert s.path == f"{out_dir}/aer_summary.csv" and s.arch == cfg["experiments"][experiment]["model"]["arch"]
         assert [q.path for q in quality] == [f"results/analysis/{experiment}/evaluation.csv"] * len(quality)
 

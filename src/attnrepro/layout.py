@@ -86,6 +86,17 @@ def aer_gold_sets(config: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
             for name, g in gold.items()}
 
 
+def aligner_gold_sets(config: dict[str, Any]) -> dict[str, str]:
+    """Gold set name -> corpus of every kobayashi2020_aer.gold set that names a corpus (its training text is there
+    for a statistical aligner, as Zenkel et al. ran fast_align: Table 3's comparison, rule kobayashi2020_aligner)."""
+    gold = config.get("kobayashi2020_aer", {}).get("gold", {})
+    return {name: g["corpus"] for name, g in gold.items() if "corpus" in g}
+
+
+def aligner_dir(gold: str) -> str:
+    return f"{root()}/analysis/aligner/{gold}"
+
+
 def aer_tables(config: dict[str, Any], file: str = "aer.csv") -> dict[str, str]:
     """Label -> aer.csv of every AER table that Kobayashi's Fig. 7 and Table 3 gather: experiments, then gold sets;
     with ``file="soft_alignments.parquet"`` the example soft alignments the same jobs write beside it (Fig. 8)."""
@@ -124,11 +135,13 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
             paths = [f"{analysis_dir(name)}/summary.csv"] + ([f"{analysis_dir(name)}/aer_summary.csv"]
                                                              if name in aer else [])
         out += experiment_sources(config, name, paths)
-    for label, (_, experiment, out_dir) in aer_gold_sets(config).items():  # rows of their experiment's kind, arch
+    for label, (gold_name, experiment, out_dir) in aer_gold_sets(config).items():  # rows of their experiment's kind, arch
         of = experiment_sources(config, experiment, [""])[0]
         quality = [f"{analysis_dir(experiment)}/evaluation.csv"] if experiment in transformers else []
+        # a gold set with a corpus also has the aligner's AER beside each seed's (aer_norm_competitive_with_fast_align)
+        gap = [f"{out_dir}/aligner_gap.csv"] if gold_name in aligner_gold_sets(config) else []
         out += [ClaimSource(label, of.task_kind, of.arch, of.cell, path, of.attention)
-                for path in quality + [f"{out_dir}/aer_summary.csv"]]
+                for path in quality + [f"{out_dir}/aer_summary.csv"] + gap]
     if "kobayashi2020" in config:
         out.append(ClaimSource(kobayashi_model(config), "news", "pretrained", "", kobayashi_summary(config)))
     if config.get("snell2021"):

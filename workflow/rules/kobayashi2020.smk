@@ -210,3 +210,53 @@ rule kobayashi2020_nmt_figure:
     shell:
         "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer-json {params.aer} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
+
+
+# Table 3's fast_align row measured (§5, issue 29): a statistical aligner (eflomal, the optional extra `aligner`)
+# fitted on the training text of a gold set's corpus plus the gold sentence pairs, as Zenkel et al. ran the
+# fast_align whose AER the paper quotes, scored on the gold pairs; only for gold sets that name a corpus (the paper
+# config). Without eflomal the job stops with the wrapper's error naming the install command.
+ALIGNER_GOLD = layout.aligner_gold_sets(config)
+
+
+rule kobayashi2020_aligner:
+    input:
+        train=lambda wc: f"{R}/data/{ALIGNER_GOLD[wc.gold]}/train.parquet",
+        source=lambda wc: f"{R}/data/{ALIGNER_GOLD[wc.gold]}/gold.src",
+        target=lambda wc: f"{R}/data/{ALIGNER_GOLD[wc.gold]}/gold.tgt",
+        alignment=lambda wc: f"{R}/data/{ALIGNER_GOLD[wc.gold]}/gold.talp",
+    output:
+        table=f"{R}/analysis/aligner/{{gold}}/aligner_aer.csv",
+        links=f"{R}/analysis/aligner/{{gold}}/links_forward.talp",
+    wildcard_constraints:
+        gold="|".join(ALIGNER_GOLD) if ALIGNER_GOLD else "(?!)",
+    params:
+        out_dir=lambda wc, output: Path(output.table).parent,
+    threads: 3  # eflomal's three samplers (its default), one process each
+    resources:
+        **needs("kobayashi2020_aligner"),
+    log:
+        f"{R}/logs/kobayashi2020/aligner_{{gold}}.log",
+    benchmark:
+        f"{R}/benchmarks/kobayashi2020/aligner_{{gold}}.tsv"
+    shell:
+        "attnrepro kobayashi2020 aligner --train {input.train} --source {input.source:q} --target {input.target:q}"
+        " --alignment {input.alignment:q} --index-base 0 --key kobayashi2020_aer.gold.{wildcards.gold}"
+        " --n-samplers 3 --out-dir {params.out_dir} > {log} 2>&1"
+
+
+rule kobayashi2020_aligner_gap:
+    input:
+        summary=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer_summary.csv",
+        aligner=f"{R}/analysis/aligner/{{gold}}/aligner_aer.csv",
+    output:
+        f"{R}/analysis/{{experiment}}/gold_{{gold}}/aligner_gap.csv",
+    wildcard_constraints:
+        gold="|".join(ALIGNER_GOLD) if ALIGNER_GOLD else "(?!)",
+    log:
+        f"{R}/logs/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.log",
+    benchmark:
+        f"{R}/benchmarks/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.tsv"
+    shell:
+        "attnrepro kobayashi2020 aligner-gap --aer-summary {input.summary} --aligner {input.aligner}"
+        " --out {output} > {log} 2>&1"

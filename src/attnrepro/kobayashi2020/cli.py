@@ -11,6 +11,7 @@ from pathlib import Path
 from ..cli.common import (SPEC_HELP, figure_files, load_split, positive, same_vocabulary, sub, threads,
                           write_figure)
 from ..errors import AttnReproError
+from .cli_aligner import add_parsers as aligner_parsers
 from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES, SOFT_FIGURES
 
 
@@ -310,3 +311,4 @@ def add_parser(subparsers) -> None:
     kn.add_argument("--aer-json", required=True,
                     help='{"LABEL": "aer.csv", ...}: each scored experiment or gold set, in the figure\'s order')
     figure_files(kn)
+    aligner_parsers(ks)  # Table 3's fast_align row, measured

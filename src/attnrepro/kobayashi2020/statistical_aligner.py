@@ -45,6 +45,15 @@ def align(src: list[list[str]], tgt: list[list[str]], n_scored: int, direction: 
     eflomal samples with its own random state; reruns differ slightly."""
     if direction not in DIRECTIONS:
         raise AttnReproError(f"aligner direction {direction!r} is not one of {DIRECTIONS}")
+    return align_directions(src, tgt, n_scored, seed_text, model, n_samplers)[direction]
+
+
+def align_directions(src: list[list[str]], tgt: list[list[str]], n_scored: int,
+                     seed_text: tuple[list[list[str]], list[list[str]]] | None = None, model: int = 3,
+                     n_samplers: int = 3) -> dict[str, list[Links]]:
+    """:func:`align`'s links in every one of :data:`DIRECTIONS` from one eflomal run (it fits both directions
+    at once, so asking for each alone would fit the same model three times). ``seed_text``'s sentences may be
+    token lists or lines of space-separated tokens."""
     if len(src) != len(tgt):
         raise AttnReproError(f"aligner: {len(src)} source and {len(tgt)} target sentences")
     if not 0 < n_scored <= len(src):
@@ -52,22 +61,30 @@ def align(src: list[list[str]], tgt: list[list[str]], n_scored: int, direction: 
     for k, (s, t) in enumerate(zip(src, tgt)):
         if not s or not t:
             raise AttnReproError(f"aligner: sentence pair {k} has an empty side; eflomal would misalign the lines")
-    eflomal = _eflomal()
     if seed_text is not None:
+        if len(seed_text[0]) != len(seed_text[1]):
+            raise AttnReproError(f"aligner training text: {len(seed_text[0])} source and {len(seed_text[1])} "
+                                 f"target sentences")
+        empty = next((k for k, (s, t) in enumerate(zip(*seed_text)) if not s or not t), None)
+        if empty is not None:
+            raise AttnReproError(f"aligner training text: sentence pair {empty} has an empty side")
         src, tgt = list(seed_text[0]) + list(src), list(seed_text[1]) + list(tgt)
+    eflomal = _eflomal()
     aligner = eflomal.Aligner(model=model, n_samplers=n_samplers)
     with tempfile.TemporaryDirectory(prefix="attnrepro-eflomal-") as tmp:
         fwd, rev = Path(tmp) / "fwd", Path(tmp) / "rev"
-        aligner.align([" ".join(s) + "\n" for s in src], [" ".join(t) + "\n" for t in tgt],
+        aligner.align([_line(s) for s in src], [_line(t) for t in tgt],
                       links_filename_fwd=str(fwd), links_filename_rev=str(rev))
         forward = _read_links(fwd, len(src))
         reverse = _read_links(rev, len(src))
     forward, reverse = forward[-n_scored:], reverse[-n_scored:]
-    if direction == "forward":
-        return forward
-    if direction == "reverse":
-        return reverse
-    return [f & r for f, r in zip(forward, reverse)]
+    return {"forward": forward, "reverse": reverse, "intersection": [f & r for f, r in zip(forward, reverse)]}
+
+
+def _line(sentence: list[str] | str) -> str:
+    """One line of eflomal's input: a token list joined by spaces, or a training sentence already joined (millions
+    of them are kept as one string each, not as lists of word objects)."""
+    return (sentence if isinstance(sentence, str) else " ".join(sentence)) + "\n"
 
 
 def _read_links(path: Path, n: int) -> list[Links]:
