@@ -2,8 +2,8 @@
 
 A cell splits its update into an input projection gx = W_x x + b_x, computed for all time steps at once, a
 recurrent term gh = W_h h (+ b_h), one batched matmul per step for the whole seed stack (``torch.baddbmm``), and
-a point-wise update ``gates(gx, gh, h, rest)`` (rest: the LSTM's c, else None) — each cell's equations, written once. Next to them,
-``gates_backward`` holds their derivatives.
+a point-wise update ``gates(gx, gh, h, rest)`` (rest: the LSTM's c, else None) — each cell's equations, written
+once. Next to them, ``gates_backward`` holds their derivatives.
 
 Shapes: inputs ``x`` [S, B, T, D]; states [S, B, state_size]. A state is one tensor for every cell (the LSTM
 keeps [h; c] side by side) so the encoder-decoder code never needs to know which cell it runs; ``output(state)``

@@ -9,7 +9,8 @@ their derivatives live in :mod:`attnrepro.cells`; this module only loops.
 Everything the loops touch is time-major ([S, T, B, ·]): gx, ∂gx, the h's and the rest of the state (the LSTM's
 c) each in a buffer of its own, so a step reads and writes contiguous blocks and never concatenates [h; c]
 (bench/results/kernel_profile.md: at Snell's copy shape this and the projected embedding table of
-``Cell.embedding_projection`` took a step from 9.9 to 6.1 s). The state the caller sees is still one tensor [S, B, state_size].
+``Cell.embedding_projection`` took a step from 9.9 to 6.1 s). The state the caller sees is still one tensor
+[S, B, state_size].
 
 Per step the forward is one matmul and one point-wise function, the backward one point-wise function, one matmul
 and the sum of the three terms of ∂h (outside the point-wise function, in the order the results depend on). The
