@@ -99,6 +99,14 @@ def test_runtime_plan_uses_the_margin_the_cap_and_segments():
     assert plan_minutes(10**6, 999, None) == (-(-MARGIN * 10**6 // 60), 1)  # no cap: one job
 
 
+def test_rule_retries_follow_the_longest_job_up_to_the_cap():
+    from attnrepro.cluster import MAX_RETRIES, rule_retries
+
+    assert rule_retries([]) == 1 and rule_retries([1, 1]) == 1
+    assert rule_retries([1, 3, 2]) == 3                          # the longest job's segments
+    assert rule_retries([1, MAX_RETRIES + 162]) == MAX_RETRIES   # never more: a crash is not retried 170 times
+
+
 def test_predicted_seconds_rescale_to_the_config_steps_and_bound_unmeasured_runs():
     from attnrepro.cluster import predicted_seconds
 

@@ -97,6 +97,19 @@ def partition_cap(path: str | Path, gpu: bool) -> int | None:
     return max(int(p["max_runtime"]) for p in fit)
 
 
+#: most retries a training rule gets. Snakemake's retries belong to a rule, not a job: every job of the rule (a crash
+#: as much as a segment's exit) is resubmitted as often as the rule's longest job needs, and one unmeasured run
+#: predicted from CPU steps (transformer_wmt16: 170 day-long segments) would give every Aitken job 170 tries. A job
+#: that needs more segments than this stops with its checkpoint in place; running the workflow again resumes it.
+MAX_RETRIES = 8
+
+
+def rule_retries(segments: list[int]) -> int:
+    """A training rule's retries from its jobs' planned segments (plan_minutes): one per extra segment of its
+    longest job and one for a failure, at most MAX_RETRIES."""
+    return min(max(segments, default=1), MAX_RETRIES)
+
+
 def plan_minutes(predicted_s: float | None, default: int, cap: int | None) -> tuple[int, int]:
     """(runtime asked for in minutes, number of segments) of a job predicted to take ``predicted_s`` seconds
     (None: the rule's ``default`` minutes): MARGIN × the prediction, at least 10 minutes, never above ``cap``; a

@@ -114,8 +114,8 @@ def needs(rule, gpus=0, job=None):
 
 
 def segments(rule, jobs):
-    """How many retries a training job gets (one per extra segment of its longest job, and one for a failure)."""
-    return max([planned(rule, GPUS_PER_JOB, j)[1] for j in jobs] or [1])
+    """How many retries a training rule's jobs get (cluster.rule_retries of its jobs' planned segments)."""
+    return cluster.rule_retries([planned(rule, GPUS_PER_JOB, j)[1] for j in jobs])
 
 
 def time_budget(wildcards, resources):
