@@ -1,0 +1,67 @@
+"""The Snell copy block at the paper's scale as committed tables (issue 28), from a run of config/paper.yaml.
+
+Reads the working directory of a Snakemake run of the paper config's copy targets, e.g.
+
+    snakemake --configfile config/paper.yaml --directory /tmp/run_paper --cores 2 \\
+        results_paper/analysis/snell2021/copy_same/summary.csv
+
+and writes, from whichever copy runs that directory holds:
+
+- ``bench/results/claims_snell_paper.{csv,md}``: ``attnrepro claims`` (the workflow's claims step) over the
+  config's ``snell2021_copy*`` claim sources that exist there;
+- ``bench/results/snell_copy_failures.csv``: each run's failure-rate curve (its ``failures.csv``: run, step,
+  n_seeds, n_below) stacked.
+
+    python bench/snell_paper_claims.py --workdir /tmp/run_paper [--config config/paper.yaml] [--out-dir bench/results]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import pandas as pd
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+
+from attnrepro import cli, layout  # noqa: E402
+from attnrepro.io import write_csv  # noqa: E402
+
+PREFIX = "snell2021_copy"
+
+
+def copy_sources(config: dict, workdir: Path) -> list[dict]:
+    """The config's copy claim sources whose table exists under ``workdir``, with absolute paths."""
+    layout.use_root(config)
+    return [{**vars(s), "path": str(workdir / s.path)} for s in layout.claim_sources(config)
+            if s.experiment.startswith(PREFIX) and (workdir / s.path).is_file()]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--workdir", type=Path, required=True, help="the run's snakemake --directory")
+    ap.add_argument("--config", type=Path, default=ROOT / "config" / "paper.yaml")
+    ap.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
+    args = ap.parse_args()
+    config = yaml.safe_load(args.config.read_text())
+    sources = copy_sources(config, args.workdir.resolve())
+    if not sources:
+        sys.exit(f"{args.workdir}: no {PREFIX}* table of {args.config.name} there; run the copy targets first")
+    out = args.out_dir
+    status = cli.main(["claims", "--sources-json", json.dumps(sources), "--confidence",
+                       str(config["claims"]["confidence"]), "--out", str(out / "claims_snell_paper.csv"),
+                       "--markdown", str(out / "claims_snell_paper.md")])
+    if status:
+        sys.exit(status)
+    curves = [pd.read_csv(Path(s["path"]).with_name("failures.csv")) for s in sources
+              if Path(s["path"]).with_name("failures.csv").is_file()]
+    write_csv(pd.concat(curves, ignore_index=True), out / "snell_copy_failures.csv")
+    print(f"{len(sources)} copy runs: {', '.join(s['experiment'] for s in sources)}")
+
+
+if __name__ == "__main__":
+    main()
