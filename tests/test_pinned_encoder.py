@@ -117,6 +117,7 @@ def test_rules_download_the_pinned_encoder_from_the_mirror(mirror, tmp_path):
     cfg["downloads"] = {"local_dir": str(mirror), "allow_unpinned": False}
     cfg["kobayashi2020"] = {"n_sequences": 6, "max_len": 48, "batch_size": 3, "pair_fraction": 0.2, "seed": 0,
                             "folds": 3, "max_points": 1000, "dpi": 60, "first_article": 5,
+                            "encoder_shape": {"layers": 2, "heads": 2, "hidden": 16},
                             "encoder": pinned(mirror, "tiny_bert"), "ranks": pinned(mirror, "ranks")}
     (tmp_path / "tiny.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
     summary = "results/analysis/kobayashi2020_tiny_bert/summary.csv"

@@ -3,7 +3,9 @@ task, ``dpi: 100000``) stops with the estimate and the key instead of ``std::bad
 
 The estimates count the largest tensors a job holds at once — the weights with their gradients and Adam's two
 moments, attention scores (seeds × batch × T_tgt × T_src), recurrent states, logits — in float32, to within a small factor; they are meant to catch sizes orders of magnitude
-too large, not to plan a cluster job. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large
+too large, not to plan a cluster job —
+except :func:`encoder_cache_bytes`, calibrated on a measured job, which the Kobayashi cache job's cluster
+request also reads. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large
 node; ``config/paper.yaml``'s largest job, the evaluation of 10 stacked Bible models over a 30k vocabulary, is
 estimated at ~85 GB). Set it to your machine's memory for a tighter check.
 """
@@ -27,7 +29,13 @@ TOKEN_BYTES = 48  # a task's words as lists, Parquet and padded int64 tensors, p
 LARGEST_FIGURE_IN2 = 16 * 10  # the largest figure (Aitken Fig. 3 style, 2 × 3 panels) in square inches
 MAX_PIXELS_PER_SIDE = 2**16  # matplotlib's Agg canvas refuses larger images
 SPECIAL_TOKENS = len(SPECIALS)
+#: the offline default encoder's shape, as all-MiniLM-L6-v2's config.json states it
 MINILM = {"layers": 6, "heads": 12, "hidden": 384}
+#: the one measured cache job (bench/results/paper_cost.json, kobayashi2020/cache: config/paper_slice.yaml on MiniLM,
+#: max_rss 7,410 MiB); tests/test_budget_encoder.py keeps it equal to the table
+CACHE_MEASURED = {"n_sequences": 992, "max_len": 128, "batch_size": 32, "layers": 6, "heads": 12,
+                  "peak_mib": 7410.38}
+MIB = 2**20
 
 
 def limit_bytes() -> float:
@@ -84,6 +92,49 @@ def data_bytes(n_examples: int, longest: int) -> float:
     return TOKEN_BYTES * n_examples * 2 * longest
 
 
+def encoder_shape(block: dict[str, Any]) -> dict[str, int]:
+    """Layers, heads and width of the Kobayashi encoder: MiniLM's without ``kobayashi2020.encoder``, else the
+    block's ``encoder_shape`` — the workflow sizes the cache job before the download rule has fetched config.json,
+    so the config states it, and the cache job checks it against config.json when the encoder loads."""
+    if not block.get("encoder"):
+        return dict(MINILM)
+    shape = block.get("encoder_shape")
+    if not shape:
+        raise AttnReproError("kobayashi2020.encoder_shape: required with kobayashi2020.encoder — the encoder's "
+                             "layers, heads and hidden as its config.json states them (num_hidden_layers, "
+                             "num_attention_heads, hidden_size; bert-base-uncased: 12, 12, 768), which size the "
+                             "cache job's memory before the download")
+    return {k: shape[k] for k in ("layers", "heads", "hidden")}
+
+
+def _cache_batch_bytes(batch: int, layers: int, heads: int, max_len: int) -> float:
+    """One forward pass's attention weights, kept for every layer (α, the real-query mask and the pair sample)."""
+    return FLOAT * batch * layers * heads * max_len**2 * 3
+
+
+def encoder_cache_parts(*, n_sequences: int, max_len: int, batch_size: int, layers: int,
+                        heads: int) -> tuple[float, float]:
+    """Peak memory of ``kobayashi2020 cache`` (Kobayashi et al. 2020, §4: ‖f(x)‖ and α per layer, head and token)
+    as (tables, batch) bytes. The batch term is one forward pass's attention maps; the tables term grows with
+    every (sequence, layer, head, token) the job keeps (the per-head table, the sampled pairs and what the allocator
+    keeps of the freed per-layer tensors), at the rate of the one measured job (:data:`CACHE_MEASURED`, ≈ 10× the
+    tables' raw bytes: the allocator's share is not traced). Both terms are linear in layers × heads, so
+    bert-base-uncased (12 × 12) needs twice MiniLM's (6 × 12) at the same sequences."""
+    m = CACHE_MEASURED
+    per_entry = ((m["peak_mib"] * MIB - _cache_batch_bytes(m["batch_size"], m["layers"], m["heads"], m["max_len"]))
+                 / (m["n_sequences"] * m["layers"] * m["heads"] * m["max_len"]))
+    return (per_entry * n_sequences * layers * heads * max_len,
+            _cache_batch_bytes(batch_size, layers, heads, max_len))
+
+
+def encoder_cache_bytes(block: dict[str, Any]) -> float:
+    """:func:`encoder_cache_parts` summed for a ``kobayashi2020`` config block and its encoder's shape: what the
+    memory check and the cluster request of the cache job both read."""
+    shape = encoder_shape(block)
+    return sum(encoder_cache_parts(n_sequences=block["n_sequences"], max_len=block["max_len"],
+                                   batch_size=block["batch_size"], layers=shape["layers"], heads=shape["heads"]))
+
+
 # -- the checks -----------------------------------------------------------------------------------------------
 def check(config: dict[str, Any], task_specs: dict[str, dict[str, Any]]) -> None:
     """Every size of ``config`` that sets a job's memory, against :func:`limit_bytes` (blocks a partial config
@@ -111,12 +162,20 @@ def check(config: dict[str, Any], task_specs: dict[str, dict[str, Any]]) -> None
         _check_experiment(f"experiments.{name}", exp, train, task, _vocab_guess(config, exp["task"]), seeds_per_job,
                           config.get("export", {}).get("n_examples", 1))
     if "kobayashi2020" in config:
-        k = config["kobayashi2020"]
-        need = FLOAT * k["batch_size"] * MINILM["layers"] * MINILM["heads"] * k["max_len"] ** 2 * 3
-        _over("kobayashi2020.batch_size", need, f"{k['batch_size']} sequences × {MINILM['layers']} layers × "
-              f"{MINILM['heads']} heads × {k['max_len']}² attention weights, kept for every layer", "lower batch_size")
+        _check_encoder_cache(config["kobayashi2020"])
     if "snell2021" in config:
         _check_snell(config["snell2021"])
+
+
+def _check_encoder_cache(block) -> None:
+    shape = encoder_shape(block)
+    tables, batch = encoder_cache_parts(n_sequences=block["n_sequences"], max_len=block["max_len"],
+                                        batch_size=block["batch_size"], layers=shape["layers"], heads=shape["heads"])
+    key, fix = (("kobayashi2020.batch_size", "lower batch_size") if batch > tables else
+                ("kobayashi2020.n_sequences", "lower n_sequences or max_len"))
+    _over(key, tables + batch, f"{block['n_sequences']:,} sequences of {block['max_len']} tokens, batch "
+          f"{block['batch_size']:,} × {shape['layers']} layers × {shape['heads']} heads: per-token tables and "
+          f"{block['max_len']}² attention weights, kept for every layer", fix)
 
 
 def _dpis(config):

@@ -62,6 +62,14 @@ def read_resources(path: str | Path) -> dict[str, dict[str, int]]:
 #: predicted time × MARGIN is what a job asks for: the predictions are CPU times on 2 threads measured at a load
 #: of ~2 (bench/results/paper_cost.json), a GPU node is faster, and 1.5× covers a slower CPU node or a busier disk
 MARGIN = 1.5
+
+
+def memory_mb(need_bytes: float, floor_mb: int) -> int:
+    """What a job whose peak is estimated at ``need_bytes`` asks for: MARGIN × the estimate in whole GiB (as
+    workflow/resources.yaml's measured entries), never below the rule's entry ``floor_mb``."""
+    return max(floor_mb, 1024 * math.ceil(MARGIN * need_bytes / 2**30))
+
+
 #: minutes a segmented job keeps for its last checkpoint and exit before the scheduler's limit
 RESERVE_MINUTES = 10
 _STEPS = re.compile(r"^(\d+) steps × ")

@@ -104,12 +104,16 @@ def planned(rule, gpus, job):
     return cluster.plan_minutes(seconds, RESOURCES[rule]["runtime"], cap)
 
 
-def needs(rule, gpus=0, job=None):
-    """A rule's resources: memory (MB) from workflow/resources.yaml; a runtime (minutes) planned per job from its
-    predicted cost (``job``: wildcards -> (its name in the cost table, its training steps)), the same on every
-    attempt; and ``gpus`` GPUs in the one form the profile's gpu_request names."""
+def needs(rule, gpus=0, job=None, need_bytes=None):
+    """A rule's resources: memory (MB) from workflow/resources.yaml, or MARGIN × ``need_bytes`` (a job's estimated
+    peak) where that is more; a runtime (minutes) planned per job from its predicted cost (``job``: wildcards ->
+    (its name in the cost table, its training steps)), the same on every attempt; and ``gpus`` GPUs in the one
+    form the profile's gpu_request names."""
     runtime = lambda wildcards: planned(rule, gpus, job(wildcards) if job else None)[0]  # noqa: E731
-    return {"mem_mb": RESOURCES[rule]["mem_mb"], "runtime": runtime,
+    mem_mb = RESOURCES[rule]["mem_mb"]
+    if need_bytes is not None:
+        mem_mb = cluster.memory_mb(need_bytes, mem_mb)
+    return {"mem_mb": mem_mb, "runtime": runtime,
             **gpu_resources(profile_default("gpu_request"), gpus)}
 
 
@@ -269,6 +273,7 @@ def download_options(wildcards):
 # -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
 from attnrepro.kobayashi2020.panels import CACHE_TABLES as KOBAYASHI_CACHE  # noqa: E402
 from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
+from attnrepro.budget import encoder_cache_bytes  # noqa: E402
 
 KOBAYASHI_FIGURES = list(FIGURES)
 
@@ -277,6 +282,9 @@ KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
 
 
 KOBA = config.get("kobayashi2020", {})
+# the cache job's estimated peak for the configured encoder's shape (attnrepro.budget, the config check's own
+# estimate; the shape from kobayashi2020.encoder_shape: config.json is not downloaded yet when the DAG is built)
+KOBA_CACHE_BYTES = encoder_cache_bytes(KOBA) if KOBA else None
 
 
 def kobayashi_pinned(key):

@@ -36,16 +36,18 @@ rule kobayashi2020_cache:
         pair_fraction=KOBA.get("pair_fraction"),
         seed=KOBA.get("seed"),
         pinned=kobayashi_pinned_args("encoder"),
+        shape=f" --encoder-shape {json_arg(KOBA['encoder_shape'])}" if KOBA.get("encoder_shape") else "",
     threads: config["threads"]
     resources:
-        **needs("kobayashi2020_cache"),
+        **needs("kobayashi2020_cache", need_bytes=KOBA_CACHE_BYTES),
     log:
         f"{R}/logs/kobayashi2020/cache.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/cache.tsv"
     shell:
         "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
-        " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned} --out-dir {params.out_dir}"
+        " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned}{params.shape}"
+        " --out-dir {params.out_dir}"
         " --threads {params.torch_threads} > {log} 2>&1"
 
 

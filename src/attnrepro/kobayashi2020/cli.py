@@ -34,6 +34,18 @@ def _encoder(args):
     return load_encoder(encoder_dir(_pinned(args.encoder_json, "--encoder-json"), args.downloads_dir))
 
 
+def _check_shape(encoder, text: str | None) -> None:
+    """kobayashi2020.encoder_shape (what sized this job's memory) against the loaded config.json."""
+    if text is None:
+        return
+    stated = json.loads(text)
+    actual = {"layers": encoder.n_layers, "heads": encoder.n_heads, "hidden": encoder.model.config.hidden_size}
+    if stated != actual:
+        raise AttnReproError(f"kobayashi2020.encoder_shape: {stated} but the encoder's config.json has {actual} "
+                             "(num_hidden_layers, num_attention_heads, hidden_size); state those: they size the "
+                             "cache job's memory")
+
+
 def _rank_table(args, encoder, news_texts):
     """The authors' rank file when it is configured (one pinned file), else the substitute: word-piece counts
     over every sequence the news corpus packs into (:mod:`.ranks`)."""
@@ -77,6 +89,7 @@ def cmd_cache(args) -> None:
     threads(args.threads)
     tokens = read_parquet(args.tokens, require=COLUMNS["tokens"], nonempty=True)
     encoder = _encoder(args)
+    _check_shape(encoder, args.encoder_shape)
     cache = norm_cache(encoder, tokens, args.batch_size, args.pair_fraction, args.seed, log=sys.stderr)
     cache["svals"] = singular_value_table(encoder)
     check_eq3(float(cache["error"].max_abs_error.max()))
@@ -259,6 +272,8 @@ def add_parser(subparsers) -> None:
     kc.add_argument("--pair-fraction", type=float, required=True, help="share of (query, key) pairs kept")
     kc.add_argument("--seed", type=int, required=True, help="which pairs are kept")
     _encoder_options(kc)
+    kc.add_argument("--encoder-shape", default=None,
+                    help="kobayashi2020.encoder_shape as JSON, checked against the loaded encoder's config.json")
     kc.add_argument("--out-dir", required=True, help="writes " + ", ".join(f"{n}.parquet" for n in CACHE_TABLES))
     kc.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
     kss = sub(ks, "summary", "per-fold measures for the claims", cmd_summary)
