@@ -46,6 +46,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.aitken2021.accuracy import edit_distance  # noqa: E402
+from attnrepro.aitken2021.analysis import _codes  # noqa: E402 (the words -> ids of analyze_seed)
 from attnrepro.aitken2021.alignment import word_offset_measures, word_temporal_dots  # noqa: E402
 from attnrepro.aitken2021.decomposition import decompose  # noqa: E402
 from attnrepro.bleu import sentences  # noqa: E402
@@ -100,11 +101,6 @@ def accuracy_row(results: Path, name: str, task: str) -> dict:
             row["check"][table] = {c: float(max(abs(r[c] - stored.at[r["seed"], c]) for r in per_seed))
                                    for c in columns}
     return row
-
-
-def _codes(tokens, vocab: list[str]) -> np.ndarray:
-    index = {w: i for i, w in enumerate(vocab)}
-    return np.asarray([index[w] for w in tokens], dtype=np.int64)
 
 
 def offset_row(results: Path, name: str, task: str) -> dict:
