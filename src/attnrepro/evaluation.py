@@ -24,6 +24,17 @@ def accuracies(pred: torch.Tensor, tgt_out: torch.Tensor) -> tuple[torch.Tensor,
     return token_acc, seq_acc
 
 
+def padded_token_accuracy(pred: torch.Tensor, tgt_out: torch.Tensor) -> torch.Tensor:
+    """Aitken et al.'s token ("word") accuracy [S] of decodes ``pred`` against ``tgt_out`` (both [S, B, L],
+    0 = padding): every one of the B·L positions counts, and a padded one is always correct. Their
+    ``accuracy_fun`` zeroes logits and labels beyond each target's end (``<eos>`` kept) and compares the argmaxes,
+    which agree on zero vectors; L there is the data set's longest target + 1, as ``tgt_out``'s width here.
+    :func:`accuracies` counts real positions only; the two differ wherever a split's targets differ in length
+    (docs/deviations.md, Aitken "accuracy"): padded = 1 − (1 − real) · real positions / (B·L)."""
+    correct = (pred == tgt_out) | (tgt_out == 0)
+    return correct.flatten(1).float().mean(1)
+
+
 @torch.no_grad()
 def greedy_predictions(model, data: Encoded, sos: int, device="cpu", chunk: int = 256) -> torch.Tensor:
     """Greedy decodes [S, M, L] of every example of ``data`` by each stacked seed; L = ``data.tgt_out``'s width."""
