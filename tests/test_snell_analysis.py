@@ -368,3 +368,9 @@ def test_keyword_statistics_converge_where_they_stop_moving():
     assert np.isnan(converged_step(curve, window=4))        # only 3 evaluations after it: not shown yet
     s = keyword_summary(curve).iloc[0]
     assert s.converged_step == 300 and s.obs3_converged == 1
+    # a slow drift, 1% per 50 steps to step 1,500: any 3 later evaluations stay within 5%, but not a quarter of
+    # the run
+    steps = list(range(0, 1550, 50))
+    drift = pd.DataFrame([{"step": t, "seed": 0, "acc": 0.9, "gamma_key": 0.2, "gamma_next": 0.8,
+                           "gamma_mean": 0.21, "gamma_last": 3.0 * 1.01 ** (t / 50)} for t in steps])
+    assert converged_step(drift, span=0.0) == 1300 and np.isnan(converged_step(drift))
