@@ -96,13 +96,15 @@ def test_accuracy_by_length_and_the_short_long_gap():
 
 
 def decodes(pairs):
-    """Decoder rows of examples given as (target words, predicted words), both padded with <pad> to one length."""
+    """Decoder rows of examples given as (target words, whole decode), as the export writes them: one row per target
+    position, its ``predicted`` word the decode's at that step (``<pad>`` past the decode's end), and the whole
+    decode, cut after its first ``<eos>``, as every row's ``hypothesis``."""
     rows = []
     for ex, (target, predicted) in enumerate(pairs):
-        n = max(len(target), len(predicted))
-        target, predicted = target + ["<pad>"] * (n - len(target)), predicted + ["<pad>"] * (n - len(predicted))
-        rows += [{"example": ex, "s": s, "target": t, "predicted": p}
-                 for s, (t, p) in reversed(list(enumerate(zip(target, predicted))))]  # rows out of order on purpose
+        cut = predicted[: predicted.index("<eos>") + 1] if "<eos>" in predicted else predicted
+        steps = predicted + ["<pad>"] * (len(target) - len(predicted))
+        rows += [{"example": ex, "s": s, "target": t, "predicted": steps[s], "hypothesis": " ".join(cut)}
+                 for s, t in reversed(list(enumerate(target)))]  # rows out of order on purpose
     return pd.DataFrame(rows)
 
 
@@ -265,11 +267,43 @@ def test_word_accuracy_counts_an_insertion_once():
 
     assert edit_distance("a b c".split(), "a c".split()) == 1
     assert edit_distance([], "a b".split()) == 2
-    # the decode repeats word 2 and so shifts the rest: positional accuracy 2/6, word accuracy 5/6
-    target = ["1", "2", "3", "4", "5", "<eos>"]
-    predicted = ["1", "2", "2", "3", "4", "5"]
-    dec = pd.DataFrame({"example": 0, "s": range(6), "target": target, "predicted": predicted})
+    # the decode repeats word 2 and so shifts the rest: positional accuracy 2/6, one error in 5 target words
+    dec = decodes([("1 2 3 4 5 <eos>".split(), "1 2 2 3 4 5 <eos>".split())])
     assert word_accuracy(dec) == pytest.approx(1 - 1 / 5)
+
+
+def test_a_decode_running_past_its_target_counts_every_extra_word():
+    """Example 0's decode never emits <eos> in time: 5 right words, then 3 more before its <eos>. Its exported
+    rows stop at the target's length (6: the five words and the <eos> position), so they show one extra word; the
+    whole decode has three. Example 1 is right. The old reading (the rows' ``predicted``) gave 1 − 1/8; the whole
+    decodes give 1 − 3/8. BLEU likewise reads the whole decode."""
+    from attnrepro.aitken2021.accuracy import edit_distance, word_accuracy
+    from attnrepro.bleu import bleu, text
+
+    words = "the quick brown fox jumps over the lazy dog again".split()
+    dec = decodes([("1 2 3 4 5 <eos>".split(), "1 2 3 4 5 5 5 5 <eos>".split()),
+                   ("1 2 3 <eos>".split(), "1 2 3 <eos>".split())])
+    old = [text(ex.sort_values("s").predicted, "hypothesis") for _, ex in dec.groupby("example")]
+    assert old == ["1 2 3 4 5 5", "1 2 3"]
+    assert sum(edit_distance(h.split(), r.split()) for h, r in zip(old, ["1 2 3 4 5", "1 2 3"])) == 1
+    assert word_accuracy(dec) == pytest.approx(1 - 3 / 8)  # the rows alone: 1 − 1/8
+    assert sentences(dec)[0] == ["1 2 3 4 5 5 5 5", "1 2 3"]
+
+    long = decodes([(words + ["<eos>"], words + ["dog"] * 6)])  # runs out of steps without an <eos>
+    rows = text(long.sort_values("s").predicted, "hypothesis")
+    assert rows == " ".join(words + ["dog"])
+    assert corpus_bleu(long) == pytest.approx(bleu([" ".join(words + ["dog"] * 6)], [" ".join(words)]))
+    assert corpus_bleu(long) < bleu([rows], [" ".join(words)])
+
+
+def test_sentences_need_the_whole_decode():
+    from attnrepro.errors import AttnReproError
+
+    dec = decodes([("a <eos>".split(), "a <eos>".split())])
+    with pytest.raises(AttnReproError, match="'hypothesis'"):
+        sentences(dec.drop(columns="hypothesis"))
+    with pytest.raises(AttnReproError, match="disagree"):
+        sentences(pd.concat([dec, dec.assign(s=5, hypothesis="b <eos>")]))
 
 
 def test_word_temporal_dots_weigh_encoder_steps_equally():

@@ -198,7 +198,8 @@ def test_analyze_seed_writes_the_section3_measures():
     enc = pd.DataFrame([{"example": e, "t": t, "token": words[toks[e, t]] if t < L else "<eos>"}
                         for e in range(n) for t in range(L + 1)])
     dec = pd.DataFrame([{"example": e, "s": s, "token": "<eos>" if s == 0 else words[toks[e, s - 1]],
-                         "target": words[toks[e, s]] if s < L else "<eos>", "predicted": "A"}
+                         "target": words[toks[e, s]] if s < L else "<eos>", "predicted": "A",
+                         "hypothesis": " ".join(["A"] * (L + 1))}
                         for e in range(n) for s in range(L + 1)])
     code = {w: i for i, w in enumerate(words)}
     enc_h = mu_e[enc.t] + chi[enc.token.map(code)]

@@ -87,7 +87,8 @@ def _untrained(arch, seed, task, n=40, hidden=32):
     enc = pd.DataFrame([{"example": b, "t": t, "token": words[srcs[b][t]]}
                         for b in range(n) for t in range(len(srcs[b]))])
     dec = pd.DataFrame([{"example": b, "s": s, "token": words[tgt_in[b][s]], "target": words[tgts[b][s]],
-                         "predicted": "<unk>"} for b in range(n) for s in range(len(tgts[b]))])
+                         "predicted": "<unk>", "hypothesis": " ".join(["<unk>"] * len(tgts[b]))}
+                        for b in range(n) for s in range(len(tgts[b]))])
     enc_h = cache["encoder.h"][0].numpy()[enc.example, enc.t].astype(float)
     dec_h = cache["decoder.h"][0].numpy()[dec.example, dec.s].astype(float)
     return analyze_seed(enc, enc_h, dec, dec_h, words, words, True)["summary"].iloc[0]

@@ -104,3 +104,37 @@ def test_cli_export_writes_one_row_group_per_seed(tiny_task, tmp_path):
         seeds = {tuple(pq.ParquetFile(tmp_path / "act" / f"{name}.parquet").read_row_group(i).column("seed")
                        .unique().to_pylist()) for i in range(3)}
         assert seeds == {(0,), (1,), (2,)}
+
+
+def test_hypothesis_is_the_whole_greedy_decode(exported):
+    """Each example's ``hypothesis`` is what :func:`attnrepro.evaluation.greedy_predictions` decodes (the path of
+    ``attnrepro evaluate``), cut after its first <eos>, even where the decode runs past the target's length and
+    so past the example's rows; the rows' ``predicted`` words are its first steps."""
+    from attnrepro.aitken2021.accuracy import sentences
+    from attnrepro.bleu import sentences as id_sentences
+    from attnrepro.evaluation import greedy_predictions
+
+    model, test, vocab, path = exported
+    dec = pd.read_parquet(path / "decoder.parquet")
+    pred = greedy_predictions(model, test, vocab.tgt.index("<sos>"))
+    for k, seed in enumerate(model.seeds):
+        rows = dec[dec.seed == seed].sort_values(["example", "s"])
+        assert (rows.groupby("example").hypothesis.nunique() == 1).all()
+        whole = [h.split() for h in rows.groupby("example").hypothesis.first()]
+        assert all(w[-1] == "<eos>" or len(w) == test.tgt_out.shape[1] for w in whole)
+        for (_, ex), w in zip(rows.groupby("example"), whole):
+            n = min(len(w), len(ex))
+            assert ex.predicted.tolist()[:n] == w[:n]
+        assert sentences(rows)[0] == id_sentences(pred[k].numpy(), list(vocab.tgt), "hypothesis")
+    # an untrained model decodes past some targets' ends: the case the column is for
+    assert any(len(h.split()) > n for h, n in zip(dec.hypothesis, dec.tgt_len))
+
+
+def test_hypotheses_need_words_without_white_space():
+    from attnrepro.errors import AttnReproError
+    from attnrepro.export import hypotheses
+
+    words = np.array(["<pad>", "<sos>", "<eos>", "a", "b"], dtype=object)
+    assert hypotheses(np.array([[3, 4, 2, 3], [4, 4, 4, 4]]), words).tolist() == ["a b <eos>", "b b b b"]
+    with pytest.raises(AttnReproError, match="white space"):
+        hypotheses(np.array([[3]]), np.array(["<pad>", "<sos>", "<eos>", "a b"], dtype=object))

@@ -11,13 +11,20 @@ positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of 
 ``decoder.parquet`` — one row per decoder state h_s^D:
     seed · example · s int16 · token string (the decoder input x_s^D: ``<sos>``, then the previous target word)
     · target string (the word to emit) · predicted string (greedy decoding, fed back its own words) · tgt_len
-    int16 · h fixed_size_list<float32>[H] · alpha list<float32> (attention weights over t < src_len; null for
+    int16 · hypothesis string (the example's whole greedy decode, words joined by single spaces, up to and
+    including its first ``<eos>``; all of the decode's steps where it emits none) · h fixed_size_list<float32>[H]
+    · alpha list<float32> (attention weights over t < src_len; null for
     VED) · scores list<float32> (alignments a_st, same length; null for VED) · query fixed_size_list<float32>[d]
     (q_s with the 1/√d folded in, so that a_st = q_s·k_t; only for ``attention: qkv``)
 
 ``readout.parquet`` — one row per output word y and seed:
     seed · token string · weight fixed_size_list<float32>[R] (the readout vector; R = H for VED/AO, 2H for AED
     with the first H acting on h_s^D and the last H on c_s) · bias float32
+
+``predicted`` stops at the target's length, as every per-step column does; ``hypothesis`` (the same value on
+each of an example's rows, as ``tgt_len``) is the decode the word error rate and BLEU read, so that words a decode
+emits past the target's end count as insertions. The decode runs as many steps as the split's longest target has
+positions (``tgt_out``'s width), as :func:`attnrepro.evaluation.greedy_predictions`.
 
 Why this layout: one row per state with the vector as a fixed-size list, written with one row group per seed
 and dictionary encoding only for the word columns (:func:`parquet_options`), measured fastest to read into an
@@ -33,8 +40,9 @@ import pyarrow as pa
 import torch
 
 from .data import Encoded, Vocab
+from .errors import AttnReproError
 from .model import EncoderDecoder
-from .tokens import SOS
+from .tokens import EOS, SOS
 
 
 def _vectors(x: np.ndarray) -> pa.FixedSizeListArray:
@@ -47,6 +55,17 @@ def _ragged(rows: list[np.ndarray]) -> pa.ListArray:
     offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
     values = np.concatenate(rows).astype(np.float32) if rows else np.zeros(0, np.float32)
     return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
+
+
+def hypotheses(pred: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """Greedy decodes ``pred`` [B, L] (ids into ``words``) as text, one string per row: the words up to and
+    including the first ``<eos>`` (all L where there is none), joined by single spaces."""
+    bad = [w for w in words if not w or w != w.strip() or len(w.split()) != 1]
+    if bad:  # the text must split back into the decode's words
+        raise AttnReproError(f"target vocabulary words {bad[:5]!r} are empty or hold white space")
+    eos = int(np.flatnonzero(words == EOS)[0])
+    ends = np.where((pred == eos).any(1), (pred == eos).argmax(1) + 1, pred.shape[1])
+    return np.array([" ".join(words[row[:end]]) for row, end in zip(pred, ends)], dtype=object)
 
 
 @torch.no_grad()
@@ -93,6 +112,7 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
             "target": pa.array(tgt_words[data.tgt_out.numpy()[dec_ex, dec_s]].tolist(), pa.string()),
             "predicted": pa.array(tgt_words[pred[k, dec_ex, dec_s]].tolist(), pa.string()),
             "tgt_len": pa.array(t_len[dec_ex].astype(np.int16)),
+            "hypothesis": pa.array(hypotheses(pred[k], tgt_words)[dec_ex].tolist(), pa.string()),
             "h": _vectors(dec_h[k, dec_ex, dec_s]),
         }
         if has_attention:
@@ -117,9 +137,10 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
 
 def parquet_options(table: pa.Table) -> dict:
     """Writer settings of the exported tables: a row group per seed (a seed's rows are read without touching the
-    others) and dictionary encoding for the word columns only (floats do not repeat)."""
+    others) and dictionary encoding for the word columns only (floats do not repeat; a hypothesis repeats on each
+    of its example's rows)."""
     per_seed = int(np.unique(table.column("seed").to_numpy(), return_counts=True)[1].max())
-    words = [c for c in ("token", "target", "predicted") if c in table.column_names]
+    words = [c for c in ("token", "target", "predicted", "hypothesis") if c in table.column_names]
     return {"row_group_size": per_seed, "use_dictionary": words}
 
 

@@ -1,5 +1,5 @@
 """Accuracy against input length: the fixed-size context bottleneck of encoder-decoders without attention (the
-background post, paper 003) measured on the exported greedy decodes."""
+background post, paper 003) measured on the exported greedy decodes, and the decodes' word error rate and BLEU."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 
 from ..bleu import bleu, text
+from ..errors import AttnReproError
 from ..tokens import PAD
 
 
@@ -38,17 +39,25 @@ def short_long_gap(by_length: pd.DataFrame) -> float:
 
 def sentences(dec: pd.DataFrame) -> tuple[list[str], list[str]]:
     """Greedy translations and their references as the text BLEU reads (:func:`attnrepro.bleu.text`), one per
-    example, ordered by example."""
+    example, ordered by example. The translation is the example's whole decode (column ``hypothesis``, see
+    :mod:`attnrepro.export`), not its ``predicted`` rows: those stop at the target's length, and words a decode
+    emits past it (one that runs long) must count against it."""
+    if "hypothesis" not in dec.columns:
+        raise AttnReproError("decoder rows have no 'hypothesis' column (the whole greedy decode per example): "
+                             "exported before it was added; rerun `attnrepro export`")
+    rows = dec.sort_values(["example", "s"])
+    if (rows.groupby("example")["hypothesis"].nunique() > 1).any():
+        raise AttnReproError("decoder rows: an example's rows disagree on its 'hypothesis'")
     hyps, refs = [], []
-    for _, rows in dec.sort_values(["example", "s"]).groupby("example", sort=True):
-        hyps.append(text(rows["predicted"], "hypothesis"))
-        refs.append(text(rows["target"], "reference"))
+    for _, ex in rows.groupby("example", sort=True):
+        hyps.append(text(ex["hypothesis"].iloc[0].split(), "hypothesis"))
+        refs.append(text(ex["target"], "reference"))
     return hyps, refs
 
 
 def corpus_bleu(dec: pd.DataFrame) -> float:
-    """Corpus BLEU (sacrebleu, 0-100) of one seed's greedy decodes against the test targets, beside token
-    accuracy as Snell et al. and Aitken et al. report translation models."""
+    """Corpus BLEU (sacrebleu, 0-100) of one seed's whole greedy decodes (:func:`sentences`) against the test
+    targets, beside token accuracy as Snell et al. and Aitken et al. report translation models."""
     return bleu(*sentences(dec))
 
 
@@ -64,9 +73,11 @@ def edit_distance(hyp: list[str], ref: list[str]) -> int:
 
 
 def word_accuracy(dec: pd.DataFrame) -> float:
-    """1 − word error rate of one seed's greedy decodes: the edit distance to the targets (each cut at ``<eos>``,
-    as :func:`attnrepro.bleu.text`) summed over examples, over the number of target words. Unlike positional
-    accuracy, one inserted or dropped word costs one error, not every word after it."""
+    """1 − word error rate of one seed's greedy decodes (Aitken et al. §4's eSCAN accuracy, claim
+    ``escan_word_accuracy``): the edit distance of each whole decode to its target (each cut at ``<eos>``, as
+    :func:`attnrepro.bleu.text`; :func:`sentences`) summed over examples, over the number of target words. Unlike
+    positional accuracy, one inserted or dropped word costs one error, not every word after it; a decode that runs
+    past its target's end costs one insertion per extra word."""
     hyps, refs = sentences(dec)
     errors = sum(edit_distance(h.split(), r.split()) for h, r in zip(hyps, refs))
     words = sum(len(r.split()) for r in refs)

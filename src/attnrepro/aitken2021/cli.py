@@ -21,7 +21,8 @@ def cmd_analyze(args) -> None:
 
     def group(d: Path):
         return (read_parquet_table(d / "encoder.parquet", require=["seed", "example", "t", "h"], nonempty=True),
-                read_parquet_table(d / "decoder.parquet", require=["seed", "example", "s", "h"], nonempty=True),
+                read_parquet_table(d / "decoder.parquet", require=["seed", "example", "s", "hypothesis", "h"],
+                                   nonempty=True),
                 read_parquet_table(d / "readout.parquet", require=["seed", "token", "weight", "bias"], nonempty=True))
 
     vocab = read_json(Path(args.data_dir) / "vocab.json")
