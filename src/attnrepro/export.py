@@ -112,6 +112,7 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
             "target": pa.array(tgt_words[data.tgt_out.numpy()[dec_ex, dec_s]].tolist(), pa.string()),
             "predicted": pa.array(tgt_words[pred[k, dec_ex, dec_s]].tolist(), pa.string()),
             "tgt_len": pa.array(t_len[dec_ex].astype(np.int16)),
+            # a new column here: raise layout.EXPORT_FORMAT, so existing results folders are re-exported
             "hypothesis": pa.array(hypotheses(pred[k], tgt_words)[dec_ex].tolist(), pa.string()),
             "h": _vectors(dec_h[k, dec_ex, dec_s]),
         }

@@ -18,6 +18,10 @@ from . import results_root
 from .config import GOLD_TASK_KINDS, attention, task_spec
 from .errors import AttnReproError
 
+#: the activation tables' format (attnrepro.export): raised when a table gains a column, so that Snakemake re-exports
+#: an existing results folder (the export rule passes it as a param; a changed param reruns the job) instead of the
+#: analysis finding the column missing. 2: decoder.parquet's `hypothesis`.
+EXPORT_FORMAT = 2
 
 
 use_root, root = results_root.use, results_root.get

@@ -11,6 +11,7 @@ rule export:
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         n_examples=config["export"]["n_examples"],
         device=config["device"],
+        tables=layout.EXPORT_FORMAT,
     threads: config["threads"]
     resources:
         **needs("export", gpus=GPUS_PER_JOB),
