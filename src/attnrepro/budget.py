@@ -2,12 +2,12 @@
 task, ``dpi: 100000``) stops with the estimate and the key instead of ``std::bad_alloc`` an hour later.
 
 The estimates count the largest tensors a job holds at once — the weights with their gradients and Adam's two
-moments, attention scores (seeds × batch × T_tgt × T_src), recurrent states, logits — in float32, to within a small factor; they are meant to catch sizes orders of magnitude
-too large, not to plan a cluster job —
-except :func:`encoder_cache_bytes`, calibrated on a measured job, which the Kobayashi cache job's cluster
-request also reads. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large
-node; ``config/paper.yaml``'s largest job, the evaluation of 10 stacked Bible models over a 30k vocabulary, is
-estimated at ~85 GB). Set it to your machine's memory for a tighter check.
+moments, attention scores (seeds × batch × T_tgt × T_src), recurrent states, logits — in float32, to within a small
+factor; they are meant to catch sizes orders of magnitude too large, not to plan a cluster job — except
+:func:`encoder_cache_bytes`, calibrated on a measured job, which the Kobayashi cache job's cluster request also
+reads. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large node; ``config/paper.yaml``'s
+largest job, the evaluation of 10 stacked Bible models over a 30k vocabulary, is estimated at ~85 GB). Set it to
+your machine's memory for a tighter check.
 """
 
 from __future__ import annotations
