@@ -144,6 +144,33 @@ def test_multihead_summary_marks_models_holding_a_good_head():
     assert list(s.n_good_heads) == [1.0, 0.0]
 
 
+def test_multihead_judge_step_moves_labels_and_success_to_the_authors_last_evaluation():
+    """multihead.py evaluates before the update at 0, 10, ..., 190: its last reading is after 190 updates, and our
+    engine's evaluation after 200 must move neither a candidate's label nor a K-head model's success."""
+    from attnrepro.snell2021.multihead import label
+
+    steps = [0, 180, 190, 200]
+    def trials(*accs):   # two trials (members) of one candidate, the same curve
+        return pd.DataFrame({"step": steps * 2, "member": [0] * 4 + [1] * 4, "token_acc": list(accs) * 2,
+                             "diverged": False})
+    late_good = trials(0.1, 0.5, 0.9, 0.97)       # reaches 0.95 only after 200 updates
+    late_bad = trials(0.1, 0.3, 0.5, 0.7)         # below 0.6 at 190, above at 200
+    assert label(late_good, 0.95, 0.6) == "good" and label(late_good, 0.95, 0.6, judge_step=190) == "unclear"
+    assert label(late_bad, 0.95, 0.6) == "unclear" and label(late_bad, 0.95, 0.6, judge_step=190) == "bad"
+    assert label(late_good, 0.95, 0.6, judge_step=195) == "unclear"   # the last evaluation at or before it
+
+    metrics = pd.DataFrame({"step": steps, "member": 0, "seed": 0, "token_acc": [0.1, 0.9, 0.93, 0.96],
+                            "valid_loss": 1.0, "diverged": False})
+    heads = pd.DataFrame({"step": [190, 190, 200, 200], "member": 0, "head": [0, 1, 0, 1], "head_seed": [11, 12] * 2,
+                          "align_acc": [0.3, 0.5, 0.9, 0.4]})
+    candidates = pd.DataFrame({"candidate": [0, 1], "head_seed": [11, 12], "round": 0, "label": ["good", "bad"],
+                               "min_best_acc": [0.97, 0.2], "max_final_acc": [0.97, 0.3], "diverged": False})
+    last = multihead_summary(metrics, heads, candidates, "one_good", 0.6, 0.95).iloc[0]
+    judged = multihead_summary(metrics, heads, candidates, "one_good", 0.6, 0.95, judge_step=190).iloc[0]
+    assert (last.success, last.final_acc, last.good_head_align, last.good_head_is_best) == (1.0, 0.96, 0.9, 1.0)
+    assert (judged.success, judged.final_acc, judged.good_head_align, judged.good_head_is_best) == (0.0, 0.93, 0.3, 0.0)
+
+
 def test_sms_gate_is_above_the_majority_class():
     # the SMS Spam Collection is 87% ham: a model that always says "ham" must not test App. A.9's claim
     from attnrepro import papers

@@ -24,6 +24,7 @@ def smoke_config():
     (("fail_below",), 0.99, "fail_below"),
     (("seeds",), [0, 0], "repeated seed"),
     (("multihead", "heads"), 1, "heads"),
+    (("multihead", "judge_step"), 1000, "judge_step"),
     (("translation", "train"), {"eval_every": 100}, "eval_every"),
     (("table2", "proxy", "train"), {"n_eval": 3}, "n_eval"),
 ])
@@ -82,6 +83,9 @@ def test_paper_config_follows_the_authors_code():
     mh = runs["multihead_one_good"]
     assert (mh["model"]["cell"], mh["model"]["shared_embedding"], mh["model"]["heads_combine"]) == ("gru", False, "mean")
     assert mh["train"]["eval_every"] == 10 and mh["train"]["n_eval"] == 400
+    # the authors' last K-head reading, before the update at step 190: after 190 updates, an evaluation we make
+    assert mh["multihead"]["judge_step"] == 190 == snellcfg.analyses(block)["multihead"]["judge_step"]
+    assert 190 % mh["train"]["eval_every"] == 0 and mh["train"]["steps"] == 200
     assert runs["mt_iwslt14_learned"]["model"]["type"] == "translation"
     assert runs["mt_iwslt14_learned"]["train"]["steps"] == 300_000
     assert runs["cls_imdb_learned"]["model"]["embed"] == 300 and runs["cls_imdb_learned"]["data"]["bos_eos"]

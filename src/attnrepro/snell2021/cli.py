@@ -105,7 +105,8 @@ def cmd_analyze(args) -> None:
         for combo in (c for c in roles if c != "candidates"):
             metrics = read_metrics(models / roles[combo] / "metrics.csv")
             heads = read_parquet(models / roles[combo] / "heads.parquet")
-            s = sr.multihead_summary(metrics, heads, candidates, combo, spec["fail_below"], spec["good_above"])
+            s = sr.multihead_summary(metrics, heads, candidates, combo, spec["fail_below"], spec["good_above"],
+                                     spec.get("judge_step"))
             write_csv(s, out / f"summary_{combo}.csv")
             curves.append(sr.curves(metrics).assign(combo=combo))
             print(s.to_string(), file=sys.stderr)

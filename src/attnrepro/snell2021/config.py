@@ -63,7 +63,7 @@ def check(block: dict[str, Any]) -> None:
     for name in c.get("uniform", []):
         if name not in COPY_RUNS:
             raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
-    _check_multihead(block["multihead"])
+    _check_multihead(block["multihead"], train_of(block, block["multihead"].get("train")))
     judge = c.get("judge_step")
     if judge is not None and judge > block["train"]["steps"]:
         raise AttnReproError(f"snell2021.copy.judge_step ({judge}) exceeds snell2021.train.steps "
@@ -79,10 +79,19 @@ def check(block: dict[str, Any]) -> None:
                                  "set; set n_eval in the task's train block")
 
 
-def _check_multihead(m: dict[str, Any]) -> None:
-    """Distinct heads in every K-head model and a different set for each model of a kind (§5.2, Fig. 6)."""
+def _check_multihead(m: dict[str, Any], train: dict[str, Any]) -> None:
+    """Distinct heads in every K-head model and a different set for each model of a kind (§5.2, Fig. 6); a
+    ``judge_step`` within training with an evaluation at or before it (``train``: the block's training)."""
     k, n = m["heads"], m["n_combos"]
     key = "snell2021.multihead"
+    judge = m.get("judge_step")
+    if judge is not None:
+        if judge > train["steps"]:
+            raise AttnReproError(f"{key}.judge_step ({judge}) exceeds its train.steps ({train['steps']})")
+        first = min([train["eval_every"], *train.get("eval_at", [])])
+        if judge < first:
+            raise AttnReproError(f"{key}.judge_step ({judge}) is before the first evaluation (step {first}): no "
+                                 "evaluation to judge the heads at")
     if k < 2:
         raise AttnReproError(f"{key}.heads ({k}) must be at least 2")
     if m["bad_below"] >= m["good_above"]:
@@ -242,9 +251,11 @@ def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     for name in A3_PROXY:  # its proxies' β^px over the copy's word positions
         out[name]["runs"]["proxy"] = f"{name}_proxy"
         out[name]["words"] = block["copy"]["length"]
+    mh_judge = block["multihead"].get("judge_step")  # the authors' last evaluation (190 updates); None = the last
     out["multihead"] = {"kind": "multihead", "runs": {"candidates": "multihead_candidates",
                                                        **{c: f"multihead_{c}" for c in COMBOS}},
-                        "fail_below": block["fail_below"], "good_above": block["good_above"]}
+                        "fail_below": block["fail_below"], "good_above": block["good_above"],
+                        **({"judge_step": mh_judge} if mh_judge is not None else {})}
     out["keyword"] = {"kind": "keyword", "runs": {"run": "keyword"}}
     out["counts"] = {"kind": "counts", "runs": {}, "counts": counts_spec(block)}
     for name, prefix in table2_analyses(block).items():

@@ -5,7 +5,8 @@ otherwise, finds good and bad ones by rejection sampling, and trains 8-head mode
 whose heads are (1) all bad, (2) one good and seven bad, (3) drawn independently at random. We follow it and the
 authors' ``multihead.py`` (their labelling rule: good = token accuracy above 0.95 at some evaluation of every trial,
 bad = below 0.6 at the last evaluation of every trial; each head tried with ``trials`` data orders; labels must
-agree) on one backbone initialisation (``backbone_seed``) kept for every candidate and every K-head model:
+agree; ``judge_step`` reads "the last evaluation" as the last at or before it, the authors' being after 190 updates)
+on one backbone initialisation (``backbone_seed``) kept for every candidate and every K-head model:
 
 - :func:`candidates`: candidate heads are tried in rounds of ``candidates_per_round`` (all trials of a round train
   stacked, one run of the engine each, members frozen if they diverge) until ``n_good`` good and ``n_bad`` bad
@@ -49,8 +50,17 @@ def trial_seed(trial: int) -> int:
     return 1000 * (trial + 1)
 
 
-def label(curves: pd.DataFrame, good_above: float, bad_below: float) -> str:
-    """The authors' rule on one candidate's trials (``metrics`` rows): good, bad, diverged or unclear."""
+def judged(curves: pd.DataFrame, judge_step: int | None) -> pd.DataFrame:
+    """The evaluations the labels read: those at or before ``judge_step`` (None: all). The authors' multihead.py
+    evaluates before the update at steps 0, 10, ..., 190 of its 200, so its last reading is after 190 updates;
+    our engine also evaluates after the last update, which they never see."""
+    return curves if judge_step is None else curves[curves.step <= judge_step]
+
+
+def label(curves: pd.DataFrame, good_above: float, bad_below: float, judge_step: int | None = None) -> str:
+    """The authors' rule on one candidate's trials (``metrics`` rows): good, bad, diverged or unclear; with
+    ``judge_step``, only the evaluations at or before it count (:func:`judged`)."""
+    curves = judged(curves, judge_step)
     if curves.diverged.any():
         return "diverged"
     best = curves.groupby("member").token_acc.max()
@@ -77,9 +87,10 @@ def candidates(spec: dict, ckpt_dir, *, name: str, log=sys.stderr, device="cpu")
                               log=log, device=device)
         curves = result.metrics.assign(round=rnd)
         metrics.append(curves)
-        last = curves.step.max()
+        read = judged(curves, m.get("judge_step"))  # max_acc and final_acc as the label reads them
+        last = read.step.max()
         for j, h in enumerate(cands):
-            c = curves[curves.member.isin(range(j * trials, (j + 1) * trials))]
+            c = read[read.member.isin(range(j * trials, (j + 1) * trials))]
             verdict = label(c, m["good_above"], m["bad_below"])
             for t in range(trials):
                 ct = c[c.member == j * trials + t]

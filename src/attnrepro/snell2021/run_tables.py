@@ -88,19 +88,23 @@ def candidate_table(outcomes: pd.DataFrame) -> pd.DataFrame:
 
 
 def multihead_summary(metrics: pd.DataFrame, heads: pd.DataFrame, candidates: pd.DataFrame, combo: str,
-                      fail_below: float, good_above: float) -> pd.DataFrame:
+                      fail_below: float, good_above: float, judge_step: int | None = None) -> pd.DataFrame:
     """Per K-head model of kind ``combo`` (one member each, ``seed`` = its index, the claims' replicate): the
-    curve summary, ``success`` (final accuracy ≥ ``good_above``), and what became of its heads:
+    curve summary, ``success`` (final accuracy ≥ ``good_above``; with ``judge_step``, the accuracy and head
+    alignment at the last evaluation at or before it, as the candidates' labels: the authors' multihead.py reads
+    its models after 190 updates), and what became of its heads:
     ``n_good_heads`` (heads labelled good in 1-head runs), ``has_good_head`` (at least one: Fig. 6's "at least one
     out of eight random head-init is good"), ``good_head_acc`` (one-good models: that head's 1-head
     accuracy, the worst trial's best), ``good_head_align`` (how often the good head's attention peaks on the
     copied word at the end, :func:`attnrepro.snell2021.probes.head_alignment`) and ``good_head_is_best`` (1 if no other
     head aligns better: the label transferred to the summed model of Eq. 21)."""
-    s = curve_summary(metrics, fail_below, good_above)
+    s = curve_summary(metrics, fail_below, good_above, judge_step)
     s["seed"] = s.member
     s["combo"] = combo
     s["success"] = np.where(s.diverged == 1, np.nan, (s.final_acc >= good_above).astype(float))
     labels = candidates.drop_duplicates("head_seed").set_index("head_seed")
+    if judge_step is not None:
+        heads = heads[heads.step <= judge_step]
     last = heads[heads.step == heads.step.max()] if len(heads) else heads
     extra = []
     for member in s.member:
