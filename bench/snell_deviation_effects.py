@@ -199,13 +199,16 @@ def labelling(a: argparse.Namespace, block: dict) -> dict:
     theirs = at_or_before[-1]
     label_ours, label_theirs = candidate_labels(metrics, m, ours), candidate_labels(metrics, m, theirs)
     stored = table.drop_duplicates("candidate").set_index("candidate").label
-    if not label_ours.sort_index().equals(stored.sort_index()):
-        raise ValueError("the candidates' labels recomputed at the last evaluation differ from candidates.parquet's")
+    judge = m.get("judge_step")  # the run labelled at its last evaluation at or before it (paper.yaml: 190)
+    label_run = label_ours if judge is None else candidate_labels(metrics, m, judge)
+    if not label_run.sort_index().equals(stored.sort_index()):
+        raise ValueError("the candidates' labels recomputed at the run's judged evaluation (multihead.judge_step, "
+                         "else the last) differ from candidates.parquet's")
     seeds = table.drop_duplicates("candidate").set_index("candidate").head_seed
     changed = [{"candidate": int(c), "head_seed": int(seeds[c]), "label_ours": label_ours[c],
                 "label_theirs": label_theirs[c]} for c in label_ours.index if label_ours[c] != label_theirs[c]]
     relabelled = table.assign(label=table.candidate.map(label_theirs))
-    out = {"evaluation_steps": steps, "authors_last_evaluation": AUTHORS_LAST_EVAL,
+    out = {"evaluation_steps": steps, "authors_last_evaluation": AUTHORS_LAST_EVAL, "run_judge_step": judge,
            "authors_step_evaluated": AUTHORS_LAST_EVAL in steps, "step_ours": ours, "step_theirs": theirs,
            "nearest_after": next((s for s in steps if s > AUTHORS_LAST_EVAL), None),
            "n_candidates": len(label_ours), "counts_ours": label_ours.value_counts().to_dict(),
