@@ -127,12 +127,17 @@ def encoder_cache_parts(*, n_sequences: int, max_len: int, batch_size: int, laye
             _cache_batch_bytes(batch_size, layers, heads, max_len))
 
 
+def _block_cache_parts(block: dict[str, Any]) -> tuple[float, float]:
+    """:func:`encoder_cache_parts` for a ``kobayashi2020`` config block and its encoder's shape."""
+    shape = encoder_shape(block)
+    return encoder_cache_parts(n_sequences=block["n_sequences"], max_len=block["max_len"],
+                               batch_size=block["batch_size"], layers=shape["layers"], heads=shape["heads"])
+
+
 def encoder_cache_bytes(block: dict[str, Any]) -> float:
     """:func:`encoder_cache_parts` summed for a ``kobayashi2020`` config block and its encoder's shape: what the
     memory check and the cluster request of the cache job both read."""
-    shape = encoder_shape(block)
-    return sum(encoder_cache_parts(n_sequences=block["n_sequences"], max_len=block["max_len"],
-                                   batch_size=block["batch_size"], layers=shape["layers"], heads=shape["heads"]))
+    return sum(_block_cache_parts(block))
 
 
 # -- the checks -----------------------------------------------------------------------------------------------
@@ -169,8 +174,7 @@ def check(config: dict[str, Any], task_specs: dict[str, dict[str, Any]]) -> None
 
 def _check_encoder_cache(block) -> None:
     shape = encoder_shape(block)
-    tables, batch = encoder_cache_parts(n_sequences=block["n_sequences"], max_len=block["max_len"],
-                                        batch_size=block["batch_size"], layers=shape["layers"], heads=shape["heads"])
+    tables, batch = _block_cache_parts(block)
     key, fix = (("kobayashi2020.batch_size", "lower batch_size") if batch > tables else
                 ("kobayashi2020.n_sequences", "lower n_sequences or max_len"))
     _over(key, tables + batch, f"{block['n_sequences']:,} sequences of {block['max_len']} tokens, batch "
