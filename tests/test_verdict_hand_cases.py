@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.aitken2021.alignment import temporal_argmax_correlation, temporal_diagonal_share
+from attnrepro.aitken2021.alignment import temporal_antidiagonal, temporal_argmax_correlation, temporal_diagonal_share
 from attnrepro.claims import by_claim, summarize
 from attnrepro.intervals import NOT_TESTED, REPRODUCED, Rule, interval, student_t
 from attnrepro import papers
@@ -81,11 +81,29 @@ def test_an_argmax_at_s_plus_3_is_not_diagonal():
     share = temporal_diagonal_share(dec_mu, enc_mu, n)
     assert share == pytest.approx(1 / n)  # only the last step, clipped onto t = s
     assert temporal_diagonal_share(enc_mu, enc_mu, n) == 1.0
-    assert temporal_diagonal_share(enc_mu[::-1], enc_mu, n, mirrored=True) == 1.0
+    assert temporal_antidiagonal(enc_mu[::-1], enc_mu, n) == (1.0, n - 1)
     summaries = {"aed": pd.DataFrame({"seed": SEEDS, "temporal_diagonal_share": [share] * 6,
                                       "temporal_argmax_rho": [0.993] * 6, "token_acc": 1.0})}
     row = _table(["one_to_one_diagonal"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
     assert row.verdict == "not reproduced" and row.original.startswith("temporal_argmax_rho: median 0.993")
+
+
+def test_the_antidiagonal_of_inputs_of_several_lengths_sits_at_their_mean_length():
+    # reversal on inputs of 15-19 words: every example reaches 16 steps, the mean states mirror s onto 16 - s
+    enc_mu = np.eye(20)
+    mirrored = enc_mu[16 - np.arange(16)]
+    assert temporal_antidiagonal(mirrored, enc_mu, 16) == (1.0, 16)
+    # the shortest input's mirror (15 - s), the old reading, held on none of these steps
+    assert np.mean(np.argmax(mirrored @ enc_mu[:16].T, axis=1) == 15 - np.arange(16)) == 0.0
+    # a diagonal, a constant and a scattered argmax are no anti-diagonal
+    assert temporal_antidiagonal(enc_mu[:16], enc_mu, 16)[0] == pytest.approx(1 / 16)
+    assert temporal_antidiagonal(enc_mu[[5] * 16], enc_mu, 16)[0] == pytest.approx(1 / 16)
+    scattered = enc_mu[np.random.default_rng(0).integers(0, 20, 16)]
+    assert temporal_antidiagonal(scattered, enc_mu, 16)[0] < 0.3
+    summaries = {"aed": pd.DataFrame({"seed": SEEDS, "temporal_antidiagonal_share": [1 / 16] * 6,
+                                      "temporal_argmax_rho": [-0.99] * 6, "token_acc": 1.0})}
+    row = _table(["reversed_antidiagonal"], summaries, {"aed": ("reversed", "aed", "gru")}).iloc[0]
+    assert row.verdict == "not reproduced"
 
 
 def test_no_interval_of_a_registered_claim_leaves_its_measures_range():

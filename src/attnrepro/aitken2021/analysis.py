@@ -14,8 +14,8 @@ from ..tokens import PAD
 from .accuracy import (accuracy_by_length, corpus_bleu, early_late_accuracy, early_late_gap, short_long_gap,
                        word_accuracy)
 from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, peak_measures, predicted_offset,
-                        temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks, word_offset_measures,
-                        word_temporal_dots)
+                        temporal_antidiagonal, temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks,
+                        word_offset_measures, word_temporal_dots)
 from .decomposition import (TERMS, Decomposition, alignment_shares, alignment_terms, decompose, map_agreement,
                             projected_relative_delta, random_abs_cosine, temporal_input_delta_cosine,
                             top_alignment_shares)
@@ -91,6 +91,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
     out["word_variance"] = word_variance(E, src_vocab)
     # every example reaches these steps, so μ there averages over the same examples on both sides
     n_steps = int(min(src_len.min(), dec.groupby("example")["s"].max().min())) + 1
+    antidiagonal = temporal_antidiagonal(D.mu, E.mu, n_steps)
     summary = {
         "token_acc": float(correct[real].mean()),
         "seq_acc": float(correct.groupby(dec["example"]).all().mean()),
@@ -105,7 +106,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         # translation's shortest pairs leave few steps every example reaches; Fig. 4b plots those half of them reach
         "temporal_argmax_rho_half": temporal_argmax_correlation(D.mu, E.mu, n_half(dec)),
         "temporal_diagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps),
-        "temporal_antidiagonal_share": temporal_diagonal_share(D.mu, E.mu, n_steps, mirrored=True),
+        "temporal_antidiagonal_share": antidiagonal[0],
+        "temporal_antidiagonal_offset": antidiagonal[1],
         "temporal_diagonal_share_half": temporal_diagonal_share(D.mu, E.mu, n_half(dec)),
         "short_long_gap": short_long_gap(out["accuracy"]),
         "early_late_gap": early_late_gap(dec),
