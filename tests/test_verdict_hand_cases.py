@@ -88,8 +88,8 @@ def test_an_argmax_at_s_plus_3_is_not_diagonal():
     assert row.verdict == "not reproduced" and row.original.startswith("temporal_argmax_rho: median 0.993")
 
 
-def test_the_antidiagonal_of_inputs_of_several_lengths_sits_at_their_mean_length():
-    # reversal on inputs of 15-19 words: every example reaches 16 steps, the mean states mirror s onto 16 - s
+def test_the_antidiagonal_of_inputs_of_several_lengths_need_not_be_the_shortest_inputs_mirror():
+    # reversal on inputs of several lengths: every example reaches 16 steps, the mean states mirror s onto 16 - s
     enc_mu = np.eye(20)
     mirrored = enc_mu[16 - np.arange(16)]
     assert temporal_antidiagonal(mirrored, enc_mu, 16) == (1.0, 16)

@@ -66,7 +66,7 @@ _PAPER_CLAIMS: tuple[Claim, ...] = (
         quote="we find one trajectory is flipped in such a way as to yield an anti-diagonal attention matrix",
         reading="share of the steps every example reaches whose argmax over every encoder step t of μ_s^D·μ_t^E "
                 "lies on one anti-diagonal t + s = c (c the most common t + s: the mean states of inputs of several "
-                "lengths mirror about their mean length), above 0.8; the rank correlation of s with the argmax "
+                "lengths mirror about a line their lengths set), above 0.8; the rank correlation of s with the argmax "
                 "beside it",
         measure="temporal_antidiagonal_share", kind="continuous", bounds=SHARE, direction=">", threshold=0.8,
         original="temporal_argmax_rho",
