@@ -164,6 +164,23 @@ def _six(*values):
     ("reversal_eases_bottleneck", _six(-0.1, -0.2, -0.15), _six(0.2, 0.3, 0.25), [0.0] * 6, [0.0] * 6),
     ("translation_offset_backwards", _six(2.5, 3.6, 1.4), _six(0.2, 0.1, 0.5), None, None),
     ("classification_beta_uf_agreement_peaks", _six(-0.01, -0.02, -0.015), _six(0.1, 0.12, 0.09), None, None),
+    # paper claims of issue 29's coverage: each rule on the wrong side of its line, and on the right side
+    ("sort_mu_mu_negligible", _six(0.6, 0.55, 0.62), _six(0.02, 0.03, 0.01), None, None),
+    ("escan_three_term_share", _six(0.5, 0.45, 0.55), _six(0.95, 0.96, 0.97), None, None),
+    ("escan_variance_drop_ao", _six(0.3, 0.35, 0.28), _six(0.93, 0.95, 0.94), None, None),
+    ("translation_variance_drop_ao", _six(0.9, 0.92, 0.95), _six(0.25, 0.24, 0.26), None, None),
+    ("readout_dictionary", _six(0.3, 0.25, 0.35), _six(0.97, 0.98, 0.99), None, None),
+    *[(claim_id, _six(0.3, 0.32, 0.28), _six(0.9, 0.92, 0.91), _six(0.9, 0.92, 0.91), _six(0.3, 0.32, 0.28))
+      for claim_id in ("average_map_fit_one_to_one_vs_sort_ao", "average_map_fit_one_to_one_vs_escan_aed",
+                       "average_map_fit_one_to_one_vs_escan_ao", "average_map_fit_escan_vs_bible_aed",
+                       "average_map_fit_escan_vs_bible_ao", "average_map_fit_escan_vs_paracrawl_aed",
+                       "average_map_fit_escan_vs_paracrawl_ao", "mu_mu_share_order_one_to_one_vs_escan_ao",
+                       "mu_mu_share_order_escan_vs_bible_aed", "mu_mu_share_order_escan_vs_paracrawl_aed",
+                       "mu_mu_share_order_escan_vs_paracrawl_ao")],
+    ("ved_bottleneck", _six(0.0, 0.02, -0.01), _six(0.4, 0.45, 0.5), None, None),
+    ("attention_removes_bottleneck", _six(0.4, 0.45, 0.5), _six(0.0, 0.01, -0.01), None, None),
+    ("copy_mixture_fails_more_than_control", [0.0] * 6, [1.0] * 6, [1.0] * 6, [0.0] * 6),
+    ("copying_reaches_perfect_accuracy", [1, 0, 0, 1, 0, 0], [1] * 40, None, None),
 ])
 def test_respecified_claims_can_fail(claim_id, failing, holding, partner_fail, partner_hold):
     assert _row(claim_id, failing, partner_fail).verdict == NOT_REPRODUCED

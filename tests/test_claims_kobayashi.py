@@ -89,12 +89,13 @@ def test_no_claim_rests_on_the_weights_alone():
 
 
 # -- App. C, Figs. 10-12: per-head negation ---------------------------------------------------------------------
-def _per_head(cls_slope, other_slope, rng):
-    """A per-head category table over 12 heads: α on [CLS] / punct / other against ‖f‖ with the given slopes."""
+def _per_head(cls_slope, other_slope, rng, sep_slope=-1.0):
+    """A per-head category table over 12 heads: α on [CLS] / [SEP] / punct / other against ‖f‖ with the given
+    slopes."""
     rows = []
     for h in range(12):
         a = rng.uniform(0.05, 0.6)
-        for cat, slope in (("[CLS]", cls_slope), ("[SEP]", -1.0), ("punct", cls_slope), ("other", other_slope)):
+        for cat, slope in (("[CLS]", cls_slope), ("[SEP]", sep_slope), ("punct", cls_slope), ("other", other_slope)):
             rows.append({"layer": 1 + h // 6, "head": 1 + h % 6, "category": cat, "alpha": a + rng.normal(0, .02),
                          "weighted_norm": 0.1, "f_norm": 2.0 + slope * a + rng.normal(0, 0.02)})
     return pd.DataFrame(rows)
@@ -116,6 +117,14 @@ def test_other_heads_do_not_negate():
 
     assert _row("other_heads_do_not_negate", values(-1.0)).verdict == NOT_REPRODUCED  # the other words cancel too
     assert _row("other_heads_do_not_negate", values(+0.5)).verdict == REPRODUCED
+
+
+def test_sep_heads_that_keep_f_large_fail_sep_heads_negate():
+    # Fig. 4: heads attending [SEP] most also leave its ‖f(x)‖ largest — α and ‖f‖ do not cancel
+    values = [kb.head_correlation(_per_head(-1.0, 0.0, np.random.default_rng(s), sep_slope=+1.0), "[SEP]")
+              for s in FOLDS]
+    assert min(values) > 0.5 and _row("sep_heads_negate", values).verdict == NOT_REPRODUCED
+    assert _row("sep_heads_negate", [-0.5, -0.45, -0.55, -0.5, -0.48, -0.52]).verdict == REPRODUCED
 
 
 def test_other_heads_absence_is_one_claim_with_the_negation():
@@ -162,6 +171,34 @@ def test_fold_summary_carries_the_new_measures():
     # without the weights' singular values the measure is missing, not made up
     bare = kb.fold_summary(cat(tokens), cat(heads), cat(pairs), cat(layers), 2, 1, 3)
     assert bare.svals_ratio_min.isna().all()
+
+
+# -- Table 2: α against ‖f(x)‖ over sampled (query, key) pairs, by the key's category -----------------------------
+def _pairs(slopes, seed):
+    """Six sequences, one layer and head: every (query, key) pair's α rises with the key's ‖f(x)‖ at its category's
+    slope in ``slopes`` (0: unrelated), plus noise."""
+    rng = np.random.default_rng(seed)
+    cats = ["[CLS]", "other", "punct", "other", "other", "punct", "other", "[SEP]"]
+    tokens = pd.DataFrame([{"seq": q, "pos": p, "token": c, "category": c, "rank": p}
+                           for q in range(6) for p, c in enumerate(cats)])
+    rows = [{"seq": q, "layer": 1, "head": 1, "query": i, "pos": p, "f_norm": f,
+             "alpha": 0.5 + slopes.get(c, 0.0) * f + rng.normal(0, 0.05)}
+            for q in range(6) for i in range(len(cats)) for p, c in enumerate(cats) for f in [rng.uniform(0.5, 2.0)]]
+    return pd.DataFrame(rows), tokens
+
+
+@pytest.mark.parametrize("claim_id, category, slopes, holding", [
+    # periods and commas whose large α comes with a large ‖f‖ (no cancelling) / with a small one
+    ("rho_alpha_fnorm_punct", "punct", {"punct": +0.3}, [-0.4, -0.35, -0.45, -0.4, -0.38, -0.42]),
+    # ordinary words whose α and ‖f‖ cancel as the special tokens' do / unrelated
+    ("rho_alpha_fnorm_other", "other", {"other": -0.3}, [0.02, -0.03, 0.01, 0.0, 0.03, -0.01]),
+])
+def test_table2_correlations_on_the_wrong_side(claim_id, category, slopes, holding):
+    values = [kb.alpha_fnorm_correlation(*_pairs(slopes, s), 1, 1).set_index("category").loc[category, "spearman_rho"]
+              for s in FOLDS]
+    assert min(abs(v) for v in values) > 0.5
+    assert _row(claim_id, values).verdict == NOT_REPRODUCED
+    assert _row(claim_id, holding).verdict == REPRODUCED
 
 
 # -- §5, Table 3 on the paper's own WMT16 De-En ---------------------------------------------------------------

@@ -1,6 +1,7 @@
 """Paper claims added for issue 29's count (Aitken §3 sort, §4 eSCAN and translation temporal components;
 Kobayashi §4.2–4.3 special tokens): each measure on a hand case where its claim holds, and on an untrained (random)
-model where it must fail."""
+model where it must fail; and the other Aitken and blog003 paper claims' measures on hand cases where they must
+fail."""
 
 import numpy as np
 import pandas as pd
@@ -234,3 +235,115 @@ def test_fold_summary_writes_the_new_kobayashi_measures():
     pairs = heads.rename(columns={"alpha_mean": "alpha"}).assign(query=0)
     s = kb.fold_summary(tokens, heads, pairs, layers, 2, 2, 6)
     assert s.special_weight_ratio.notna().all() and (s.sep_fnorm_ratio < 0.5).all()
+
+
+# -- issue 29's other Aitken and blog003 claims: each measure on a hand case where its claim must fail -------------
+def _shares(**magnitudes):
+    """The claims' share measures (share_mu_mu, share_three) of top-5 alignments whose every row carries the terms of
+    Eq. 3 with these magnitudes (the others 0)."""
+    from attnrepro.aitken2021.analysis import share_measures
+    from attnrepro.aitken2021.decomposition import TERMS, alignment_shares
+
+    terms = pd.DataFrame([{"example": e, "s": s, "rank": r, **{k: magnitudes.get(k, 0.0) for k in TERMS}}
+                          for e in range(2) for s in range(3) for r in range(2)])
+    return share_measures(alignment_shares(terms), "share_")
+
+
+def test_sort_attention_driven_by_the_temporal_components_fails_sort_mu_mu_negligible():
+    from attnrepro.aitken2021.analysis import share_measures
+    from attnrepro.aitken2021.decomposition import alignment_shares, alignment_terms, decompose
+
+    # states of one fixed time course: h_s^D = μ_s, h_t^E = μ_t + χ_x (χ orthogonal to every μ), a diagonal
+    # attention that μ^D·μ^E carries alone — what sort must not show
+    rng = np.random.default_rng(0)
+    n, length = 60, 6
+    basis = 3.0 * np.eye(12)
+    ex, pos = np.repeat(np.arange(n), length), np.tile(np.arange(length), n)
+    tok = rng.integers(0, 3, len(pos))
+    enc = decompose(basis[pos] + basis[length + tok], pos, tok)
+    dec = decompose(basis[pos], pos, tok)
+    share = share_measures(alignment_shares(alignment_terms(dec, ex, enc, ex)), "share_")["share_mu_mu"]
+    assert share > 0.9
+    assert verdict("sort_mu_mu_negligible", [share] * 6) == NOT_REPRODUCED
+
+
+def test_alignments_carried_by_the_input_terms_fail_the_three_term_and_mu_mu_order_claims():
+    inputs = _shares(mu_mu=0.5, chi_chi=2.0, delta_delta=1.0)  # χ^D·χ^E and Δh^D·Δh^E carry the attention
+    assert inputs["share_three"] == pytest.approx(0.5 / 3.5)
+    assert verdict("escan_three_term_share", [inputs["share_three"]] * 6) == NOT_REPRODUCED
+    # the task the paper says leans more on μ·μ leans less on it than its partner
+    less, more = _shares(mu_mu=1.0, chi_chi=3.0)["share_mu_mu"], _shares(mu_mu=3.0, chi_chi=1.0)["share_mu_mu"]
+    assert less == pytest.approx(0.25) and more == pytest.approx(0.75)
+    for claim_id in ("mu_mu_share_order_one_to_one_vs_escan_ao", "mu_mu_share_order_escan_vs_bible_aed",
+                     "mu_mu_share_order_escan_vs_paracrawl_aed", "mu_mu_share_order_escan_vs_paracrawl_ao"):
+        assert verdict(claim_id, [less] * 6, [more] * 6) == NOT_REPRODUCED
+
+
+def _word_drops(temporal, noise, seeds=range(6)):
+    """variance_drop of encoder states temporal·μ_t + χ_x + noise over three words, one value per seed."""
+    from attnrepro.aitken2021.decomposition import decompose
+    from attnrepro.aitken2021.variance import variance_drop, word_variance
+
+    out = []
+    for seed in seeds:
+        rng = np.random.default_rng(seed)
+        mu, chi = rng.normal(size=(6, 8)), rng.normal(size=(3, 8))
+        pos, tok = np.tile(np.arange(6), 200), rng.integers(0, 3, 1200)
+        h = temporal * mu[pos] + chi[tok] + noise * rng.normal(size=(1200, 8))
+        out.append(variance_drop(word_variance(decompose(h, pos, tok), ["A", "B", "C"])))
+    return out
+
+
+def test_word_variance_drops_on_the_wrong_side_of_the_ao_claims():
+    # eSCAN AO: ~90% expected; states with no time course keep all their variance
+    flat = _word_drops(0.0, 1.0)
+    assert max(flat) < 0.1 and verdict("escan_variance_drop_ao", flat) == NOT_REPRODUCED
+    # translation AO: ~25% expected; states that are time course plus word lose nearly all of it
+    temporal = _word_drops(1.0, 0.0)
+    assert min(temporal) > 0.9 and verdict("translation_variance_drop_ao", temporal) == NOT_REPRODUCED
+
+
+def test_a_readout_pointing_at_the_wrong_input_words_fails_readout_dictionary():
+    from attnrepro.aitken2021.readout import readout_alignment, readout_match
+
+    table = readout_alignment(np.eye(4), ["a", "b", "c", "d"], np.eye(4)[[1, 2, 3, 0]], ["A", "B", "C", "D"])
+    match = readout_match(table, {"A": "a", "B": "b", "C": "c", "D": "d"})
+    assert match == 0.0 and verdict("readout_dictionary", [match] * 6) == NOT_REPRODUCED
+
+
+@pytest.mark.parametrize("claim_id", [
+    "average_map_fit_one_to_one_vs_sort_ao", "average_map_fit_one_to_one_vs_escan_aed",
+    "average_map_fit_one_to_one_vs_escan_ao", "average_map_fit_escan_vs_bible_aed", "average_map_fit_escan_vs_bible_ao",
+    "average_map_fit_escan_vs_paracrawl_aed", "average_map_fit_escan_vs_paracrawl_ao"])
+def test_average_map_fit_of_a_permuting_task_below_a_diagonal_partner_fails(claim_id):
+    from attnrepro.aitken2021.decomposition import decompose
+    from attnrepro.aitken2021.mechanisms import average_map_fit
+
+    rng = np.random.default_rng(0)
+    n, length, eye = 30, 6, 5 * np.eye(8)
+    ex, pos = np.repeat(np.arange(n), length), np.tile(np.arange(length), n)
+    tok = np.zeros(len(pos), dtype=int)
+    diag = decompose(eye[pos], pos, tok)
+    perms = [rng.permutation(length) for _ in range(n)]
+    permuted = decompose(eye[[perms[e][p] for e, p in zip(ex, pos)]], pos, tok)
+    fit_diag, fit_perm = average_map_fit(diag, ex, diag, ex), average_map_fit(diag, ex, permuted, ex)
+    assert fit_perm < 0.5 < 0.99 < fit_diag
+    # the task the abstract says the average describes better is the one whose samples each attend elsewhere
+    assert verdict(claim_id, [fit_perm] * 6, [fit_diag] * 6) == NOT_REPRODUCED
+
+
+def _gap(right_of):
+    """short_long_gap of one seed's decodes: inputs of 3 to 8 words, ``right_of(length)`` of each target right."""
+    from attnrepro.aitken2021.accuracy import accuracy_by_length, short_long_gap
+
+    lengths = [3, 4, 5, 6, 7, 8]
+    dec = pd.DataFrame([{"example": ex, "target": "1", "predicted": "1" if s < right_of(n) else "2"}
+                        for ex, n in enumerate(lengths) for s in range(n)])
+    return short_long_gap(accuracy_by_length(dec, pd.Series(dict(enumerate(lengths)))))
+
+
+def test_accuracy_by_length_on_the_wrong_side_of_the_bottleneck_claims():
+    flat = _gap(lambda n: n)               # every length decoded alike: a VED with no bottleneck
+    assert flat == 0.0 and verdict("ved_bottleneck", [flat] * 6) == NOT_REPRODUCED
+    falling = _gap(lambda n: 0 if n > 6 else n)  # long inputs lost: an AED that still has one
+    assert falling == 1.0 and verdict("attention_removes_bottleneck", [falling] * 6) == NOT_REPRODUCED

@@ -6,6 +6,7 @@ import pandas as pd
 import pytest
 
 from attnrepro.claims import summarize, unmeasured
+from attnrepro.errors import AttnReproError
 from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
 from attnrepro.papers import CLAIMS
 from attnrepro.snell2021 import count_table as ct
@@ -13,7 +14,7 @@ from attnrepro.snell2021.agreement import relative_spread
 from attnrepro.snell2021.agreement_table import second_run_curve, table2_row
 from attnrepro.snell2021.claims_appendix import APPENDIX_CLAIMS
 from attnrepro.snell2021.config import SMS_SET, claim_experiments
-from attnrepro.snell2021.run_tables import multihead_summary
+from attnrepro.snell2021.run_tables import curve_summary, multihead_summary
 
 
 def _claim(claim_id):
@@ -43,6 +44,17 @@ def _six(*values):
     ("eq15_gradient_subset", _six(0.2, 0.3, 0.1), _six(0.99, 0.98, 0.99)),
     ("multihead_random_has_good_head", [1, 0, 1, 0, 0, 0, 1, 0], [1] * 20),
     ("sms_attention_unstable_across_seeds", _six(0.4, 0.45, 0.5), _six(0.01, 0.02, 0.0)),
+    # Table 2, 3, 7 and 10 and App. A.7 claims of issue 29's coverage
+    ("classification_proxy_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.3, 0.32, 0.28)),
+    ("translation_proxy_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.3, 0.32, 0.28)),
+    ("classification_kendall_agrees", _six(-0.05, -0.02, -0.04), _six(0.3, 0.32, 0.28)),
+    ("translation_kendall_agrees", _six(-0.05, -0.02, -0.04), _six(0.3, 0.32, 0.28)),
+    ("frozen_beta_attention_agrees_less", _six(-0.2, -0.25, -0.15), _six(0.2, 0.25, 0.15)),
+    ("translation_xi_non_trivial", _six(0.0, 0.05, 0.02), _six(0.6, 0.55, 0.65)),
+    ("translation_beta_uf_agreement_peaks", _six(-0.01, -0.02, -0.015), _six(0.1, 0.12, 0.09)),
+    ("classification_kendall_saliency_agrees", _six(-0.05, -0.02, -0.04), _six(0.1, 0.12, 0.09)),
+    ("classification_train_split_alpha_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.15, 0.13, 0.14)),
+    ("translation_kendall_proxy_agrees", _six(-0.05, -0.02, -0.04), _six(0.3, 0.32, 0.28)),
 ])
 def test_new_claims_can_fail_and_hold(claim_id, failing, holding):
     assert _row(claim_id, failing).verdict == NOT_REPRODUCED
@@ -95,6 +107,80 @@ def test_table2_row_kendall_excesses_seed_agreement_and_xi_alpha_beta_progress()
     unstable = table2_row(alpha, perf, beta_b, np.stack([a]), a, noise(), np.stack([noise(), noise()]),
                           np.array([0.5, 0.9]), _curve(a, alpha_b, perf_b), seed=5)
     assert abs(unstable["A_alpha_alpha_seeds_excess"]) < 0.06
+
+
+def _failing_table2_rows(seed, full_reversal=False):
+    """table2_row on probes where the Table 2 / 3 / 7 / 10 claims must fail, two hand cases of one seed; ``rev``
+    ranks the input positions against α (τ ≈ −0.5, or exactly −1 with ``full_reversal``).
+
+    *rising*: β^uf's checkpoints go from ``rev`` through noise to α itself — A(α, β^uf) only rises, no peak inside
+    training (App. A.7) — and β^px and Δ are ``rev`` where β^uf is α.
+    *reversed*: β^uf is ``rev``, a frozen-β run's attention is α itself, and the second run's attention already
+    agrees with α more than β^uf does at its first checkpoint (ξ at p̂(0))."""
+    rng = np.random.default_rng(seed)
+    noise = lambda: rng.random((200, 40))  # noqa: E731
+    a = noise()
+    rev = 1.0 - a if full_reversal else 1.0 - a + noise()
+    alpha, perf = np.stack([noise(), a]), np.array([0.2, 0.9])
+    alpha_b, perf_b = np.stack([noise(), noise(), a]), np.array([0.1, 0.5, 0.9])
+    curve = _curve(a, alpha_b, perf_b)
+    rising = table2_row(alpha, perf, np.stack([a]), np.stack([rev, noise(), a]), rev, rev, alpha_b, perf_b, curve,
+                        seed=seed)
+    reversed_ = table2_row(alpha, perf, np.stack([a]), np.stack([rev]), a, a, alpha_b, perf_b, curve, seed=seed,
+                           alpha_fr=np.stack([a]))
+    return rising, reversed_
+
+
+TABLE2_FAILING = [
+    ("classification_proxy_agrees_with_beta_uf", 0, "A_beta_uf_beta_px_excess"),
+    ("translation_proxy_agrees_with_beta_uf", 0, "A_beta_uf_beta_px_excess"),
+    ("classification_kendall_saliency_agrees", 0, "tau_delta_beta_uf_excess"),
+    ("translation_kendall_proxy_agrees", 0, "tau_beta_uf_beta_px_excess"),
+    ("translation_beta_uf_agreement_peaks", 0, "A_alpha_beta_uf_peak_excess"),
+    ("classification_kendall_agrees", 1, "tau_alpha_beta_uf_excess"),
+    ("translation_kendall_agrees", 1, "tau_alpha_beta_uf_excess"),
+    ("frozen_beta_attention_agrees_less", 1, "A_beta_uf_minus_alpha_fr"),
+    ("translation_xi_non_trivial", 1, "xi_alpha_beta_uf_progress"),
+    # Table 7 is Table 2's A(α, β^uf) − Â on training pairs: no run records those probes yet (its measured_by), so
+    # table2_row's held-out statistic stands for it here
+    ("classification_train_split_alpha_agrees_with_beta_uf", 1, "A_alpha_beta_uf_excess"),
+]
+
+
+@pytest.mark.parametrize("claim_id, case, column", TABLE2_FAILING)
+def test_table2_measures_on_probes_where_the_claims_must_fail(claim_id, case, column):
+    claim = _claim(claim_id)
+    values = [_failing_table2_rows(seed)[case][column] for seed in range(6)]
+    assert max(values) < (0.0 if claim.threshold == 0.0 else claim.threshold)
+    assert _row(claim_id, values).verdict == NOT_REPRODUCED
+
+
+@pytest.mark.xfail(strict=True, raises=AttnReproError,
+                   reason="τ − τ̂ lies in [−2, 2] but the Kendall claims declare AGREE = [−1, 1] (snell2021/claims.py, "
+                          "claims_appendix.py): a fully reversed ranking is refused as out of range instead of "
+                          "judged not reproduced")
+@pytest.mark.parametrize("claim_id, case, column", [c for c in TABLE2_FAILING if "tau" in c[2]])
+def test_kendall_claims_judge_a_fully_reversed_ranking(claim_id, case, column):
+    values = [_failing_table2_rows(seed, full_reversal=True)[case][column] for seed in range(6)]
+    assert min(values) < -1.0  # τ = −1 minus a shuffled baseline that is sometimes above 0
+    assert _row(claim_id, values).verdict == NOT_REPRODUCED
+
+
+def test_copy_curves_where_the_copy_claims_must_fail():
+    """curve_summary on hand learning curves of six seeds: every copy-mixture seed learns while every copy-subset
+    seed fails (the mixture fails less than its control, not more); copy-subset seeds that plateau at 0.9 never
+    reach the good-head line 0.95."""
+    def run(final):
+        return curve_summary(pd.DataFrame({"step": [0, 100, 190] * 6, "member": np.repeat(range(6), 3),
+                                           "seed": np.repeat(range(6), 3), "token_acc": [0.1, 0.5, final] * 6,
+                                           "valid_loss": 1.0, "diverged": False}), 0.6, 0.95)
+    mixture, subset, plateau = run(1.0), run(0.3), run(0.9)
+    assert mixture.failed.sum() == 0 and subset.failed.sum() == 6 and plateau.reached_good.sum() == 0
+    claim = _claim("copy_mixture_fails_more_than_control")
+    table = summarize({"mix": mixture, "sub": subset},
+                      {"mix": (claim.task_kinds[0], claim.archs[0]), "sub": claim.versus}, (claim,))
+    assert table.set_index("experiment").loc["mix", "verdict"] == NOT_REPRODUCED
+    assert _row("copying_reaches_perfect_accuracy", plateau.reached_good.tolist()).verdict == NOT_REPRODUCED
 
 
 def test_relative_spread_is_zero_for_a_flat_probe_and_large_where_one_position_stands_out():
