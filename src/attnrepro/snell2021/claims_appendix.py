@@ -14,6 +14,7 @@ from ..claims import Claim
 
 # shared with :mod:`attnrepro.snell2021.claims`, which imports them (it imports this module's claims)
 AGREE, REAL = (-1.0, 1.0), (-math.inf, math.inf)  # differences of two agreements, each in [0, 1]
+TAU = (-2.0, 2.0)  # differences of two Kendall τ, each in [-1, 1]
 FIG = "figures/snell2021/"
 TABLE2_SAMPLES = ("training seeds; one bag-of-words proxy run serves every seed, and ξ reads another seed's run as "
                    "each seed's second run (replicates share those runs)")
@@ -46,11 +47,11 @@ def _family(family: str) -> tuple[Claim, ...]:
               measure="xi_alpha_beta_progress", bounds=REAL, direction=">", threshold=0.25, **common),
         Claim(claim_id=f"{family}_kendall_proxy_agrees", section="App. A.4, Table 3", quote=_KENDALL_QUOTE,
               reading=f"Kendall τ(β^uf, β^px) minus τ(α, α_B shuffled), above 0{where}",
-              measure="tau_beta_uf_beta_px_excess", bounds=AGREE, direction=">", threshold=0.0,
+              measure="tau_beta_uf_beta_px_excess", bounds=TAU, direction=">", threshold=0.0,
               reference_value=refs["tau_px"], **common),
         Claim(claim_id=f"{family}_kendall_saliency_agrees", section="App. A.4, Table 3", quote=_KENDALL_QUOTE,
               reading=f"Kendall τ(Δ, β^uf) minus τ(α, α_B shuffled), above 0{where}",
-              measure="tau_delta_beta_uf_excess", bounds=AGREE, direction=">", threshold=0.0,
+              measure="tau_delta_beta_uf_excess", bounds=TAU, direction=">", threshold=0.0,
               reference_value=refs["tau_delta"], **common),
         Claim(claim_id=f"{family}_train_split_alpha_agrees_with_beta_uf", section="App. A.4, Table 7",
               quote="Table 7 consists of the same results as Table 2, except that the statistics is calculated over "
