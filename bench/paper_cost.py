@@ -11,7 +11,8 @@ own), timed between its 10th and 30th step; peak memory from ``/usr/bin/time``. 
 core-hours. Training: steps × measured seconds per step × the evaluation overhead the paper slice measured
 (its train jobs' wall time over steps × seconds per step). Other rules: the paper slice's own jobs
 (bench/results/workflow_paper_slice.json, the papers' data sizes), scaled by seeds where a job handles every seed;
-a rule the slice did not run says so. Writes ``bench/results/paper_cost.{json,md}``.
+a rule the slice did not run says so. Fig. 6's jobs (rules snell2021_candidates, snell2021_multihead): from
+bench/results/snell_multihead_cost.json when it exists. Writes ``bench/results/paper_cost.{json,md}``.
 
     python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]  (--only: merged)
     python bench/paper_cost.py measure --snell   (the snell2021 block's runs, merged)
@@ -172,9 +173,11 @@ def _row(rule, job, n, s, mb, source):
     return {"rule": rule, "job": job, "n_jobs": n, "s": s, "max_rss_mb": mb, "source": source}
 
 
-def cost_rows(cfg: dict, slice_cfg: dict, steps_json: dict, slice_json: dict) -> tuple[list[dict], float]:
+def cost_rows(cfg: dict, slice_cfg: dict, steps_json: dict, slice_json: dict,
+              multihead: dict | None = None) -> tuple[list[dict], float]:
     """Per job of config/paper.yaml, its predicted seconds on this CPU and its peak memory, with where each number
-    comes from; and the evaluation overhead factor of the Aitken training jobs."""
+    comes from; and the evaluation overhead factor of the Aitken training jobs. ``multihead``: Fig. 6's block
+    (bench/results/snell_multihead_cost.json), if measured."""
     from attnrepro.snell2021 import config as snellcfg
 
     jobs = _slice_jobs(slice_json)
@@ -195,8 +198,7 @@ def cost_rows(cfg: dict, slice_cfg: dict, steps_json: dict, slice_json: dict) ->
         key, steps = snell_shape(spec), spec["train"]["steps"]
         m = measured.get(key)
         if name.startswith("multihead_"):
-            rows.append(_row("snell2021_train", name, 1, None, None, "not measured: its members come from the "
-                             "candidates' table (rounds of rejection sampling)"))
+            rows.append(_multihead_row(name, multihead))
         else:
             rows.append(_row("snell2021_train", name, 1, steps * m["s_per_step"], m["max_rss_mb"],
                              f"{steps} steps × {m['s_per_step']:.3f} s/step (an evaluation every "
@@ -225,6 +227,27 @@ def cost_rows(cfg: dict, slice_cfg: dict, steps_json: dict, slice_json: dict) ->
     return rows, factor
 
 
+def _multihead_row(name: str, cost: dict | None) -> dict:
+    """A Fig. 6 job of config/paper.yaml (its own rule) from bench/snell_multihead_cost.py: scaled from copy_same's
+    known cost by the measured ratio; the candidates job at the rounds the default config's yield would need."""
+    rule = "snell2021_candidates" if name == "multihead_candidates" else "snell2021_multihead"
+    if cost is None:
+        return _row(rule, name, 1, None, None, "not measured: its members come from the candidates' table "
+                    "(rounds of rejection sampling)")
+    p, measured = cost["prediction"], cost["measured"]
+    if rule == "snell2021_multihead":
+        return _row(rule, name, 1, p["khead_job_s"], measured["khead"]["max_rss_mb"],
+                    f"copy_same's {p['copy_seconds']:.0f} s × the measured ratio (bench/results/snell_multihead_cost.json)")
+    rounds = p["rounds_at_default_yield"]["rounds"] if p.get("rounds_at_default_yield") else None
+    if rounds is None:
+        return _row(rule, name, 1, None, None, f"{p['round_s']:.0f} s per round, rounds unknown (1 to "
+                    f"{p['rounds_max']})")
+    return _row(rule, name, 1, rounds * p["round_s"], p["peak_rss_mb_round_at_most"],
+                f"{rounds} rounds (the default config's yield) × {p['round_s']:.0f} s per round of "
+                f"{p['round_members']} members (copy_same's {p['copy_seconds']:.0f} s × the measured ratio); "
+                f"{p['rounds_max']} rounds: {p['rounds_max'] * p['round_s']:.0f} s")
+
+
 def _why(steps_json: dict, key: str) -> str:
     return steps_json["shapes"].get(key, {}).get("error", "shape not timed")[:80].splitlines()[0]
 
@@ -234,7 +257,9 @@ def table(args) -> None:
     slice_cfg = yaml.safe_load((ROOT / "config" / "paper_slice.yaml").read_text())
     steps_json = json.loads((RESULTS / "paper_step_times.json").read_text())
     slice_json = json.loads((RESULTS / "workflow_paper_slice.json").read_text())
-    rows, factor = cost_rows(cfg, slice_cfg, steps_json, slice_json)
+    multihead = RESULTS / "snell_multihead_cost.json"
+    rows, factor = cost_rows(cfg, slice_cfg, steps_json, slice_json,
+                             json.loads(multihead.read_text()) if multihead.exists() else None)
     threads = steps_json["threads"]
     peak, core_h = {}, {}
     for r in rows:
@@ -282,7 +307,8 @@ def summary_lines(cost: dict) -> list[str]:
 
 # the workflow rule that runs each measured rule's jobs (tests/test_paper_cost.py checks its resources)
 RESOURCE_RULE = {"train": "train", "snell2021_train": "snell2021_train", "export": "export", "analysis": "analyze",
-                 "data": "data", "kobayashi2020/cache": "kobayashi2020_cache"}
+                 "data": "data", "kobayashi2020/cache": "kobayashi2020_cache",
+                 "snell2021_candidates": "snell2021_candidates", "snell2021_multihead": "snell2021_multihead"}
 
 
 def needed_resources(cost: dict) -> dict[str, dict[str, int]]:

@@ -93,6 +93,26 @@ def test_paper_config_follows_the_authors_code():
     assert runs["cls_sst_proxy"]["train"]["lr"] == 1.5e-4 and "proxy_train" not in runs["cls_imdb_learned"]["data"]
 
 
+def test_fig6_marks_the_multihead_judge_step_as_fig3_failures_marks_the_copy_one():
+    """Fig. 6 draws a dotted line where the heads are labelled and the K-head models judged (multihead.judge_step:
+    190 in config/paper.yaml), none where the config reads the last evaluation (config/smoke.yaml)."""
+    import matplotlib.pyplot as plt
+
+    from attnrepro.snell2021.panels import FIGURES
+
+    combos = ("all_bad", "one_good", "random")
+    curves = pd.DataFrame([{"combo": c, "member": 0, "step": s, "token_acc": a, "diverged": False}
+                           for c in combos for s, a in ((0, 0.1), (200, 0.97))])
+    tables = {"curves.parquet": curves, "candidates.parquet": pd.DataFrame({"label": ["good", "bad"]}),
+              **{f"summary_{c}.csv": pd.DataFrame({"combo": [c], "success": [1.0]}) for c in combos}}
+    for cfg, want in ((yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()), [190]), (smoke_config(), [])):
+        spec = snellcfg.figure_spec(cfg["snell2021"])
+        fig, _ = FIGURES["fig6"].draw(lambda analysis, file: tables[file], spec)
+        vertical = [line.get_xdata()[0] for line in fig.axes[0].lines if len(set(line.get_xdata())) == 1]
+        assert spec["multihead_judge_step"] == (want[0] if want else None) and vertical == want
+        plt.close(fig)
+
+
 def test_translation_sets_must_be_prepared_data():
     cfg = copy.deepcopy(smoke_config())
     cfg["snell2021"]["translation"]["sets"]["nowhere"] = {"test_seed": 0}

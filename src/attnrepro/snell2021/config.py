@@ -328,6 +328,7 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
     references = {translation[name]: s["reference"] for name, s in block.get("translation", {}).get("sets", {}).items()
                   if s.get("reference")}
     return {"fail_below": block["fail_below"], "judge_step": c.get("judge_step"),
+            "multihead_judge_step": block["multihead"].get("judge_step"),
             "classification": classification_sets(block),
             "translation": translation_sets(block), "references": references,
             "uniform": [n.removeprefix("copy_") for n in c.get("uniform", [])], "labels": {**translation,

@@ -86,15 +86,20 @@ def sec6_2(copy: pd.DataFrame, permute: pd.DataFrame, labels: dict[str, str], fa
     return fig, _curve_data({labels["copy"]: copy, labels["permute"]: permute})
 
 
-def fig6(combo_curves: pd.DataFrame, summary: pd.DataFrame, candidates: pd.DataFrame, fail_below: float):
+def fig6(combo_curves: pd.DataFrame, summary: pd.DataFrame, candidates: pd.DataFrame, fail_below: float,
+         judge_step: int | None = None):
     """Left: the K-head models' curves; right: success rate per kind, and (title) how the rejection sampling went
-    and whether the one-good models' good head is the head that learned to copy (its label transferred)."""
+    and whether the one-good models' good head is the head that learned to copy (its label transferred). With
+    ``judge_step`` (``multihead.judge_step``), a dotted line marks where heads are labelled and models judged, as in
+    :func:`fig3_failures`."""
     colors = {"all_bad": RED, "one_good": BLUE, "random": GREEN}
     names = {"all_bad": "all heads bad", "one_good": "one good head", "random": "random heads"}
     fig, (ax, bar) = plt.subplots(1, 2, figsize=(11, 4.2), gridspec_kw={"width_ratios": [2, 1]})
     for combo, color in colors.items():
         c = combo_curves[combo_curves.combo == combo]
         _curves(ax, c, color, names[combo], fail_below)
+    if judge_step is not None:
+        ax.axvline(judge_step, color=GREY, lw=0.6, ls=":")
     one_good = summary[summary.combo == "one_good"].good_head_is_best.dropna() if "good_head_is_best" in summary \
         else pd.Series(dtype=float)
     transfer = f"; good head aligns best in {int(one_good.sum())}/{len(one_good)} one-good models" if len(one_good) else ""

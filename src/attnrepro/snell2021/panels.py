@@ -46,7 +46,7 @@ def _fig6(read, spec):
 
     summary = pd.concat([read("multihead", f"summary_{c}.csv") for c in ("all_bad", "one_good", "random")])
     return _f().fig6(read("multihead", "curves.parquet"), summary, read("multihead", "candidates.parquet"),
-                     spec["fail_below"])
+                     spec["fail_below"], spec.get("multihead_judge_step"))
 
 
 def table2_rows(spec) -> dict[str, str]:
