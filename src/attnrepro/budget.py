@@ -4,10 +4,10 @@ task, ``dpi: 100000``) stops with the estimate and the key instead of ``std::bad
 The estimates count the largest tensors a job holds at once — the weights with their gradients and Adam's two
 moments, attention scores (seeds × batch × T_tgt × T_src), recurrent states, logits — in float32, to within a small
 factor; they are meant to catch sizes orders of magnitude too large, not to plan a cluster job — except
-:func:`encoder_cache_bytes`, calibrated on a measured job, which the Kobayashi cache job's cluster request also
-reads. The limit is ``ATTNREPRO_MEMORY_GB`` per job, by default 128 GB (a large node; ``config/paper.yaml``'s
-largest job, the evaluation of 10 stacked Bible models over a 30k vocabulary, is estimated at ~85 GB). Set it to
-your machine's memory for a tighter check.
+:func:`encoder_cache_bytes` and :func:`multihead_bytes`, calibrated on measured jobs, which the cluster requests of
+the Kobayashi cache job and of Snell et al.'s Fig. 6 jobs also read. The limit is ``ATTNREPRO_MEMORY_GB`` per job,
+by default 128 GB (a large node; ``config/paper.yaml``'s largest job, the evaluation of 10 stacked Bible models over
+a 30k vocabulary, is estimated at ~85 GB). Set it to your machine's memory for a tighter check.
 """
 
 from __future__ import annotations
@@ -35,6 +35,16 @@ MINILM = {"layers": 6, "heads": 12, "hidden": 384}
 #: max_rss 7,410 MiB); tests/test_budget_encoder.py keeps it equal to the table
 CACHE_MEASURED = {"n_sequences": 992, "max_len": 128, "batch_size": 32, "layers": 6, "heads": 12,
                   "peak_mib": 7410.38}
+#: the two measured Fig. 6 jobs of config/paper.yaml (bench/results/snell_multihead_cost.json, max_rss_mb, in MiB):
+#: a candidates round of 24 members (8 of its 32 candidates × 3 trials) and a K-head job (20 models × 8 heads), both
+#: the authors' GRU copy model (embeddings apart) of L 40, width 256, batch 128, 400 held-out sequences, one training
+#: step and one evaluation each; tests/test_budget_multihead.py keeps them equal to the JSON and to the config
+MULTIHEAD_MEASURED = {
+    "candidates": {"members": 24, "heads": 1, "peak_mib": 6548.82},
+    "khead": {"members": 20, "heads": 8, "peak_mib": 12715.54},
+}
+MULTIHEAD_SHAPE = {"length": 40, "hidden": 256, "vocab": 42, "batch": 128, "n_eval": 400, "cell": "gru",
+                   "shared_embedding": False}
 MIB = 2**20
 
 
@@ -140,6 +150,60 @@ def encoder_cache_bytes(block: dict[str, Any]) -> float:
     return sum(_block_cache_parts(block))
 
 
+def copy_heads_count(*, members: int, heads: int, batch: int, n_eval: int, length: int, hidden: int, vocab: int,
+                     cell: str, shared_embedding: bool) -> float:
+    """Bytes of the largest tensors of a stacked K-head copy model (Snell et al. 2021, Eq. 20–21; Fig. 6's jobs),
+    uncalibrated: per member, the weights with their gradients and Adam's moments, and the larger of a training
+    step (``batch`` sequences) and an evaluation (``n_eval``, every sequence at once, as the engine evaluates). A
+    training step keeps, per sequence, the recurrences' values per unit and step (:data:`CELL_VALUES`), each head's
+    query, context and projected context (3 T × H) with its scores and weights (2 T × L), and the readout's three
+    T × H and two T × V tensors, all twice (their gradients); an evaluation keeps the states and input projections
+    of both recurrences and the same head and readout tensors once."""
+    t = length + 1  # the source with <eos>, the target with <sos>
+    g = GATES[cell] * hidden
+    weights = ((1 if shared_embedding else 2) * vocab * hidden + 2 * (g * 2 * hidden + 2 * g)
+               + 2 * hidden**2 + hidden + hidden * vocab + vocab + heads * (2 * hidden**2 + 2 * hidden))
+    per_head = heads * (3 * t * hidden + 2 * t * t)
+    readout = t * (3 * hidden + 2 * vocab)
+    train = 2 * (2 * t * hidden * CELL_VALUES[cell] + per_head + readout)
+    evaluate = 2 * t * hidden * (1 + GATES[cell]) + per_head + readout
+    return FLOAT * members * (OPTIMISER_COPIES * weights + max(batch * train, n_eval * evaluate))
+
+
+def multihead_scale() -> float:
+    """Measured peak over :func:`copy_heads_count` of the two measured jobs (:data:`MULTIHEAD_MEASURED`), the
+    larger, so the estimate is never below either measurement: 0.997, the K-head job's (the count leaves out the
+    process itself, ~0.3 GB of Python, torch and pandas, and lands within 6% of both jobs)."""
+    return max(m["peak_mib"] * MIB / copy_heads_count(members=m["members"], heads=m["heads"], **MULTIHEAD_SHAPE)
+               for m in MULTIHEAD_MEASURED.values())
+
+
+def multihead_shapes(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The shapes of Fig. 6's two jobs of a ``snell2021`` block, as :func:`attnrepro.snell2021.config.multihead_runs`
+    builds them: ``candidates`` stacks ``candidates_per_round`` × ``trials`` 1-head members per round, ``khead``
+    ``n_combos`` models of ``heads`` heads (one job per kind)."""
+    from .snell2021.config import copy_vocab, multihead_runs
+
+    m, specs = block["multihead"], multihead_runs(block)
+    out = {}
+    for job, run, members in (("candidates", "multihead_candidates", m["candidates_per_round"] * m["trials"]),
+                              ("khead", "multihead_random", m["n_combos"])):
+        model, data, train = specs[run]["model"], specs[run]["data"], specs[run]["train"]
+        out[job] = {"members": members, "heads": model["heads"], "batch": train["batch_size"],
+                    "n_eval": train["n_eval"], "length": data["length"], "hidden": model["hidden"],
+                    "vocab": copy_vocab(data["kind"], data["length"], data["n_words"]),
+                    "cell": model.get("cell", "lstm"), "shared_embedding": model.get("shared_embedding", True)}
+    return out
+
+
+def multihead_bytes(block: dict[str, Any]) -> dict[str, float]:
+    """Estimated peak of ``snell2021_candidates`` (one round; rounds run one after another) and of one
+    ``snell2021_multihead`` job: :func:`copy_heads_count` × :func:`multihead_scale`. What the memory check and
+    both rules' cluster requests read."""
+    scale = multihead_scale()
+    return {job: scale * copy_heads_count(**shape) for job, shape in multihead_shapes(block).items()}
+
+
 # -- the checks -----------------------------------------------------------------------------------------------
 def check(config: dict[str, Any], task_specs: dict[str, dict[str, Any]]) -> None:
     """Every size of ``config`` that sets a job's memory, against :func:`limit_bytes` (blocks a partial config
@@ -228,6 +292,8 @@ def _check_snell(block) -> None:
                          attention_maps=1)
     _over("snell2021.copy", need, f"{n} stacked seeds × batch {max(train['batch_size'], train['n_eval'])} × "
           f"{t}×{t} attention, hidden {c['hidden']}", "lower copy.length, train.batch_size or the seeds")
+    if "multihead" in block:
+        _check_multihead(block)
     k = block["keyword"]
     kt = train_of(block, k.get("train"))
     need = FLOAT * n * max(kt["batch_size"], kt["n_eval"]) * (k["length"] + 2) * k["hidden"] * CELL_VALUES["lstm"] * 4
@@ -242,6 +308,20 @@ def _check_snell(block) -> None:
             _over(f"snell2021.classification.sets.{name}.max_len", need,
                   f"{len(cls['seeds'])} seeds × batch {ct['batch_size']} × {s['max_len']} words × BiLSTM "
                   f"{cls['hidden']}", "lower max_len, the batch or the seeds")
+
+
+def _check_multihead(block) -> None:
+    need, shapes = multihead_bytes(block), multihead_shapes(block)
+    m, c, k = block["multihead"], shapes["candidates"], shapes["khead"]
+    common = lambda s: (f"L {s['length']}, width {s['hidden']}, batch {s['batch']}, "  # noqa: E731
+                        f"{s['n_eval']} held-out sequences evaluated at once")
+    _over("snell2021.multihead.candidates_per_round", need["candidates"],
+          f"a round stacks {m['candidates_per_round']} candidates × {m['trials']} trials = {c['members']} models, "
+          + common(c), "lower candidates_per_round (raising max_rounds: rounds go on until n_good and n_bad heads "
+          "are labelled) or trials")
+    _over("snell2021.multihead.n_combos", need["khead"],
+          f"a K-head job stacks {m['n_combos']} models × {k['heads']} heads, " + common(k),
+          "lower n_combos, heads or the block's train.n_eval")
 
 
 def check_training_memory(data_dir, model_cfg, train_cfg, seeds: int, train_data, valid_data) -> None:

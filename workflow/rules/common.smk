@@ -347,10 +347,15 @@ def transformer_evaluations():
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021 import panels as snell_panels  # noqa: E402
+from attnrepro.budget import multihead_bytes  # noqa: E402
 
 SNELL2021 = config.get("snell2021")
 SNELL2021_FIGURES = [n for n, f in snell_panels.FIGURES.items() if not f.table]  # Table 2, 10, Fig. 2: own rules
 SNELL2021_RUNS = snellcfg.runs(SNELL2021) if SNELL2021 else {}
+# Fig. 6's jobs' estimated peaks (attnrepro.budget.multihead_bytes, the config check's own, calibrated on the paper
+# config's measured jobs): a candidates round and a K-head job stack as many models as the block says, so a fixed
+# resources.yaml entry cannot fit both the paper config and the smoke config's small Slurm nodes
+SNELL2021_MULTIHEAD_BYTES = multihead_bytes(SNELL2021) if SNELL2021 else {}
 
 
 def snell2021_runs():

@@ -55,7 +55,7 @@ if SNELL2021:
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_candidates", gpus=GPUS_PER_JOB),
+            **needs("snell2021_candidates", gpus=GPUS_PER_JOB, need_bytes=SNELL2021_MULTIHEAD_BYTES["candidates"]),
         retries: segments("snell2021_candidates", [None])
         log:
             f"{R}/logs/snell2021/train/multihead_candidates.log",
@@ -83,7 +83,7 @@ if SNELL2021:
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         threads: SNELL2021["threads"]
         resources:
-            **needs("snell2021_multihead", gpus=GPUS_PER_JOB),
+            **needs("snell2021_multihead", gpus=GPUS_PER_JOB, need_bytes=SNELL2021_MULTIHEAD_BYTES["khead"]),
         retries: segments("snell2021_multihead", [None])
         log:
             f"{R}/logs/snell2021/train/multihead_{{combo}}.log",

@@ -139,11 +139,42 @@ def _table2_runs(prefix: str, data: dict, model: dict, train: dict, seeds: list[
     return out
 
 
+def copy_vocab(kind: str, length: int, n_words: int) -> int:
+    """Model vocabulary of a copy task (words + <eos> + <sos>); here, not in :mod:`.tasks`, so that the memory
+    estimate of Fig. 6's jobs (attnrepro.budget) reads it without importing torch."""
+    return (2 * length if kind == "mixture" else n_words) + 2
+
+
+def copy_model(c: dict[str, Any]) -> dict[str, Any]:
+    """The 1-head copy model of ``snell2021.copy`` (§2.1)."""
+    return {"type": "seq2seq", "hidden": c["hidden"], "heads": 1,
+            **({"score_bias": True} if c.get("score_bias") else {})}  # absent when off: specs (and reruns) as before
+
+
+def multihead_runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Fig. 6's jobs (§5.2): ``multihead_candidates`` (its members are set round by round) and one K-head run per
+    kind of :data:`COMBOS` (its members are set from the candidates table); the memory estimate reads them too."""
+    m = block["multihead"]
+    data = copy_data(block, "copy_same")
+    mh_train = train_of(block, m.get("train"))
+    # "authors": their multihead.py's GRU encoder and decoder, embeddings apart, attn_proj with a bias
+    mh_model = {**copy_model(block["copy"]), **({"cell": "gru", "shared_embedding": False, "score_bias": True}
+                                                 if m.get("architecture") == "authors" else {})}
+    out = {"multihead_candidates": {"model": {**mh_model, "attention": "learned"}, "data": data, "train": mh_train,
+                                    "record": [], "divergence": "freeze", "multihead": m}}
+    for combo in COMBOS:
+        combine = {"heads_combine": m["combine"]} if m.get("combine", "sum") != "sum" else {}
+        out[f"multihead_{combo}"] = {"model": {**mh_model, "heads": m["heads"], "attention": "learned", **combine},
+                                     "data": data,
+                                     "train": mh_train, "record": ["head_alignment"], "divergence": "freeze",
+                                     "combo": combo, "multihead": m}
+    return out
+
+
 def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every training job of the block: name -> spec (:mod:`attnrepro.snell2021.runs`)."""
     c, seeds, out = block["copy"], block["seeds"], {}
-    seq2seq = {"type": "seq2seq", "hidden": c["hidden"], "heads": 1,
-               **({"score_bias": True} if c.get("score_bias") else {})}  # absent when off: specs (and reruns) as before
+    seq2seq = copy_model(c)
     for name in COPY_RUNS:
         if name == TABLE2_COPY:
             continue
@@ -160,20 +191,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
         out[f"{name}_proxy"] = {"model": proxy_model(p, c["hidden"]), "data": copy_data(block, name),
                                 "train": train_of(block, p.get("train")), "members": _plain(seeds), "record": ["beta"],
                                 "divergence": "stop"}
-    m = block["multihead"]
-    data = copy_data(block, "copy_same")
-    mh_train = train_of(block, m.get("train"))
-    # "authors": their multihead.py's GRU encoder and decoder, embeddings apart, attn_proj with a bias
-    mh_model = {**seq2seq, **({"cell": "gru", "shared_embedding": False, "score_bias": True}
-                              if m.get("architecture") == "authors" else {})}
-    out["multihead_candidates"] = {"model": {**mh_model, "attention": "learned"}, "data": data, "train": mh_train,
-                                   "record": [], "divergence": "freeze", "multihead": m}
-    for combo in COMBOS:
-        combine = {"heads_combine": m["combine"]} if m.get("combine", "sum") != "sum" else {}
-        out[f"multihead_{combo}"] = {"model": {**mh_model, "heads": m["heads"], "attention": "learned", **combine},
-                                     "data": data,
-                                     "train": mh_train, "record": ["head_alignment"], "divergence": "freeze",
-                                     "combo": combo, "multihead": m}
+    out.update(multihead_runs(block))
     k = block["keyword"]
     out["keyword"] = {"model": {"type": "classifier", "hidden": k["hidden"], "attention": "uniform"},
                       "data": {"task": "keyword", "length": k["length"], "n_words": k["n_words"]},

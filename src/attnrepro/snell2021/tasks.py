@@ -25,13 +25,9 @@ from dataclasses import dataclass
 import torch
 
 from ..data import Encoded
+from .config import copy_vocab
 
 COPY_KINDS = ("permutation", "mixture", "permutation_function")
-
-
-def copy_vocab(kind: str, length: int, n_words: int) -> int:
-    """Model vocabulary (words + <eos> + <sos>)."""
-    return (2 * length if kind == "mixture" else n_words) + 2
 
 
 def fixed_permutation(length: int, task_seed: int) -> torch.Tensor:
