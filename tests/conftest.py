@@ -13,6 +13,17 @@ def root() -> Path:
     return ROOT
 
 
+@pytest.fixture(autouse=True, scope="session")
+def results_root_is_the_temporary_folder(tmp_path_factory):
+    """Unit tests write the workflow's files under pytest's temporary folder: that is their results root, where
+    the quarantine may move a bad file aside (attnrepro.io.results_root); a workflow run keeps its own."""
+    from attnrepro.io import RESULTS_ROOT_ENV
+
+    os.environ[RESULTS_ROOT_ENV] = str(tmp_path_factory.getbasetemp())
+    yield
+    os.environ.pop(RESULTS_ROOT_ENV, None)
+
+
 # The tests run on two pytest-xdist workers (pyproject.toml: -n 2 --dist loadfile), each a session of its own: a
 # session fixture is built once per worker that asks for it, a module fixture once per worker that runs a test of
 # its module. Every file goes whole to one worker (its module fixtures are built once, its tests run in order), and
