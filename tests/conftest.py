@@ -24,6 +24,40 @@ def results_root_is_the_temporary_folder(tmp_path_factory):
     os.environ.pop(RESULTS_ROOT_ENV, None)
 
 
+# The tests run on two pytest-xdist workers (pyproject.toml: -n 2 --dist loadfile), each a session of its own: a
+# session fixture is built once per worker that asks for it, a module fixture once per worker that runs a test of
+# its module. Every file goes whole to one worker (its module fixtures are built once, its tests run in order), and
+# the files that use the smoke run or the private Slurm cluster go together, to one worker, in their usual order:
+# the smoke run (minutes) is too costly to build twice and several tests rerun rules in its folder; the cluster is
+# one per machine and its test compares its results with the smoke run's.
+SHARED_FILES = {f"tests/{name}.py" for name in ("test_artifact", "test_readme", "test_slurm", "test_snell_workflow",
+                                                "test_workflow")}
+SHARED_FIXTURES = {"smoke_run", "cluster"}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """loadfile with SHARED_FILES as one unit. Not `--dist loadgroup` with xdist_group marks: with pytest 9.2 and
+    pytest-xdist 3.8 the marks are silently ignored (xdist still writes the group into the test's old ``_nodeid``
+    field, which pytest no longer reads; pytest-dev/pytest-xdist#1386)."""
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return "shared: smoke run and Slurm cluster" if path in SHARED_FILES else path
+
+    return SharedFilesTogether(config, log)
+
+
+def pytest_collection_modifyitems(items):
+    """A test elsewhere that uses the smoke run or the cluster would get one of its own on the other worker."""
+    stray = [item.nodeid for item in items if SHARED_FIXTURES & set(getattr(item, "fixturenames", ()))
+             and item.nodeid.split("::", 1)[0] not in SHARED_FILES]
+    if stray:
+        raise pytest.UsageError(f"tests/conftest.py: add these tests' files to SHARED_FILES: {stray}")
+
+
 def tool_env() -> dict:
     """The environment a rule sees: this interpreter's bin first, so ``attnrepro`` and ``snakemake`` resolve; the
     results root is the workflow's own (``results/`` of its directory)."""

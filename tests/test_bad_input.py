@@ -12,7 +12,15 @@ from attnrepro.cli import main
 
 from conftest import snakemake
 
-DELETE = object()
+class _Delete:
+    """The value that removes the key. Its repr is in a test ID, which must not change from process to process
+    (an object()'s holds its address): each pytest-xdist worker collects the tests, and they must agree."""
+
+    def __repr__(self):
+        return "DELETE"
+
+
+DELETE = _Delete()
 
 
 def with_change(cfg, path, value):
