@@ -42,6 +42,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from attnrepro.aitken2021.alignment import temporal_antidiagonal  # noqa: E402
 from attnrepro.config import chunk_name, experiment_spec  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
 
@@ -136,12 +137,12 @@ def arm(cfg: dict, comparison: str, label: str, arch: str, a: argparse.Namespace
 
 
 def mirror_reading(analysis: Path, data: Path, min_len: int) -> list[dict]:
-    """A side reading of the reversal rows beside ``temporal_antidiagonal_share``, which mirrors at the shortest
-    input (t = n − 1 − s over the n = ``min_len`` + 1 steps every example reaches, argmax over those n encoder
-    steps). An example of T words puts its anti-diagonal at t = T − 1 − s, and μ averages examples of 15–19 words,
-    so a learnt anti-diagonal of μ can sit further out. Per seed: argmax_t μ_s^D·μ_t^E over every exported encoder
-    step for those n decoder steps, argmax + s (constant on an exact anti-diagonal), the share of the steps at its
-    most common value, and the share at the mirror of the test split's mean input, t = round(mean words) − 1 − s."""
+    """The reversal rows' anti-diagonal, per seed, beside the summary's ``temporal_antidiagonal_share``: argmax_t
+    μ_s^D·μ_t^E over every exported encoder step for the n = ``min_len`` + 1 decoder steps every example reaches,
+    argmax + s (constant on an exact anti-diagonal), the share of the steps on its most common value
+    (:func:`attnrepro.aitken2021.alignment.temporal_antidiagonal`, the measure itself since d9d9914; this reading
+    found that the earlier measure, fixed at the shortest input's mirror t = n − 1 − s, could not pass), and the
+    share on the mirror of the test split's mean input, t = round(mean words) − 1 − s."""
     temporal = read_parquet(analysis / "temporal.parquet")
     mean_words = float(read_parquet(data / "test.parquet")["src"].map(len).mean())
     mu = [c for c in temporal.columns if c.startswith("mu")]
@@ -154,7 +155,7 @@ def mirror_reading(analysis: Path, data: Path, min_len: int) -> list[dict]:
         offset = best + s
         rows.append({"seed": int(seed), "mean_words": mean_words, "argmax_t": best.tolist(),
                      "argmax_plus_s": offset.tolist(),
-                     "antidiagonal_share_modal": float(np.bincount(offset).max() / len(s)),
+                     "antidiagonal_share_modal": temporal_antidiagonal(dec, enc, len(s))[0],
                      "antidiagonal_share_mean": float(np.mean(offset == round(mean_words) - 1))})
     return rows
 

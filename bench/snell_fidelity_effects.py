@@ -54,6 +54,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from attnrepro.engine import token_hits  # noqa: E402
 from attnrepro.io import RESULTS_ROOT_ENV, read_csv_checked  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021.runs import load_data, load_run, read_metrics  # noqa: E402
@@ -101,14 +102,15 @@ def option_effect(a: argparse.Namespace) -> dict:
 @torch.no_grad()
 def per_sequence_hits(model, data, chunk: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """(right tokens [S, M], real tokens [M]) of every sequence of ``data`` under teacher forcing, each stacked
-    seed: :func:`attnrepro.engine.teacher_forced`'s token accuracy before its sum over the sequences."""
+    seed: :func:`attnrepro.engine.teacher_forced`'s token accuracy (its :func:`~attnrepro.engine.token_hits`)
+    before its sum over the sequences."""
     hits = []
     for start in range(0, len(data), chunk):
         part = data.subset(slice(start, start + chunk))
         n = model.n_seeds
         src, tgt_in = (x.unsqueeze(0).expand(n, -1, -1) for x in (part.src, part.tgt_in))
         logits = model(src, part.src_len.unsqueeze(0).expand(n, -1), tgt_in)
-        hits.append(((logits.argmax(-1) == part.tgt_out) & part.tgt_mask()).sum(-1))
+        hits.append(token_hits(logits, part)[0].sum(-1))
     return torch.cat(hits, 1).numpy().astype(float), data.tgt_mask().sum(-1).numpy().astype(float)
 
 

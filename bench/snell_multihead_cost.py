@@ -68,12 +68,11 @@ def job_spec(block: dict, job: str, n_candidates: int | None) -> dict:
         return specs["copy_same"]
     if job == "candidates":
         heads = multihead.candidate_heads(m["backbone_seed"], n_candidates or m["candidates_per_round"])
-        members = [[m["backbone_seed"], multihead.trial_seed(t), [h]] for h in heads for t in range(m["trials"])]
-        return {**specs["multihead_candidates"], "members": members}
+        return {**specs["multihead_candidates"], "members": multihead.round_members(m["backbone_seed"], heads,
+                                                                                    m["trials"])}
     pool = multihead.candidate_heads(m["backbone_seed"], m["candidates_per_round"])
     sets = multihead.distinct_sets(np.random.default_rng(0), pool, m["heads"], m["n_combos"])
-    # as cli.cmd_train builds a K-head job's members
-    return {**specs["multihead_random"], "members": [[m["backbone_seed"], 500_000 + i, hs] for i, hs in enumerate(sets)]}
+    return {**specs["multihead_random"], "members": multihead.khead_members(m["backbone_seed"], sets)}
 
 
 def evaluations(train: dict) -> int:

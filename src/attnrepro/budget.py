@@ -200,8 +200,12 @@ def multihead_bytes(block: dict[str, Any]) -> dict[str, float]:
     """Estimated peak of ``snell2021_candidates`` (one round; rounds run one after another) and of one
     ``snell2021_multihead`` job: :func:`copy_heads_count` × :func:`multihead_scale`. What the memory check and
     both rules' cluster requests read."""
+    return _multihead_need(multihead_shapes(block))
+
+
+def _multihead_need(shapes: dict[str, dict[str, Any]]) -> dict[str, float]:
     scale = multihead_scale()
-    return {job: scale * copy_heads_count(**shape) for job, shape in multihead_shapes(block).items()}
+    return {job: scale * copy_heads_count(**shape) for job, shape in shapes.items()}
 
 
 # -- the checks -----------------------------------------------------------------------------------------------
@@ -311,7 +315,8 @@ def _check_snell(block) -> None:
 
 
 def _check_multihead(block) -> None:
-    need, shapes = multihead_bytes(block), multihead_shapes(block)
+    shapes = multihead_shapes(block)
+    need = _multihead_need(shapes)
     m, c, k = block["multihead"], shapes["candidates"], shapes["khead"]
     common = lambda s: (f"L {s['length']}, width {s['hidden']}, batch {s['batch']}, "  # noqa: E731
                         f"{s['n_eval']} held-out sequences evaluated at once")

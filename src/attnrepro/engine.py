@@ -82,12 +82,18 @@ def token_loss(logits: torch.Tensor, batch: Encoded) -> torch.Tensor:
     return (nll * mask).flatten(1).sum(1) / mask.flatten(1).sum(1)
 
 
+def token_hits(logits: torch.Tensor, batch: Encoded) -> tuple[torch.Tensor, torch.Tensor]:
+    """(hits, mask): where the teacher-forced arg-max of ``logits`` is the target, over the real target tokens
+    (``<eos>`` included), and those tokens; the per-token counts behind :func:`teacher_forced`'s accuracies."""
+    mask = batch.tgt_mask()
+    return (logits.argmax(-1) == batch.tgt_out) & mask, mask
+
+
 def teacher_forced(model, batch: Encoded) -> dict[str, torch.Tensor]:
     """Held-out loss, and token / sequence accuracy of the teacher-forced arg-max over the real target tokens
     (``<eos>`` included; Snell et al.'s measure): each [S]."""
     logits = model(batch.src, batch.src_len, batch.tgt_in)
-    mask = batch.tgt_mask()
-    hit = (logits.argmax(-1) == batch.tgt_out) & mask
+    hit, mask = token_hits(logits, batch)
     return {"valid_loss": token_loss(logits, batch),
             "token_acc": hit.flatten(1).sum(1).float() / mask.flatten(1).sum(1),
             "seq_acc": (hit | ~mask).all(-1).float().mean(-1)}

@@ -34,8 +34,7 @@ def cmd_train(args) -> None:
         m = spec["multihead"]
         sets = multihead.draw_heads(read_parquet(args.candidates), spec["combo"], m["heads"], m["n_combos"],
                                     m["sampling_seed"])
-        # model i of every kind reads the same data order: the kinds differ only in their heads
-        spec = {**spec, "members": [[m["backbone_seed"], 500_000 + i, hs] for i, hs in enumerate(sets)]}
+        spec = {**spec, "members": multihead.khead_members(m["backbone_seed"], sets)}
     result, valid = runs.train(spec, args.ckpt_dir, name=args.run, device=device)
     runs.write_run(spec, result, valid, out)
     last = result.metrics[result.metrics.step == result.metrics.step.max()]

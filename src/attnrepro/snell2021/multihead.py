@@ -50,6 +50,17 @@ def trial_seed(trial: int) -> int:
     return 1000 * (trial + 1)
 
 
+def round_members(backbone_seed: int, heads: list[int], trials: int) -> list[list]:
+    """A candidates round's stacked members: every candidate head in every trial, candidate-major."""
+    return [[backbone_seed, trial_seed(t), [h]] for h in heads for t in range(trials)]
+
+
+def khead_members(backbone_seed: int, sets: list[list[int]]) -> list[list]:
+    """A K-head job's stacked members, one per head set; model i of every kind reads the same data order, so the
+    kinds differ only in their heads."""
+    return [[backbone_seed, 500_000 + i, hs] for i, hs in enumerate(sets)]
+
+
 def judged(curves: pd.DataFrame, judge_step: int | None) -> pd.DataFrame:
     """The evaluations the labels read: those at or before ``judge_step`` (None: all). The authors' multihead.py
     evaluates before the update at steps 0, 10, ..., 190 of its 200, so its last reading is after 190 updates;
@@ -82,8 +93,7 @@ def candidates(spec: dict, ckpt_dir, *, name: str, log=sys.stderr, device="cpu")
         if found.get("good", 0) >= m["n_good"] and found.get("bad", 0) >= m["n_bad"]:
             break
         cands = heads[rnd * per : (rnd + 1) * per]
-        members = [[m["backbone_seed"], trial_seed(t), [h]] for h in cands for t in range(trials)]
-        result, _ = train_run({**spec, "members": members}, Path(ckpt_dir) / f"round_{rnd}", name=f"{name} round {rnd}",
+        result, _ = train_run({**spec, "members": round_members(m["backbone_seed"], cands, trials)}, Path(ckpt_dir) / f"round_{rnd}", name=f"{name} round {rnd}",
                               log=log, device=device)
         curves = result.metrics.assign(round=rnd)
         metrics.append(curves)
