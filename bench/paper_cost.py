@@ -39,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT / "src"))
 
+from attnrepro import budget, cluster  # noqa: E402
 from attnrepro import config as cfglib  # noqa: E402
 
 STEPS, FIRST, LAST = 30, 10, 30
@@ -309,6 +310,20 @@ def summary_lines(cost: dict) -> list[str]:
 RESOURCE_RULE = {"train": "train", "snell2021_train": "snell2021_train", "export": "export", "analysis": "analyze",
                  "data": "data", "kobayashi2020/cache": "kobayashi2020_cache",
                  "snell2021_candidates": "snell2021_candidates", "snell2021_multihead": "snell2021_multihead"}
+
+
+# rules whose memory request follows the config (common.smk's needs(..., need_bytes=)): resources.yaml holds the
+# floor, and the request is the budget estimate's, so the measurement is checked against that request
+SIZED_BY_CONFIG = {"snell2021_candidates": "candidates", "snell2021_multihead": "khead"}
+
+
+def requested_mb(rule: str, config: dict, floor_mb: int) -> int:
+    """The memory (MB) the workflow asks for one job of ``rule`` under ``config``: resources.yaml's ``floor_mb``, or,
+    for a rule sized by its config, the estimate of :func:`attnrepro.budget.multihead_bytes` × the cluster margin
+    where that is more (as ``needs`` in workflow/rules/common.smk)."""
+    if rule in SIZED_BY_CONFIG and config.get("snell2021"):
+        return cluster.memory_mb(budget.multihead_bytes(config["snell2021"])[SIZED_BY_CONFIG[rule]], floor_mb)
+    return floor_mb
 
 
 def needed_resources(cost: dict) -> dict[str, dict[str, int]]:
