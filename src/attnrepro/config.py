@@ -275,7 +275,7 @@ def check_corpora(config: dict[str, Any]) -> None:
         if name in config["tasks"]:
             raise AttnReproError(f"corpora.{name}: a task has the same name; both would write results/data/{name}/")
         fmt = FORMATS[corpus["format"]]
-        missing = [k for k in REQUIRED[fmt.FAMILY] if k not in corpus]
+        missing = [k for k in (*REQUIRED[fmt.FAMILY], *getattr(fmt, "KEYS", ())) if k not in corpus]
         if missing:
             raise AttnReproError(f"corpora.{name}: format {corpus['format']!r} needs the key(s) {missing}")
         if fmt.FAMILY != "classification" and corpus["src"] == corpus["tgt"]:

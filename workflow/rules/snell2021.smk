@@ -12,6 +12,7 @@ if SNELL2021:
         run="|".join(snell2021_plain_runs()),
         combo="|".join(snellcfg.COMBOS),
         erun="|".join(snellcfg.exports(SNELL2021)),
+        aorun="|".join(snellcfg.appendix.run_name(n) for n in snellcfg.appendix.sets(SNELL2021)) or "(?!)",
         name="|".join(SNELL2021_FIGURES),
         table="table2|table10",
 
@@ -115,6 +116,28 @@ if SNELL2021:
         shell:
             f"attnrepro snell2021 export --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+
+    # App. A.1: α^opt of the linear-read-out (Eq. 32) model, per held-out target token, beside its β
+    rule snell2021_alpha_opt:
+        input:
+            model=f"{R}/models/snell2021/{{aorun}}/model.pt",
+            data=lambda wc: snellcfg.run_inputs(SNELL2021, wc.aorun),
+        output:
+            alpha_opt=f"{R}/activations/snell2021/{{aorun}}/alpha_opt.parquet",
+        params:
+            torch_threads=SNELL2021["threads"],
+            device=config["device"],
+            iterations=lambda wc: snellcfg.appendix.iterations(SNELL2021),
+        threads: SNELL2021["threads"]
+        resources:
+            **needs("snell2021_alpha_opt", gpus=GPUS_PER_JOB),
+        log:
+            f"{R}/logs/snell2021/alpha_opt/{{aorun}}.log",
+        benchmark:
+            f"{R}/benchmarks/snell2021/alpha_opt/{{aorun}}.tsv"
+        shell:
+            f"attnrepro snell2021 alpha-opt --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.aorun}}"
+            " --iterations {params.iterations} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
     for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():

@@ -18,11 +18,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import imdb, iwslt14, multi30k, news_commentary, newsgroups, paracrawl, sst, wmt16, zhang_csv
+from . import imdb, iwslt14, multi30k, news_commentary, newsgroups, paracrawl, sms_spam, sst, wmt16, zhang_csv
 
 SPLITS = ("train", "valid", "test")
 FORMATS = {m.__name__.rsplit(".", 1)[1]: m
-           for m in (multi30k, iwslt14, news_commentary, paracrawl, wmt16, imdb, newsgroups, sst, zhang_csv)}
+           for m in (multi30k, iwslt14, news_commentary, paracrawl, wmt16, imdb, newsgroups, sst, zhang_csv,
+                     sms_spam)}
 FAMILIES = ("pieces", "words", "classification")
 # what each family's preparation reads from the corpus's config block, beside format, files and seed
 REQUIRED = {

@@ -37,6 +37,18 @@ def second_run_curve(alpha_ref: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndar
                          "performance": np.asarray(perf_b, dtype=float)})
 
 
+def seeds_agreement(alpha: np.ndarray, perf: np.ndarray, alpha_b: np.ndarray, perf_b: np.ndarray,
+                    lengths: np.ndarray | None = None, seed: int = 0) -> dict[str, float]:
+    """App. A.9's stability across seeds: A(α, α_B) (Eq. 10), this seed's attention against another seed's B, each
+    at its best-performance checkpoint (``alpha`` [C, N, L] with ``perf`` [C], ``alpha_b`` [C', N, L] with ``perf_b``
+    [C'], as ξ reads "another seed's run"), the baseline Â = A(α, α_B shuffled once per token) (Table 2's Â) and
+    ``A_alpha_alpha_seeds_excess`` = A(α, α_B) − Â: near 0 when two seeds' attentions "did not correlate much"."""
+    a, b = reference_alpha(alpha, perf), reference_alpha(alpha_b, perf_b)
+    same = agreement(a, b, lengths)
+    hat = agreement(a, shuffle_rows(b, lengths, seed), lengths)
+    return {"A_alpha_alpha_seeds": same, "A_hat": hat, "A_alpha_alpha_seeds_excess": same - hat}
+
+
 def peak_inside(scores: np.ndarray) -> float:
     """App. A.7's peak: the largest score over checkpoints minus the larger of the first and last (≥ 0 always)."""
     scores = np.asarray(scores, dtype=float)
@@ -79,12 +91,13 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     uf_scores = [A(a, b) for b in beta_uf]
     uf = beta_uf[int(np.argmax(uf_scores))]
     shuffled = shuffle_rows(reference_alpha(alpha_b, perf_b), lengths, seed)
+    seeds = seeds_agreement(alpha, perf, alpha_b, perf_b, lengths, seed)   # its Â is the row's Â
     row = {
         "A_alpha_beta_uf": max(uf_scores),
         "A_beta_uf_beta_px": A(uf, beta_px),
         "A_delta_beta_uf": A(delta, uf),
         "A_alpha_beta": max(A(a, b) for b in beta_b),
-        "A_hat": A(a, shuffled),
+        "A_hat": seeds["A_hat"],
         "A_alpha_beta_uf_null": max_over_checkpoints_null(a, beta_uf, lengths, seed),
         "A_alpha_beta_null": max_over_checkpoints_null(a, beta_b, lengths, seed),
         "tau_alpha_beta_uf": max(tau(a, b) for b in beta_uf),
@@ -99,8 +112,7 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     for name in ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf"):
         row[f"{name}_excess"] = row[name] - row["tau_hat"]
     # App. A.9: do two seeds' attentions agree? (the paper's SMS set: "did not correlate much")
-    row["A_alpha_alpha_seeds"] = A(a, reference_alpha(alpha_b, perf_b))
-    row["A_alpha_alpha_seeds_excess"] = row["A_alpha_alpha_seeds"] - row["A_hat"]
+    row.update(seeds)
     # App. A.7: A(α, β^uf(τ)) rises, then falls — its peak above both ends of training
     row["A_alpha_beta_uf_peak_inside"] = peak_inside(uf_scores)
     row["A_alpha_beta_uf_peak_excess"] = peak_inside_excess(uf_scores, seed)

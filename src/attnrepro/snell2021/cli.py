@@ -53,6 +53,16 @@ def cmd_export(args) -> None:
     print(f"saliency: {saliency.num_rows} rows, decodes: {decodes.num_rows} rows", file=sys.stderr)
 
 
+def cmd_alpha_opt(args) -> None:
+    from ..io import write_parquet
+    from . import runs
+
+    threads(args.threads)
+    table = runs.export_alpha_opt(args.model, args.iterations, pick_device(args.device))
+    write_parquet(table, Path(args.out_dir) / "alpha_opt.parquet")
+    print(f"alpha_opt: {table.num_rows} rows", file=sys.stderr)
+
+
 def _table2(spec: dict, models: Path, activations: Path):
     """Table 2's rows of one task from its runs' tables (:func:`attnrepro.snell2021.agreement_table`)."""
     from .agreement_table import member_bleu, table2_from_runs
@@ -72,6 +82,12 @@ def _table2(spec: dict, models: Path, activations: Path):
         rows["bleu"] = member_bleu(read_parquet(models / roles["learned"] / "eval.parquet"),
                                    read_parquet(activations / spec["exported"] / "decodes.parquet"),
                                    joint_vocab(vocab["src"], vocab["tgt"])[0])
+    if spec.get("alpha_opt"):  # App. A.1: the Eq. 32 run's A(α^opt, β), per seed beside this set's rows
+        from .optimal_attention import alpha_opt_summary
+
+        opt = alpha_opt_summary(read_parquet(activations / spec["alpha_opt"] / "alpha_opt.parquet",
+                                            require=["seed", "src_len", "alpha_opt", "beta"], nonempty=True))
+        rows = rows.merge(opt, on="seed", how="outer")
     return rows, xi_curves
 
 
@@ -164,6 +180,11 @@ def add_parser(subparsers) -> None:
     e.add_argument("--model", required=True, help="the run's model.pt")
     e.add_argument("--out-dir", required=True, help="where the run's activation tables go (docs/activations.md)")
     device_threads(e)
+    o = sub(steps, "alpha-opt", "App. A.1: α^opt and β of a linear-read-out (Eq. 32) run's final model", cmd_alpha_opt)
+    o.add_argument("--model", required=True, help="the Eq. 32 run's model.pt")
+    o.add_argument("--out-dir", required=True, help="where alpha_opt.parquet goes")
+    o.add_argument("--iterations", type=int, required=True, help="projected-gradient iterations per target token")
+    device_threads(o)
     a = sub(steps, "analyze", "summaries and Table 2 rows from the runs' tables", cmd_analyze)
     a.add_argument("name", help="the analysis (a run group of the snell2021 block)")
     a.add_argument("--spec-json", required=True, help="the resolved analysis spec " + SPEC_HELP)

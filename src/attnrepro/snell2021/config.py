@@ -21,6 +21,7 @@ from typing import Any
 
 from ..errors import AttnReproError
 from ..results_root import get as root
+from . import config_appendix as appendix
 
 # copy runs of Fig. 3 and §6.2: name -> (task kind, which vocabulary size)
 COPY_RUNS = {
@@ -64,6 +65,7 @@ def check(block: dict[str, Any]) -> None:
         if name not in COPY_RUNS:
             raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
     _check_multihead(block["multihead"], train_of(block, block["multihead"].get("train")))
+    appendix.check(block)  # App. A.1's translation.alpha_opt
     judge = c.get("judge_step")
     if judge is not None and judge > block["train"]["steps"]:
         raise AttnReproError(f"snell2021.copy.judge_step ({judge}) exceeds snell2021.train.steps "
@@ -219,6 +221,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                 model, train, t["seeds"], ("learned", "uniform"),
                                 proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
                                 {**train, **t["proxy"].get("train", {})}))
+    out.update(appendix.runs(block, out))  # App. A.1's Eq. 32 runs, copies of their sets' learned runs
     return out
 
 
@@ -281,7 +284,7 @@ def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
         roles = {"learned": learned, "uniform": f"{prefix}_uniform", "proxy": f"{prefix}_proxy"}
         if prefix.startswith("cls_"):
             roles["frozen_beta"] = f"{prefix}_frozen_beta"
-        out[name] = {"kind": "table2", "runs": roles, "exported": learned,
+        out[name] = {"kind": "table2", "runs": roles, "exported": learned, **appendix.analysis_roles(block, prefix),
                      "translation": prepared_dir(prefix[3:]) if prefix.startswith("mt_") else None}
     return out
 
@@ -302,6 +305,8 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
                                                                                        "decodes.parquet")]
     if spec.get("translation"):
         files.append(f"{spec['translation']}/vocab.json")
+    if spec.get("alpha_opt"):
+        files.append(f"{root()}/activations/snell2021/{spec['alpha_opt']}/alpha_opt.parquet")
     return files
 
 
@@ -354,7 +359,8 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
         "mixture": f"mixture: permutations of words 1-{length} or {length + 1}-{2 * length}",
         "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)",
         "table2": f"copy, {length} of {v} words", "rotten_tomatoes": "rotten tomatoes (sentiment)",
-        "parlspeech": "ParlSpeech Con/Lab (topic)"}}
+        "parlspeech": "ParlSpeech Con/Lab (topic)",
+        SMS_SET: "SMS Spam Collection (App. A.9; not in the paper's tables)"}}
 
 
 def classification_sets(block: dict[str, Any]) -> list[str]:

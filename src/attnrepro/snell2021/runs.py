@@ -79,7 +79,7 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
         from .translation_seq2seq import TranslationConfig, TranslationSeq2Seq
 
         return TranslationSeq2Seq(TranslationConfig(vocab["size"], model["hidden"], model["dropout"],
-                                                    model["attention"]), seeds)
+                                                    model["attention"], model.get("readout", "relu")), seeds)
     if kind == "classifier":
         return Classifier(ClassifierConfig(vocab["size"], model["hidden"], attention=model["attention"],
                                            embed=model.get("embed", 0)), seeds)
@@ -187,6 +187,28 @@ def export(path, device="cpu") -> tuple[pa.Table, pa.Table]:
                         "example": pa.array([d[2] for d in decoded], pa.int32()),
                         "predicted": pa.array([d[3].astype(np.int32) for d in decoded], pa.list_(pa.int32()))})
     return saliency, decodes
+
+
+def export_alpha_opt(path, iterations: int, device="cpu") -> pa.Table:
+    """App. A.1: α^opt of every held-out target token of a linear-read-out (Eq. 32) translation run's final model,
+    beside that model's lexical probe β (Eq. 4 / 28), one row per (member, example, t) as the probe tables
+    (:mod:`.probes`; ``alpha_opt``, ``beta``)."""
+    from .optimal_attention import model_alpha_opt
+
+    spec, model, valid, _ = load_run(path)
+    if spec["model"].get("readout") != "linear":
+        raise AttnReproError(f"{path}: α^opt needs a run of App. A.1's linear read-out (model.readout: linear), "
+                             f"not {spec['model'].get('readout', 'relu')!r}")
+    model = model.to(device)
+    batch = expand(valid, model.n_seeds).to(device)
+    args = (batch.src, batch.src_len, batch.tgt_in, batch.tgt_out)
+    table = rows({"alpha_opt": model_alpha_opt(model, *args, iterations=iterations),
+                  "beta": model.lexical_probe(*args)}, batch)
+    seeds = [m.seed for m in members_of(spec)]
+    return pa.table({"seed": pa.array([seeds[m] for m in table.member], pa.int32()),
+                     "member": pa.array(table.member, pa.int32()), "example": pa.array(table.example, pa.int32()),
+                     "t": pa.array(table.t, pa.int16()), "src_len": pa.array(table.src_len, pa.int16()),
+                     "alpha_opt": ragged(table.alpha_opt.to_list()), "beta": ragged(table.beta.to_list())})
 
 
 def read_metrics(path) -> pd.DataFrame:

@@ -13,6 +13,9 @@ H = 256 and an 8,000-piece vocabulary: 6,132,544, the number of App. A.8. Attent
 ``learned``, ``uniform`` (zero scores over the real source positions), ``frozen_beta`` (only the score trains).
 The interface (``run_with_cache``, ``lexical_probe``, ``saliency``, ``greedy_decode``) is that of
 :class:`.seq2seq.Seq2Seq`, with a single head.
+
+``readout="linear"``: App. A.1's variant, Eq. 32, p_t = σ(W(c_t + d_t) + b) with c_t = P Σ_l α_tl h_l + b_P and d_t = s_t
+(no F, no ReLU); :meth:`eq32_terms` gives the γ_l and γ_s of Eq. 34 that :mod:`.optimal_attention` minimises over α.
 """
 
 from __future__ import annotations
@@ -35,6 +38,12 @@ class TranslationConfig(ModeChecked):
     hidden: int = 256          # per direction in the encoder; the decoder's width
     dropout: float = 0.5
     attention: str = "learned"
+    readout: str = "relu"      # "linear": App. A.1's Eq. 32, W(c + d)
+
+    def __post_init__(self):
+        super().__post_init__()
+        if self.readout not in ("relu", "linear"):
+            raise ValueError(f"readout {self.readout!r}; choose 'relu' (App. A.8) or 'linear' (App. A.1, Eq. 32)")
 
 
 class TranslationSeq2Seq(StackedModule):
@@ -50,7 +59,8 @@ class TranslationSeq2Seq(StackedModule):
         self.dec = torch.nn.ModuleList([LSTMCell(n, h, h) for _ in range(LAYERS)])
         self.score = Linear(n, h, 2 * h)          # the authors' attn_lin, with its bias
         self.project = Linear(n, 2 * h, h)        # project_enc
-        self.extra = Linear(n, 2 * h, h)          # extra_ff on [s; c], then ReLU
+        if cfg.readout == "relu":
+            self.extra = Linear(n, 2 * h, h)      # extra_ff on [s; c], then ReLU
         self.out = Linear(n, h, cfg.vocab)        # hidden2vocab
         init_stacked(self, self.seeds)
         if cfg.attention == "frozen_beta":
@@ -108,7 +118,10 @@ class TranslationSeq2Seq(StackedModule):
         return torch.softmax(scores.masked_fill(pad[:, :, None, :], float("-inf")), -1)
 
     def readout(self, dec_h, context) -> torch.Tensor:
-        """Logits of V ReLU(F [s; c]) for states and (projected) contexts of one shape [..., H]."""
+        """Logits of V ReLU(F [s; c]) (or of W(c + s), Eq. 32) for states and (projected) contexts of one shape
+        [..., H]."""
+        if self.cfg.readout == "linear":
+            return self.out(dec_h + context)
         return self.out(torch.relu(self.extra(torch.cat([dec_h, context], -1))))
 
     def run_with_cache(self, src, src_len, tgt_in, embedded=None):
@@ -138,6 +151,16 @@ class TranslationSeq2Seq(StackedModule):
             gold = to[:, :, :, None, None].expand(-1, -1, -1, length, 1)
             parts.append(torch.log_softmax(logits, -1).gather(-1, gold)[..., 0].exp())
         return torch.cat(parts, 1)
+
+    @torch.no_grad()
+    def eq32_terms(self, src, src_len, tgt_in) -> tuple[torch.Tensor, torch.Tensor]:
+        """Eq. 34 of the linear read-out: γ_l = W(P h_l + b_P) [S,B,L,V] and γ_s = W s_t + b [S,B,T,V], so that the
+        logits are Σ_l α_tl γ_l + γ_s for any attention α_t on the simplex."""
+        if self.cfg.readout != "linear":
+            raise ValueError("eq32_terms needs readout='linear' (App. A.1's Eq. 32)")
+        enc_h, initial = self.encode(src, src_len)
+        dec_h = self._decoder(tgt_in, initial)[0]
+        return self.out(self.project(enc_h)) - self.out.bias[:, None], self.out(dec_h)
 
     def saliency(self, src, src_len, tgt_in, tgt_out) -> torch.Tensor:
         """Δ_tl = ∇_{e_l} log p_t(y_t) · e_l (gradient × input, the authors' translation code), [S,B,T,L]."""
