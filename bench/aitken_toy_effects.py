@@ -6,6 +6,10 @@ setting, compared on the claims' measures read from each arm's ``summary.csv``.
 - ``lengths``: one-to-one (§3, Fig. 2a–d), AED, the analysed networks' L2 1e-3: sequence lengths 15–20
   (``max_len: 20``, the demo's task) against 15–19 (``max_len: 19``, the authors' ``randint(15, 20)`` and
   ``config/paper*.yaml``).
+- ``options``: one-to-one as ``lengths``' ``max_len 19`` arm (the ``baseline`` arm, the same run), against one
+  arm per option of Aitken et al.'s code (:data:`attnrepro.model.OPTIONS`, ``train.loss``): ``readout_bias
+  false``, ``first_input uniform``, ``init aitken``, ``loss padded``, ``initial_state learned`` (docs/deviations.md,
+  the Aitken rows of those names), and ``all five`` together; ``--labels`` runs some of them.
 - ``reversal``: the reversed task (§3 'Additional Tasks', Fig. 2g), lengths 15–19 as ``config/paper*.yaml``, AED
   (and AO with ``--archs aed ao``): the demo's L2 1e-5 against one-to-one's 1e-3, the recipe the paper configs
   give reversal (the authors' notebook analyses no reversal network).
@@ -22,6 +26,7 @@ or 75–98 s (AO), data, export and analysis 5–13 s each; ``lengths`` 4.6 min,
 
     python bench/aitken_toy_effects.py lengths --work /tmp/aitken_toy [--steps 1000 --hidden 64 --seeds 0 1]
     python bench/aitken_toy_effects.py reversal --work /tmp/aitken_toy --archs aed ao
+    python bench/aitken_toy_effects.py options --work /tmp/aitken_toy [--labels baseline "init aitken"]
 """
 
 from __future__ import annotations
@@ -51,16 +56,31 @@ MEASURES = {
     "lengths": ["token_acc", "seq_acc", "share_mu_mu", "share_top1_mu_mu", "agree_mu_mu", "temporal_diagonal_share",
                 "temporal_argmax_rho", "encoder_delta_norm_projected", "cos_temporal_input_delta",
                 "cos_temporal_input_delta_excess", "variance_drop", "pc3_input", "readout_state_ratio"],
+    "options": ["token_acc", "seq_acc", "share_mu_mu", "share_top1_mu_mu", "agree_mu_mu", "temporal_diagonal_share",
+                "temporal_argmax_rho", "encoder_delta_norm_projected", "cos_temporal_input_delta",
+                "cos_temporal_input_delta_excess", "variance_drop", "pc3_input", "readout_state_ratio"],
     "reversal": ["token_acc", "seq_acc", "temporal_antidiagonal_share", "temporal_argmax_rho", "share_mu_mu",
                  "agree_mu_mu", "readout_state_ratio", "encoder_delta_norm_projected"],
 }
 
-# comparison -> (the demo's task it starts from, the task's fixed changes, the arms: label -> (task, train) changes)
+# comparison -> (the demo's task it starts from, the task's fixed changes, the arms: label -> (task, train) changes,
+# and for ``options`` the model's)
+L2 = {"l2": 1.0e-3}
 COMPARISONS = {
     "lengths": ("one_to_one", {}, {"max_len 20": ({"max_len": 20}, {"l2": 1.0e-3}),
                                    "max_len 19": ({"max_len": 19}, {"l2": 1.0e-3})}),
     "reversal": ("reversed", {"max_len": 19}, {"l2 1e-5": ({}, {"l2": 1.0e-5}),
                                                "l2 1e-3": ({}, {"l2": 1.0e-3})}),
+    "options": ("one_to_one", {"max_len": 19}, {
+        "baseline": ({}, L2, {}),
+        "readout_bias false": ({}, L2, {"readout_bias": False}),
+        "first_input uniform": ({}, L2, {"first_input": "uniform"}),
+        "init aitken": ({}, L2, {"init": "aitken"}),
+        "loss padded": ({}, {**L2, "loss": "padded"}, {}),
+        "initial_state learned": ({}, L2, {"initial_state": "learned"}),
+        "all five": ({}, {**L2, "loss": "padded"}, {"readout_bias": False, "first_input": "uniform", "init": "aitken",
+                                                    "initial_state": "learned"}),
+    }),
 }
 
 # the demo's experiment whose model block each arch uses (its one-to-one networks: same vocabulary and lengths)
@@ -82,11 +102,12 @@ def run(cmd: list[str], log: Path) -> float:
 def arm_specs(cfg: dict, comparison: str, label: str, arch: str, steps: int, hidden: int) -> tuple[dict, dict]:
     """The arm's task block and resolved experiment spec: the demo's, with the comparison's changes."""
     task_name, fixed, arms = COMPARISONS[comparison]
-    task_change, train_change = arms[label]
+    task_change, train_change, *model_change = arms[label]
     task = {**cfg["tasks"][task_name], **fixed, **task_change}
     spec = experiment_spec(cfg, DEMO_MODEL[arch])
     spec["task"] = task_name
     spec["model"]["hidden"] = hidden
+    spec["model"].update(*model_change)
     spec["train"].update(train_change, steps=steps)
     return task, spec
 
@@ -169,8 +190,12 @@ def main() -> None:
     p.add_argument("--hidden", type=int, default=64)
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1])
     p.add_argument("--archs", nargs="+", choices=sorted(DEMO_MODEL), default=["aed"])
+    p.add_argument("--labels", nargs="+", help="run only these arms of the comparison (default: all)")
     p.add_argument("--out", type=Path)
     a = p.parse_args()
+    labels = a.labels or list(COMPARISONS[a.comparison][2])
+    if unknown := set(labels) - set(COMPARISONS[a.comparison][2]):
+        p.error(f"--labels: {sorted(unknown)} not arms of {a.comparison} ({list(COMPARISONS[a.comparison][2])})")
     out_path = a.out or ROOT / "bench" / "results" / f"aitken_toy_effects_{a.comparison}.json"
     cfg = yaml.safe_load(a.config.read_text())
     config = a.config.resolve()
@@ -178,7 +203,7 @@ def main() -> None:
            "config": str(config.relative_to(ROOT) if config.is_relative_to(ROOT) else config),
            "steps": a.steps, "hidden": a.hidden, "seeds": a.seeds, "arms": {}}
     for arch in a.archs:
-        for label in COMPARISONS[a.comparison][2]:
+        for label in labels:
             out["arms"][f"{arch} {label}"] = row = arm(cfg, a.comparison, label, arch, a)
             means = ", ".join(f"{m} {v:.3f}" for m, v in row["mean"].items() if v is not None)
             print(f"{arch} {label}: {means}", file=sys.stderr)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import torch
 
 from . import kernels
-from .stacked import StackedModule, affine, fan_in_bound, lookup, lookup_time_major
+from .stacked import INITS, StackedModule, affine, fan_in_bound, lookup, lookup_time_major
 
 # ∂/∂x of σ(x) and tanh(x) from their outputs y: ∂y · y(1 − y) and ∂y · (1 − y²), in one pass each
 sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.aten.tanh_backward
@@ -33,21 +33,30 @@ sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.ate
 
 class Cell(StackedModule):
     """Shared plumbing: ``w_x`` [S, D, G] and ``b_x`` [S, 1, G] project the input to the G gate pre-activations;
-    ``w_h`` [S, H, G] and ``b_h`` [S, 1, G] the hidden state (PyTorch's two biases), where the cell has them."""
+    ``w_h`` [S, H, G] and ``b_h`` [S, 1, G] the hidden state (PyTorch's two biases), where the cell has them.
+
+    ``init="pytorch"``: every weight and bias U(−1/√fan_in, 1/√fan_in), PyTorch's RNN default. ``init="aitken"``:
+    the authors' cells (``renn.rnn.cells``: ``variance_scaling(1, 'fan_in', 'normal')`` on weights stored
+    (units, inputs), whose fan-in JAX reads off the units axis): every weight, input and recurrent, N(0, 1/H), and
+    zero biases."""
 
     state_factor = 1  # state_size = state_factor * hidden
     gh_is_gx = True   # ∂gh = ∂gx: gx and gh enter the gates only as their sum (not so in the GRU)
 
     def __init__(self, n_seeds: int, input_dim: int, hidden: int, gates: int, recurrent: bool = True,
-                 recurrent_bias: bool = True) -> None:
+                 recurrent_bias: bool = True, init: str = "pytorch") -> None:
         super().__init__()
+        if init not in INITS:
+            raise ValueError(f"unknown init {init!r}; choose one of {INITS}")
         self.hidden = hidden
         k = fan_in_bound(hidden if recurrent else input_dim)
-        self.w_x = self.param("w_x", n_seeds, input_dim, gates * hidden, bound=k)
+        w = {"bound": fan_in_bound(hidden), "normal": True} if init == "aitken" else {"bound": k}
+        b = {"bound": 0.0} if init == "aitken" else {"bound": k}
+        self.w_x = self.param("w_x", n_seeds, input_dim, gates * hidden, **w)
         if recurrent:
-            self.w_h = self.param("w_h", n_seeds, hidden, gates * hidden, bound=k)
-        self.b_x = self.param("b_x", n_seeds, 1, gates * hidden, bound=k)
-        self.b_h = self.param("b_h", n_seeds, 1, gates * hidden, bound=k) if recurrent and recurrent_bias else None
+            self.w_h = self.param("w_h", n_seeds, hidden, gates * hidden, **w)
+        self.b_x = self.param("b_x", n_seeds, 1, gates * hidden, **b)
+        self.b_h = self.param("b_h", n_seeds, 1, gates * hidden, **b) if recurrent and recurrent_bias else None
 
     def input_projection(self, x: torch.Tensor) -> torch.Tensor:
         """gx = W_x x + b_x for every time step: [S, B, T, D] -> [S, B, T, G], stored time-major (free when ``x`` is
@@ -119,8 +128,8 @@ class GRUCell(Cell):
 
     gh_is_gx = False  # r multiplies W_nh h + b_nh alone
 
-    def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
-        super().__init__(n_seeds, input_dim, hidden, gates=3)
+    def __init__(self, n_seeds: int, input_dim: int, hidden: int, init: str = "pytorch") -> None:
+        super().__init__(n_seeds, input_dim, hidden, gates=3, init=init)
 
     @staticmethod
     def gates(gx, gh, h, rest):
@@ -148,8 +157,8 @@ class LSTMCell(Cell):
 
     state_factor = 2
 
-    def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
-        super().__init__(n_seeds, input_dim, hidden, gates=4)
+    def __init__(self, n_seeds: int, input_dim: int, hidden: int, init: str = "pytorch") -> None:
+        super().__init__(n_seeds, input_dim, hidden, gates=4, init=init)
 
     @staticmethod
     def gates(gx, gh, h, c):
@@ -176,8 +185,8 @@ class UGRNNCell(Cell):
     g = σ(W_gx x + W_gh h + b_g),  c = tanh(W_cx x + W_ch h + b_c),  h' = g ⊙ h + (1 − g) ⊙ c.
     """
 
-    def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
-        super().__init__(n_seeds, input_dim, hidden, gates=2, recurrent_bias=False)
+    def __init__(self, n_seeds: int, input_dim: int, hidden: int, init: str = "pytorch") -> None:
+        super().__init__(n_seeds, input_dim, hidden, gates=2, recurrent_bias=False, init=init)
 
     @staticmethod
     def gates(gx, gh, h, rest):
@@ -195,8 +204,8 @@ class UGRNNCell(Cell):
 class FeedForwardCell(Cell):
     """The non-gated feed-forward map h = tanh(W x + b) of Aitken et al.'s SM (AO only): no previous state."""
 
-    def __init__(self, n_seeds: int, input_dim: int, hidden: int) -> None:
-        super().__init__(n_seeds, input_dim, hidden, gates=1, recurrent=False)
+    def __init__(self, n_seeds: int, input_dim: int, hidden: int, init: str = "pytorch") -> None:
+        super().__init__(n_seeds, input_dim, hidden, gates=1, recurrent=False, init=init)
 
     def step(self, gx: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         return torch.tanh(gx)
@@ -206,5 +215,5 @@ CELLS = {"gru": GRUCell, "lstm": LSTMCell, "ugrnn": UGRNNCell, "ff": FeedForward
 RECURRENT_CELLS = ("gru", "lstm", "ugrnn")
 
 
-def make_cell(name: str, n_seeds: int, input_dim: int, hidden: int) -> Cell:
-    return CELLS[name](n_seeds, input_dim, hidden)
+def make_cell(name: str, n_seeds: int, input_dim: int, hidden: int, init: str = "pytorch") -> Cell:
+    return CELLS[name](n_seeds, input_dim, hidden, init=init)

@@ -22,7 +22,9 @@ class TrainConfig:
     Adam β=(0.9, 0.99), ε=0.1, lr 0.1 decaying ×0.9997 per step, gradient clip 10, L2 1e-5, batch 128; Snell et
     al.'s use PyTorch's Adam defaults (β=(0.9, 0.999), ε=1e-8, lr 1e-3), no decay, no clipping (``grad_clip``
     null), no L2. ``eval_at`` lists evaluations besides every ``eval_every``-th step and the last (0 = before
-    training; Snell et al.'s App. A.8 schedule 0, 10, 50, ..., 250, then every 250)."""
+    training; Snell et al.'s App. A.8 schedule 0, 10, 50, ..., 250, then every 250). ``loss``: "real" (the mean
+    over the real target tokens) or "padded" (Aitken et al.'s code: the same sum over B × the padded length,
+    :func:`attnrepro.engine.token_loss`)."""
 
     steps: int
     batch_size: int
@@ -36,8 +38,10 @@ class TrainConfig:
     eval_every: int
     n_eval: int
     eval_at: tuple[int, ...] = ()
+    loss: str = "real"
 
-    OPTIONAL = ("eval_at",)
+    OPTIONAL = ("eval_at", "loss")
+    LOSSES = ("real", "padded")
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> "TrainConfig":
@@ -48,11 +52,17 @@ class TrainConfig:
         missing = known - set(d) - set(cls.OPTIONAL)
         if missing:
             raise AttnReproError(f"missing training key(s) {sorted(missing)}")
+        if d.get("loss", "real") not in cls.LOSSES:
+            raise AttnReproError(f"train.loss: {d['loss']!r} is not one of {list(cls.LOSSES)}")
         return cls(**{**d, "betas": tuple(d["betas"]), "eval_at": tuple(d.get("eval_at", ()))})
 
     def to_dict(self) -> dict[str, Any]:
+        """The fields; ``loss`` only where it is not the default, so that the checkpoints' fingerprint of a run
+        without it is the one it had before the key existed."""
         d = asdict(self)
         d["betas"], d["eval_at"] = list(self.betas), list(self.eval_at)
+        if self.loss == "real":
+            del d["loss"]
         return d
 
 
@@ -66,6 +76,8 @@ def task_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
             **({"max_len": corpus["max_len"]} if "max_len" in corpus else {})}
 
 
+# the model keys that follow Aitken et al.'s code (attnrepro.model.OPTIONS; docs/deviations.md)
+AITKEN_CODE_OPTIONS = ("initial_state", "init", "readout_bias", "first_input")
 ATTENTION_ARCHS = ("aed", "ao")  # the architectures whose attention a config chooses ("dot", the paper's, or "qkv")
 
 
@@ -103,6 +115,12 @@ def check(config: dict[str, Any]) -> None:
         if model["cell"] == "ff" and model["arch"] not in ("ao", "transformer"):
             raise AttnReproError(f"experiments.{name}.model.cell: the feed-forward cell 'ff' has no recurrence and "
                                  f"works only with arch 'ao' or 'transformer', not {model['arch']!r}")
+        if model["arch"] == "transformer" and (key := next((k for k in AITKEN_CODE_OPTIONS if k in model), None)):
+            raise AttnReproError(f"experiments.{name}.model.{key}: an option of Aitken et al.'s recurrent "
+                                 f"encoder-decoders (ved, aed, ao), not of the transformer")
+        if model.get("initial_state", "zeros") != "zeros" and model["arch"] not in ("ved", "aed"):
+            raise AttnReproError(f"experiments.{name}.model.initial_state: a learned initial state needs a recurrent "
+                                 f"encoder (ved, aed); {model['arch']!r} has none")
         if model["arch"] == "transformer":
             _check_transformer(name, model)
         elif "layers" in model or "heads" in model:

@@ -73,13 +73,18 @@ class Result:
         return pd.concat([pd.read_pickle(p) for p in parts], ignore_index=True) if parts else None
 
 
-def token_loss(logits: torch.Tensor, batch: Encoded) -> torch.Tensor:
+def token_loss(logits: torch.Tensor, batch: Encoded, padded: bool = False) -> torch.Tensor:
     """Mean cross-entropy over each member's real target tokens (Snell et al. Eq. 3 up to 1/(T·B); a binary
-    classifier's logits are [0, γ] over a one-token target, so this is its binary cross-entropy): [S]."""
+    classifier's logits are [0, γ] over a one-token target, so this is its binary cross-entropy): [S]. With
+    ``padded`` (``train.loss: padded``), Aitken et al.'s code's loss: the same sum over the real tokens divided by
+    B × the padded length (their ``xe_loss_fn``: the log-likelihood zeroed at the pads, then the mean over every
+    position), so that padded positions count in the mean with a loss of 0. Their padded length is the task's
+    fixed output length; ours the batch's longest target (the same at the toy tasks' batch of 128)."""
     target = batch.tgt_out
     nll = F.cross_entropy(logits.flatten(0, -2), target.flatten(), reduction="none").view(target.shape)
     mask = batch.tgt_mask().to(nll.dtype)
-    return (nll * mask).flatten(1).sum(1) / mask.flatten(1).sum(1)
+    total = (nll * mask).flatten(1).sum(1)
+    return total / mask.flatten(1).shape[1] if padded else total / mask.flatten(1).sum(1)
 
 
 def token_hits(logits: torch.Tensor, batch: Encoded) -> tuple[torch.Tensor, torch.Tensor]:
@@ -213,7 +218,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         evaluation(0)
     for step in range(state["step"], cfg.steps):
         batch = stack([draw(source, g, cfg.batch_size) for g in gens]).to(device)
-        losses = token_loss(model(batch.src, batch.src_len, batch.tgt_in), batch)
+        losses = token_loss(model(batch.src, batch.src_len, batch.tgt_in), batch, padded=cfg.loss == "padded")
         objective = losses
         if cfg.l2:  # per member, so the sum keeps members independent
             objective = losses + cfg.l2 * sum(p.pow(2).flatten(1).sum(1) for p in params)

@@ -126,11 +126,13 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
             dec["query"] = _vectors(query[k, dec_ex, dec_s])
         dec_tables.append(pa.table(dec))
         w = model.readout.weight[k].cpu().numpy().T  # [V, R]
+        # a read-out without a bias (readout_bias: false, the authors') is written with bias 0: the same function
+        bias = np.zeros(len(w)) if model.readout.bias is None else model.readout.bias[k, 0].cpu().numpy()
         readout_tables.append(pa.table({
             "seed": pa.array(np.full(len(vocab.tgt), seed, np.int32)),
             "token": pa.array(list(vocab.tgt), pa.string()),
             "weight": _vectors(w),
-            "bias": pa.array(model.readout.bias[k, 0].cpu().numpy().astype(np.float32)),
+            "bias": pa.array(bias.astype(np.float32)),
         }))
     return {"encoder": pa.concat_tables(enc_tables), "decoder": pa.concat_tables(dec_tables),
             "readout": pa.concat_tables(readout_tables)}

@@ -20,6 +20,19 @@ final state (``ved``/``aed``) and reads ``<sos>`` then the previous target word 
 TransformerLens): ``encoder.h`` [S,B,T,H], ``decoder.h`` [S,B,S',H], ``attention.query`` [S,B,S',d],
 ``attention.key`` / ``attention.value`` [S,B,T,d], ``attention.scores`` / ``attention.alpha`` [S,B,S',T],
 ``attention.context`` [S,B,S',d].
+
+Four options follow the authors' code (``../shared/reference/authors-code.md``) where the project otherwise takes
+PyTorch's conventions; each is off by default, and a model built without them is the model built before they
+existed, draw for draw (docs/deviations.md, Aitken rows; measured by ``bench/aitken_toy_effects.py options``):
+
+- ``initial_state: learned``: the encoder starts from a learned state h_0 (zeros at the start, one per member),
+  not from zeros (VED/AED; AO's cells act on a zero state by definition).
+- ``init: aitken``: cells' weights N(0, 1/H), zero biases; the read-out Glorot normal (:mod:`attnrepro.cells`,
+  :class:`attnrepro.stacked.Linear`).
+- ``readout_bias: false``: the read-out W [h_s^D; c_s] has no bias (the authors' ``Dense_nobias``).
+- ``first_input: uniform``: the decoder's first input is the vector 1/|V| in every word dimension (the authors'
+  SOS), not the one-hot ``<sos>``; its input projection is the mean of W_x's word rows plus b_x. The export still
+  labels that step ``<sos>`` (the first step's input, whatever its vector).
 """
 
 from __future__ import annotations
@@ -33,7 +46,7 @@ from torch import nn
 from . import seeding
 from .attention import make_attention
 from .cells import make_cell
-from .stacked import Linear, init_stacked
+from .stacked import Linear, affine, init_stacked
 
 RECURRENT_ARCHS = ("ved", "aed", "ao")
 PE_WIDTH = 512  # widest positional code AO spreads over its input
@@ -55,9 +68,32 @@ class ModelConfig:
     attention: str = "dot"      # "dot" (§2) or "qkv" (footnote 1); aed and ao only
     layers: int = 2             # transformer only: encoder and decoder blocks
     heads: int = 4              # transformer only: attention heads
+    initial_state: str = "zeros"  # ved/aed encoder: "zeros" or "learned" (the authors')
+    init: str = "pytorch"       # "pytorch" (U(±1/√fan_in)) or "aitken" (N(0, 1/H) cells, Glorot read-out)
+    readout_bias: bool = True   # False: no read-out bias (the authors')
+    first_input: str = "sos"    # the decoder's first input: "sos" (one-hot) or "uniform" (1/|V|, the authors')
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        """The fields, less the authors'-code options at their defaults, so that a model trained without them is
+        stamped as before they existed."""
+        d = asdict(self)
+        return {k: v for k, v in d.items() if k not in OPTION_DEFAULTS or v != OPTION_DEFAULTS[k]}
+
+
+# the options of Aitken et al.'s code (module docstring): key -> (default, allowed values)
+OPTIONS = {"initial_state": ("zeros", ("zeros", "learned")), "init": ("pytorch", ("pytorch", "aitken")),
+           "readout_bias": (True, (True, False)), "first_input": ("sos", ("sos", "uniform"))}
+OPTION_DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
+
+
+def check_options(cfg: ModelConfig) -> None:
+    """Each option's value is one it knows, and the architecture has what it changes; ValueError naming the key."""
+    for key, (_, allowed) in OPTIONS.items():
+        value = getattr(cfg, key)
+        if value not in allowed or type(value) is not type(allowed[0]):
+            raise ValueError(f"model.{key}: {value!r} is not one of {list(allowed)}")
+    if cfg.initial_state == "learned" and cfg.arch not in ("ved", "aed"):
+        raise ValueError(f"model.initial_state: 'learned' needs a recurrent encoder (ved, aed), not {cfg.arch!r}")
 
 
 def sinusoidal_encoding(n_positions: int, dim: int, time_scale: float = 10000.0) -> torch.Tensor:
@@ -80,19 +116,24 @@ class EncoderDecoder(nn.Module):
             raise ValueError(f"unknown recurrent architecture {cfg.arch!r}; choose one of {RECURRENT_ARCHS}")
         if cfg.arch == "ved" and cfg.attention != "dot":
             raise ValueError("ved has no attention; 'attention' applies to aed and ao")
+        check_options(cfg)
         self.cfg, self.seeds = cfg, list(seeds)
         n = len(self.seeds)
         self.src_dim = cfg.input_dim or cfg.src_vocab
         self.tgt_dim = cfg.input_dim or cfg.tgt_vocab
         if self.src_dim < cfg.src_vocab or self.tgt_dim < cfg.tgt_vocab:
             raise ValueError(f"input_dim {cfg.input_dim} is smaller than the vocabulary")
-        self.encoder = make_cell(cfg.cell, n, self.src_dim, cfg.hidden)
-        self.decoder = make_cell(cfg.cell, n, self.tgt_dim, cfg.hidden)
+        self.encoder = make_cell(cfg.cell, n, self.src_dim, cfg.hidden, init=cfg.init)
+        self.decoder = make_cell(cfg.cell, n, self.tgt_dim, cfg.hidden, init=cfg.init)
         if cfg.arch != "ved":
             self.attention = make_attention(cfg.attention, n, cfg.hidden)
         readout_in = {"ved": cfg.hidden, "aed": 2 * cfg.hidden, "ao": cfg.hidden}[cfg.arch]
-        self.readout = Linear(n, readout_in, cfg.tgt_vocab)
+        self.readout = Linear(n, readout_in, cfg.tgt_vocab, bias=cfg.readout_bias, init=cfg.init)
         init_stacked(self, self.seeds)
+        if cfg.initial_state == "learned":
+            # zeros, as the authors' renn cells start it (h_init = zeros), and outside the seeded draws, so that
+            # every other parameter starts where it does without it
+            self.encoder_state = nn.Parameter(torch.zeros(n, 1, self.encoder.state_factor * cfg.hidden))
         if cfg.arch == "ao":
             if cfg.pe_shared and self.src_dim != self.tgt_dim:
                 raise ValueError(f"pe_shared needs one input width for encoder and decoder; set input_dim "
@@ -130,6 +171,24 @@ class EncoderDecoder(nn.Module):
             code = pe[:, offset:end, :]
         return cell.token_projection(tokens, code)
 
+    def _first_input(self, pe: torch.Tensor | None, batch: int) -> torch.Tensor:
+        """``first_input: uniform``: the decoder's input projection of the vector 1/|V| on the |V| word dimensions
+        (plus position 0's code, AO), [S,B,1,G]: Σ_v W_x[v]/|V| + b_x, the mean of the one-hot words' rows."""
+        w_x, b_x = self.decoder.w_x, self.decoder.b_x
+        gx = (w_x[:, : self.cfg.tgt_vocab] + b_x).mean(1, keepdim=True)  # [S,1,G]
+        if pe is not None:
+            gx = gx + affine(pe[:, :1], w_x)
+        return gx[:, None].expand(-1, batch, -1, -1)
+
+    def _decoder_inputs(self, tgt_in: torch.Tensor) -> torch.Tensor:
+        """The decoder's input projections [S,B,S',G]: of ``tgt_in`` (``<sos>`` then the previous target words), the
+        first replaced by the uniform vector's under ``first_input: uniform``."""
+        pe = getattr(self, "pe_tgt", None)
+        gx = self._project(self.decoder, tgt_in, pe)
+        if self.cfg.first_input == "uniform":
+            gx = torch.cat([self._first_input(pe, gx.shape[1]), gx[:, :, 1:]], 2)
+        return gx
+
     @staticmethod
     def _feed_forward(cell, gx: torch.Tensor) -> torch.Tensor:
         """AO: the cell on a zero previous state, for all time steps in one call."""
@@ -142,7 +201,10 @@ class EncoderDecoder(nn.Module):
         """Encoder hidden states [S,B,T,H] and the state the decoder starts from."""
         gx = self._project(self.encoder, src, getattr(self, "pe_src", None))
         n, b, t_max, _ = gx.shape
-        state = self.encoder.initial_state(n, b, device=src.device)
+        if self.cfg.initial_state == "learned":
+            state = self.encoder_state.expand(n, b, -1)
+        else:
+            state = self.encoder.initial_state(n, b, device=src.device)
         if self.cfg.arch == "ao":
             return self._feed_forward(self.encoder, gx), state
         valid = torch.arange(t_max, device=src.device)[None, :] < src_len[..., None]  # [S,B,T]
@@ -159,7 +221,7 @@ class EncoderDecoder(nn.Module):
     def run_with_cache(self, src, src_len, tgt_in) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
         """Teacher-forced pass. ``src`` [S,B,T], ``src_len`` [S,B], ``tgt_in`` [S,B,S'] -> logits [S,B,S',V]."""
         enc_h, state = self.encode(src, src_len)
-        gx = self._project(self.decoder, tgt_in, getattr(self, "pe_tgt", None))
+        gx = self._decoder_inputs(tgt_in)
         if self.cfg.arch == "ao":
             dec_h = self._feed_forward(self.decoder, gx)
         else:
@@ -188,7 +250,11 @@ class EncoderDecoder(nn.Module):
         word = torch.full((n, b, 1), sos, dtype=torch.long, device=src.device)
         out = []
         for s in range(n_steps):
-            new = self.decoder.step(self._project(self.decoder, word, pe, offset=s)[:, :, 0], state)
+            if s == 0 and self.cfg.first_input == "uniform":
+                gx = self._first_input(pe, b)[:, :, 0]
+            else:
+                gx = self._project(self.decoder, word, pe, offset=s)[:, :, 0]
+            new = self.decoder.step(gx, state)
             dec_h = self.decoder.output(new)[:, :, None]
             context = None
             if self.cfg.arch != "ved":

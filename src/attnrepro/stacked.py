@@ -71,14 +71,28 @@ def affine(x: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> t
     return out.view(*x.shape[:-1], -1)
 
 
-class Linear(StackedModule):
-    """A stacked linear layer, ``weight`` [S, in, out] and ``bias`` [S, 1, out], PyTorch's default bounds."""
+INITS = ("pytorch", "aitken")  # ModelConfig.init: PyTorch's default draws, or Aitken et al.'s code's
 
-    def __init__(self, n_seeds: int, in_dim: int, out_dim: int) -> None:
+
+class Linear(StackedModule):
+    """A stacked linear layer, ``weight`` [S, in, out] and ``bias`` [S, 1, out] (None with ``bias=False``).
+    ``init="pytorch"``: PyTorch's default bounds. ``init="aitken"``: the authors' read-out (their ``Dense_nobias``,
+    ``kaitken17/colab_based_projects`` rnn_seq2seq/train_and_build.py): Glorot normal, N(0, 2/(in + out)) — JAX of
+    2021 truncates that draw at 2σ and rescales it to the same variance; this draw is not truncated — and a zero
+    bias where there is one."""
+
+    def __init__(self, n_seeds: int, in_dim: int, out_dim: int, bias: bool = True, init: str = "pytorch") -> None:
         super().__init__()
+        if init not in INITS:
+            raise ValueError(f"unknown init {init!r}; choose one of {INITS}")
         k = fan_in_bound(in_dim)
-        self.weight = self.param("weight", n_seeds, in_dim, out_dim, bound=k)
-        self.bias = self.param("bias", n_seeds, 1, out_dim, bound=k)
+        if init == "aitken":
+            self.weight = self.param("weight", n_seeds, in_dim, out_dim, bound=math.sqrt(2.0 / (in_dim + out_dim)),
+                                     normal=True)
+        else:
+            self.weight = self.param("weight", n_seeds, in_dim, out_dim, bound=k)
+        # no bias: no parameter and no draw, so every other parameter starts where it would with one
+        self.bias = self.param("bias", n_seeds, 1, out_dim, bound=0.0 if init == "aitken" else k) if bias else None
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:  # [S, ..., in] -> [S, ..., out]
         return affine(x, self.weight, self.bias)
