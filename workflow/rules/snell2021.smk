@@ -105,6 +105,8 @@ if SNELL2021:
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
+            # model.pt (the input) is written last, so its presence means model_best.pt is there too
+            model=lambda wc: f"{R}/models/snell2021/{wc.erun}/{snellcfg.export_model(SNELL2021)}",
         threads: SNELL2021["threads"]
         resources:
             **needs("snell2021_export", gpus=GPUS_PER_JOB),
@@ -113,7 +115,7 @@ if SNELL2021:
         benchmark:
             f"{R}/benchmarks/snell2021/export/{{erun}}.tsv"
         shell:
-            f"attnrepro snell2021 export --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
+            f"attnrepro snell2021 export --model {{params.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
