@@ -7,10 +7,11 @@ classifier's label is a one-token target over two classes, Snell et al. §2.4), 
 clipping is per member, and Adam is element-wise, so member s trains exactly as a separate run would.
 
 Checkpoints every ``checkpoint_every`` steps hold the weights, the optimizer state, the batch generators' states
-and the metrics so far; what ``record`` returns at each evaluation (probes: large at the papers' scale) is written
-beside them, one file per evaluation, so neither memory nor a checkpoint grows with it. A rerun resumes from the
-newest checkpoint whose fingerprint (spec, members, training settings, data) matches, drops the records of later
-evaluations, and ends bitwise equal to an uninterrupted run on the CPU.
+and the metrics so far (with ``keep_best``, also each member's weights at its best evaluation so far); what
+``record`` returns at each evaluation (probes: large at the papers' scale) is written beside them, one file per
+evaluation, so neither memory nor a checkpoint grows with it. A rerun resumes from the newest checkpoint whose
+fingerprint (spec, members, training settings, data) matches, drops the records of later evaluations, and ends
+bitwise equal to an uninterrupted run on the CPU.
 
 Divergence (a non-finite loss or gradient norm of a member) either stops the run (``divergence="stop"``: an error
 that names the run, the member's seed and the step, so that nothing is written a rerun would take as done) or, for
@@ -66,6 +67,8 @@ class Result:
     metrics: pd.DataFrame                           # one row per member per evaluation, METRIC_COLUMNS
     records: dict[str, list[Path]]                  # per key, what ``record`` returned at each evaluation (pickled
                                                     # DataFrames with ``step`` and ``seed``), in step order
+    best: dict | None = None                        # keep_best: ``state_dict`` (each member's slice at its best
+                                                    # evaluation) and ``step`` (that evaluation, per member)
 
     def record_frame(self, key: str) -> pd.DataFrame | None:
         """All evaluations' rows of record ``key`` in one DataFrame (None if there are none)."""
@@ -135,12 +138,14 @@ def is_eval_step(cfg: TrainConfig, step: int) -> bool:
 def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: Encoded, cfg: TrainConfig,
         ckpt_dir: str | Path, *, name: str, spec: dict, divergence: str = "stop",
         evaluate: Callable = teacher_forced, record: Callable | None = None, device="cpu",
-        log: TextIO = sys.stderr, on_step: Callable[[int], None] | None = None) -> Result:
+        log: TextIO = sys.stderr, on_step: Callable[[int], None] | None = None, keep_best: bool = False) -> Result:
     """Train ``model`` (its members built from ``members``) on batches from ``source``, evaluating on ``valid``
     at :func:`is_eval_step`; ``evaluate(model, batch)`` returns per-member metrics, ``record(model, batch)`` named
     DataFrames with a ``member`` column (the probes of Snell et al.'s Table 2) that are kept for every evaluation.
     ``spec`` is everything else the run depends on (its model and task), for the checkpoints' fingerprint;
-    ``on_step(step)`` is called after every completed step (tests use it to interrupt a run)."""
+    ``on_step(step)`` is called after every completed step (tests use it to interrupt a run). ``keep_best``: also
+    return (:attr:`Result.best`) each member's weights at its evaluation of highest ``token_acc`` (the first such
+    evaluation; :func:`best_update`), the checkpoint the authors read Snell et al.'s Δ at."""
     if divergence not in ("stop", "freeze"):
         raise ValueError(f"divergence must be 'stop' or 'freeze', not {divergence!r}")
     ckpt_dir = Path(ckpt_dir)
@@ -151,12 +156,16 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     fp = fingerprint({"spec": spec, "members": [[m.seed, m.data_seed, list(m.head_seeds)] for m in members],
                       "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
                       "data": data_fingerprint(source) if isinstance(source, Encoded) else None,
-                      "valid": data_fingerprint(valid), "format": CHECKPOINT_FORMAT, "code": __version__})
+                      "valid": data_fingerprint(valid), "format": CHECKPOINT_FORMAT, "code": __version__,
+                      **({"keep_best": True} if keep_best else {})})  # absent when off: checkpoints as before
     model = model.to(device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
     gens = [generator(m.data_seed, "batches") for m in members]
     state = {"step": 0, "metrics": [], "diverged": {}, "seconds": 0.0}
+    if keep_best:  # part of the checkpoint, so a resumed run keeps the same best weights
+        state["best"] = {"acc": [float("-inf")] * len(members), "step": [-1] * len(members),
+                         "state_dict": {k: v.detach().clone() for k, v in model.state_dict().items()}}
     record_dir = ckpt_dir / "records"
 
     initial = {k: v.clone() for k, v in model.state_dict().items()}
@@ -195,6 +204,10 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
                                      "train_loss": float("nan") if gone else float(losses[s]),
                                      **{k: float("nan") if gone else float(v[s]) for k, v in scores.items()},
                                      "diverged": gone})
+        if keep_best:
+            best_update(state["best"], model.state_dict(),
+                        [float("nan") if s in state["diverged"] else float(a)
+                         for s, a in enumerate(scores["token_acc"])], step)
         for key, df in records.items():
             df = df[~df.member.isin(list(state["diverged"]))]
             with atomic_path(record_dir / f"{key}.{step:08d}.pkl") as tmp:
@@ -273,7 +286,22 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     records: dict[str, list[Path]] = {}
     for part in sorted(record_dir.glob("*.pkl"), key=lambda p: int(p.stem.rsplit(".", 1)[1])):
         records.setdefault(part.stem.rsplit(".", 1)[0], []).append(part)
-    return Result(model, metrics, records)
+    best = {"state_dict": state["best"]["state_dict"], "step": list(state["best"]["step"])} if keep_best else None
+    return Result(model, metrics, records, best)
+
+
+def best_update(best: dict, weights: dict[str, torch.Tensor], acc: list[float], step: int) -> list[int]:
+    """Copy into ``best["state_dict"]`` the slice (leading dimension: the member) of every member whose accuracy
+    ``acc`` at evaluation ``step`` exceeds its best so far (``best["acc"]``; a tie keeps the earlier evaluation, as
+    ``np.argmax`` over the curve, and a NaN, a diverged member, never counts); returns those members."""
+    better = [s for s, a in enumerate(acc) if a > best["acc"][s]]
+    with torch.no_grad():
+        for k, v in weights.items():
+            for s in better:
+                best["state_dict"][k][s] = v[s]
+    for s in better:
+        best["acc"][s], best["step"][s] = float(acc[s]), int(step)
+    return better
 
 
 def _checkpoints(ckpt_dir: Path) -> list[Path]:

@@ -106,6 +106,8 @@ if SNELL2021:
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
+            # model.pt (the input) is written last, so its presence means model_best.pt is there too
+            model=lambda wc: f"{R}/models/snell2021/{wc.erun}/{snellcfg.export_model(SNELL2021)}",
         threads: SNELL2021["threads"]
         resources:
             **needs("snell2021_export", gpus=GPUS_PER_JOB),
@@ -114,7 +116,7 @@ if SNELL2021:
         benchmark:
             f"{R}/benchmarks/snell2021/export/{{erun}}.tsv"
         shell:
-            f"attnrepro snell2021 export --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
+            f"attnrepro snell2021 export --model {{params.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
 
     # App. A.1: α^opt of the linear-read-out (Eq. 32) model, per held-out target token, beside its β

@@ -10,7 +10,8 @@ so it reruns exactly when something it depends on changes:
   App. A.3's proxies, one per seed, on the copy distributions of ``A3_PROXY``.
   Training settings are ``snell2021.train`` with a block's own ``train`` keys over it (the top-level ``train`` of
   the Aitken experiments works the same way).
-- *exports* (:func:`exports`): the final model of each Table 2 learned run → gradient saliency Δ, greedy decodes.
+- *exports* (:func:`exports`): the model of each Table 2 learned run (final, or each member at its best
+  evaluation: :func:`export_model`) → gradient saliency Δ, greedy decodes.
 - *analyses* (:func:`analyses`): pure functions of those tables — the per-run ``summary.csv`` the claims read.
 """
 
@@ -22,6 +23,8 @@ from typing import Any
 from ..errors import AttnReproError
 from ..results_root import get as root
 from . import config_appendix as appendix
+from .table2_sets import (TRANSLATION_LABELS, classification_data, classification_sets,  # noqa: F401
+                          prepared_dir, translation_label, translation_sets)
 
 # copy runs of Fig. 3 and §6.2: name -> (task kind, which vocabulary size)
 COPY_RUNS = {
@@ -41,6 +44,7 @@ COMBOS = ("all_bad", "one_good", "random")
 # with α by birth
 SEED_OFFSET = {"learned": 0, "uniform": 10_000, "frozen_beta": 20_000}
 PROBES = {"learned": ["alpha", "beta"], "uniform": ["beta"], "frozen_beta": ["alpha"]}
+EXPORT_AT = ("final", "best")  # table2.export_at: the model of a learned run that Δ and the decodes are read from
 
 
 def train_of(block: dict[str, Any], *overrides: dict[str, Any]) -> dict[str, Any]:
@@ -74,6 +78,8 @@ def check(block: dict[str, Any]) -> None:
         t = spec["train"]
         if t["eval_every"] > t["steps"]:
             raise AttnReproError(f"snell2021 run {run}: eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
+    if (at := block["table2"].get("export_at", "final")) not in EXPORT_AT:
+        raise AttnReproError(f"snell2021.table2.export_at: {at!r} is not one of {EXPORT_AT}")
     for where in ("table2.proxy", "classification.proxy", "translation.proxy"):
         head, _, tail = where.partition(".")
         if "n_eval" in block.get(head, {}).get(tail, {}).get("train", {}):
@@ -129,13 +135,15 @@ def copy_data(block: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _table2_runs(prefix: str, data: dict, model: dict, train: dict, seeds: list[int], modes, proxy: dict,
-                 proxy_seed: int, proxy_train: dict) -> dict[str, dict]:
+                 proxy_seed: int, proxy_train: dict, keep_best: bool = False) -> dict[str, dict]:
     """The runs behind one Table 2 row: one per attention mode (the copy task's learned run is ``copy_subset``
-    itself, a Fig. 3 run whose diverged members are counted apart) and the bag-of-words proxy."""
+    itself, a Fig. 3 run whose diverged members are counted apart) and the bag-of-words proxy; ``keep_best``: the
+    learned run also writes its members at their best evaluation (``model_best.pt``)."""
     out = {f"{prefix}_{mode}" if prefix != TABLE2_COPY or mode != "learned" else prefix: {
         "model": {**model, "attention": mode}, "data": data, "train": train,
         "members": _plain(seeds, SEED_OFFSET[mode]), "record": PROBES[mode],
-        "divergence": "freeze" if prefix == TABLE2_COPY else "stop"} for mode in modes}
+        "divergence": "freeze" if prefix == TABLE2_COPY else "stop",
+        **({"keep_best": True} if keep_best and mode == "learned" else {})} for mode in modes}  # absent when off
     out[f"{prefix}_proxy"] = {"model": proxy, "data": data, "train": proxy_train,
                               "members": [[proxy_seed, proxy_seed, []]], "record": ["beta"], "divergence": "stop"}
     return out
@@ -176,7 +184,7 @@ def multihead_runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
 def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every training job of the block: name -> spec (:mod:`attnrepro.snell2021.runs`)."""
     c, seeds, out = block["copy"], block["seeds"], {}
-    seq2seq = copy_model(c)
+    keep_best, seq2seq = export_model(block) != "model.pt", copy_model(c)
     for name in COPY_RUNS:
         if name == TABLE2_COPY:
             continue
@@ -188,7 +196,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     p = block["table2"]["proxy"]
     out.update(_table2_runs(TABLE2_COPY, copy_data(block, TABLE2_COPY), seq2seq, train_of(block), seeds,
                             ("learned", "uniform"), proxy_model(p, c["hidden"]), p["seed"],
-                            train_of(block, p.get("train"))))
+                            train_of(block, p.get("train")), keep_best))
     for name in A3_PROXY:  # Table 2's proxy settings; a proxy per seed (model and data seed = the seed): replicates
         out[f"{name}_proxy"] = {"model": proxy_model(p, c["hidden"]), "data": copy_data(block, name),
                                 "train": train_of(block, p.get("train")), "members": _plain(seeds), "record": ["beta"],
@@ -208,7 +216,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                 cl["seeds"], ("learned", "uniform", "frozen_beta"),
                                 proxy_model(cl["proxy"], cl.get("embed") or cl["hidden"], classification=True), cl["proxy"]["seed"],
                                 train_of(block, cl.get("train"), cl["proxy"].get("train"),
-                                         cl["sets"][name].get("proxy_train"))))
+                                         cl["sets"][name].get("proxy_train")), keep_best))
     for name in translation_sets(block):
         t = block["translation"]
         s = t["sets"][name]
@@ -220,7 +228,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                                "test_seed": s["test_seed"]},
                                 model, train, t["seeds"], ("learned", "uniform"),
                                 proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
-                                {**train, **t["proxy"].get("train", {})}))
+                                {**train, **t["proxy"].get("train", {})}, keep_best))
     out.update(appendix.runs(block, out))  # App. A.1's Eq. 32 runs, copies of their sets' learned runs
     return out
 
@@ -243,8 +251,14 @@ def run_inputs(block: dict[str, Any], run: str) -> list[str]:
     return []
 
 
+def export_model(block: dict[str, Any]) -> str:
+    """The file of a Table 2 learned run its export reads: each member at its most accurate evaluation (the
+    authors' Δ) with ``table2.export_at: best``, written before ``model.pt`` (the final model, the default)."""
+    return "model_best.pt" if block["table2"].get("export_at", "final") == "best" else "model.pt"
+
+
 def exports(block: dict[str, Any]) -> list[str]:
-    """The runs whose final model is exported: the learned run behind each Table 2 row."""
+    """The runs exported (:func:`export_model`): the learned run behind each Table 2 row."""
     return ([TABLE2_COPY] + [f"cls_{n}_learned" for n in classification_sets(block)]
             + [f"mt_{n}_learned" for n in translation_sets(block)])
 
@@ -278,7 +292,9 @@ def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                         "fail_below": block["fail_below"], "good_above": block["good_above"],
                         **({"judge_step": mh_judge} if mh_judge is not None else {})}
     out["keyword"] = {"kind": "keyword", "runs": {"run": "keyword"}}
-    out["counts"] = {"kind": "counts", "runs": {}, "counts": counts_spec(block)}
+    out["counts"] = {"kind": "counts", "runs": {}, "counts": {"length": block["copy"]["length"],
+                                                               "subset_words": block["copy"]["subset_words"],
+                                                               **block["counts"]}}
     for name, prefix in table2_analyses(block).items():
         learned = TABLE2_COPY if prefix == TABLE2_COPY else f"{prefix}_learned"
         roles = {"learned": learned, "uniform": f"{prefix}_uniform", "proxy": f"{prefix}_proxy"}
@@ -301,8 +317,7 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
         else:
             files += [f"{d}/metrics.csv", f"{d}/probes.parquet", f"{d}/eval.parquet"]
     if spec.get("exported"):
-        files += [f"{root()}/activations/snell2021/{spec['exported']}/{f}" for f in ("saliency.parquet",
-                                                                                       "decodes.parquet")]
+        files += [f"{root()}/activations/snell2021/{spec['exported']}/{f}" for f in ("saliency.parquet", "decodes.parquet")]
     if spec.get("translation"):
         files.append(f"{spec['translation']}/vocab.json")
     if spec.get("alpha_opt"):
@@ -313,11 +328,6 @@ def analysis_inputs(block: dict[str, Any], name: str) -> list[str]:
 ANALYSIS_OUTPUTS = {"copy": ["summary.csv", "curves.parquet", "failures.csv"], "keyword": ["summary.csv", "curves.parquet"],
                     "multihead": [*(f"summary_{c}.csv" for c in COMBOS), "curves.parquet", "candidates.parquet"],
                     "counts": ["summary.csv", "tables.parquet"], "table2": ["summary.csv", "xi_curves.csv"]}
-
-
-def counts_spec(block: dict[str, Any]) -> dict[str, Any]:
-    c = block["copy"]
-    return {"length": c["length"], "subset_words": c["subset_words"], **block["counts"]}
 
 
 SMS_SET = "sms_spam"  # the SMS Spam Collection v.1 of App. A.9, when a config adds it as a classification set
@@ -361,38 +371,3 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
         "table2": f"copy, {length} of {v} words", "rotten_tomatoes": "rotten tomatoes (sentiment)",
         "parlspeech": "ParlSpeech Con/Lab (topic)",
         SMS_SET: "SMS Spam Collection (App. A.9; not in the paper's tables)"}}
-
-
-def classification_sets(block: dict[str, Any]) -> list[str]:
-    return list(block.get("classification", {}).get("sets", {}))
-
-
-def classification_data(block: dict[str, Any], name: str) -> dict[str, Any]:
-    """An offline set (``text.SOURCES``) is split by its own block; any other set is a classification corpus
-    prepared into ``results/data/<name>/`` (its own train/test splits and vocabulary)."""
-    from .classification_sets import SOURCES
-
-    data = {"task": "classification", "name": name, **{k: v for k, v in block["classification"]["sets"][name].items()
-                                                          if k != "proxy_train"},
-            **({"bos_eos": True} if block["classification"].get("bos_eos") else {})}
-    if name not in SOURCES:
-        data["data_dir"] = prepared_dir(name)
-    return data
-
-
-def prepared_dir(name: str) -> str:
-    return f"{root()}/data/{name}"
-
-
-# Table 2 / Fig. 2 row names of the translation sets we can prepare (others: "<name> (translation)")
-TRANSLATION_LABELS = {"bible": "Bible verses EN→FR (translation)", "multi30k": "Multi30k DE→EN (translation)",
-                      "iwslt14": "IWSLT14 DE→EN (translation)"}
-
-
-def translation_label(name: str) -> str:
-    return TRANSLATION_LABELS.get(name, f"{name} (translation)")
-
-
-def translation_sets(block: dict[str, Any]) -> list[str]:
-    """Prepared data sets (``results/data/<name>/``: a task of the config's ``tasks`` or a ``corpora`` entry)."""
-    return list(block.get("translation", {}).get("sets", {}))

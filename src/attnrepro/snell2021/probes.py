@@ -2,10 +2,11 @@
 
 A probe is one value per (target token, source position) of the held-out set: α (Eq. 1, head 0), β (Eq. 4 / 9 /
 6: the model's :meth:`lexical_probe`, which for the bag-of-words proxy is β^px), γ (Eq. 22, the classifier's
-log-odds), Δ (gradient saliency, §5.1, read from the final model by the export step). Each is written as one row
-per (seed, step, example, target position t) with the values over the example's real source positions as a
-``list<float32>`` (docs/activations.md). ``head_alignment`` (multi-head copy models, §5.2) is one row per
-(seed, step, head): the fraction of target tokens whose head-k attention peaks on the copied source position.
+log-odds), Δ (gradient saliency, §5.1, read by the export step from the final model or, with
+``table2.export_at: best``, each member's best). Each is written as one row per (seed, step, example, target
+position t) with the values over the example's real source positions as a ``list<float32>`` (docs/activations.md).
+``head_alignment`` (multi-head copy models, §5.2) is one row per (seed, step, head): the fraction of target tokens
+whose head-k attention peaks on the copied source position.
 """
 
 from __future__ import annotations

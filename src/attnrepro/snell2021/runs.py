@@ -36,6 +36,7 @@ from .proxy import Proxy, ProxyConfig
 from .seq2seq import Seq2Seq, Seq2SeqConfig
 
 EVAL_SEED = 0
+BEST_MODEL = "model_best.pt"   # a keep_best run's members at their best evaluation (engine.Result.best)
 
 
 def load_data(data: dict, n_eval: int) -> tuple[object, Encoded, dict]:
@@ -107,7 +108,7 @@ def train(spec: dict, ckpt_dir, *, name: str, log=sys.stderr, on_step=None, devi
     record = head_alignment if spec.get("record") == ["head_alignment"] else recorder(spec.get("record", []))
     result = fit(model, members, source, valid, cfg, ckpt_dir, name=name,
                  spec={k: spec[k] for k in ("model", "data", "record")}, divergence=spec["divergence"],
-                 record=record, device=device, log=log, on_step=on_step)
+                 record=record, device=device, log=log, on_step=on_step, keep_best=bool(spec.get("keep_best")))
     return result, valid
 
 
@@ -123,8 +124,9 @@ def eval_table(valid: Encoded) -> pa.Table:
 
 
 def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
-    """``eval.parquet``, ``probes.parquet`` (or ``heads.parquet``), ``metrics.csv``, then ``model.pt`` last: its
-    presence means the run finished."""
+    """``eval.parquet``, ``probes.parquet`` (or ``heads.parquet``), ``metrics.csv``, with ``keep_best``
+    ``model_best.pt`` (each member at its evaluation of highest accuracy, ``best_step``; what the export reads
+    under ``snell2021.table2.export_at: best``), then ``model.pt`` last: its presence means the run finished."""
     import pyarrow.parquet as pq
 
     out = Path(out_dir)
@@ -141,6 +143,9 @@ def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
                 for part in result.records.get("probes", []):
                     writer.write_table(probe_table(pd.read_pickle(part), probes))
     write_csv(result.metrics, out / "metrics.csv")
+    if result.best is not None:
+        save_torch({"spec": spec, "state_dict": result.best["state_dict"], "best_step": result.best["step"]},
+                   out / BEST_MODEL)
     save_torch({"spec": spec, "state_dict": result.model.state_dict()}, out / "model.pt")
 
 
@@ -164,7 +169,7 @@ def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
 
 
 def export(path, device="cpu") -> tuple[pa.Table, pa.Table]:
-    """What the final model of a run gives beyond its training records: gradient saliency Δ of every held-out
+    """What the model of a run (``model.pt``, the final one, or ``model_best.pt``) gives beyond its training records: gradient saliency Δ of every held-out
     row (§5.1) and, for a seq2seq, its greedy decodes of the held-out sources (``predicted``: token ids up to the
     held-out targets' width, cut at ``<eos>`` by the reader)."""
     spec, model, valid, vocab = load_run(path)
