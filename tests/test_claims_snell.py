@@ -10,7 +10,8 @@ from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
 from attnrepro.papers import CLAIMS
 from attnrepro.snell2021 import count_table as ct
 from attnrepro.snell2021.agreement import relative_spread
-from attnrepro.snell2021.agreement_table import second_run_curve, table2_row
+from attnrepro.snell2021.agreement_table import (checkpoint_bleu, second_run_curve, table2_row, table2_table,
+                                                train_split_row)
 from attnrepro.snell2021.claims_appendix import APPENDIX_CLAIMS
 from attnrepro.snell2021.config import SMS_SET, claim_experiments
 from attnrepro.snell2021.run_tables import curve_summary, multihead_summary
@@ -140,9 +141,6 @@ TABLE2_FAILING = [
     ("translation_kendall_agrees", 1, "tau_alpha_beta_uf_excess"),
     ("frozen_beta_attention_agrees_less", 1, "A_beta_uf_minus_alpha_fr"),
     ("translation_xi_non_trivial", 1, "xi_alpha_beta_uf_progress"),
-    # Table 7 is Table 2's A(α, β^uf) − Â on training pairs: no run records those probes yet (its measured_by), so
-    # table2_row's held-out statistic stands for it here
-    ("classification_train_split_alpha_agrees_with_beta_uf", 1, "A_alpha_beta_uf_excess"),
 ]
 
 
@@ -273,3 +271,97 @@ def test_xi_progress_rows_cite_no_paper_ratio_as_progress():
                      "classification_xi_non_trivial", "translation_xi_bleu_non_trivial"):
         claim = _claim(claim_id)
         assert claim.reference_value is None and "/55" not in claim.reading
+
+
+def _train_split_cases(seed):
+    """Table 7 on training-pair probes of one seed (200 pairs, 40 positions): α's checkpoint is the one of best
+    held-out performance (the second; the first ranks the positions the other way round); β^uf agrees with it
+    (*agrees*), with the first checkpoint only (*stale*: the held-out column's choice of α is kept), or ranks the
+    positions against it at every checkpoint (*reversed*)."""
+    rng = np.random.default_rng(seed)
+    noise = lambda: rng.random((200, 40))  # noqa: E731
+    best = noise()
+    early = 1.0 - best
+    alpha, perf = np.stack([early, best]), np.array([0.3, 0.9])
+    alpha_b, perf_b = np.stack([noise(), noise()]), np.array([0.2, 0.8])
+    beta_b = np.stack([noise(), noise()])
+    return {name: train_split_row(alpha, perf, beta_b, beta_uf, alpha_b, perf_b, seed=seed)
+            for name, beta_uf in (("agrees", np.stack([noise(), best])), ("stale", np.stack([early])),
+                                  ("reversed", np.stack([1.0 - best, 1.0 - best ** 2])))}
+
+
+@pytest.mark.parametrize("claim_id", ["classification_train_split_alpha_agrees_with_beta_uf",
+                                      "translation_train_split_alpha_agrees_with_beta_uf"])
+def test_table7_measure_on_training_pairs_fails_and_holds(claim_id):
+    claim = _claim(claim_id)
+    assert claim.measure == "A_alpha_beta_uf_train_excess" and claim.measured_by.startswith("config/paper.yaml")
+    cases = [_train_split_cases(seed) for seed in range(6)]
+    assert all(c["agrees"]["A_alpha_beta_uf_train"] == 1.0 for c in cases)
+    for failing in ("stale", "reversed"):  # β^uf agrees with a checkpoint of α the held-out column does not read
+        values = [c[failing][claim.measure] for c in cases]
+        assert max(values) <= 0.0
+        assert _row(claim_id, values).verdict == NOT_REPRODUCED
+    values = [c["agrees"][claim.measure] for c in cases]
+    assert min(values) > 0.9 and _row(claim_id, values).verdict == REPRODUCED
+    # the same null as the held-out column: the maximum over β^uf's checkpoints against shuffled partners
+    assert all(c["agrees"]["A_alpha_beta_uf_train_excess_null"] > 0.85 for c in cases)
+
+
+def _bleu_rows(reached_at):
+    """table2_table with a BLEU curve on three seeds of one hand case: every seed's attention is α itself from
+    checkpoint ``reached_at`` on (noise before it), BLEU 0.5, 10, 25, 30 over the four checkpoints; β^uf agrees
+    with α on half the target tokens (A(α, β^uf) = ½), so ξ(α, β^uf) is the BLEU where α is reached."""
+    rng = np.random.default_rng(reached_at)
+    a = rng.random((100, 30))
+    alpha = np.stack([np.stack([a if c >= reached_at else rng.random((100, 30)) for c in range(4)])
+                      for _ in range(3)])
+    perf = np.tile([0.1, 0.4, 0.6, 0.7], (3, 1))
+    bleu = np.tile([0.5, 10.0, 25.0, 30.0], (3, 1))
+    half = np.concatenate([a[:50], 1.0 - a[50:]])
+    beta_uf = np.stack([np.stack([half])] * 3)
+    return table2_table([0, 1, 2], np.array([0, 10, 20, 30]), perf, alpha, alpha, beta_uf, a, np.stack([a] * 3),
+                        None, bleu=bleu)
+
+
+def test_bleu_xi_fails_when_alpha_is_reached_only_at_the_start_and_holds_later():
+    claim = _claim("translation_xi_bleu_non_trivial")
+    assert claim.measure == "xi_alpha_beta_uf_bleu_progress" and "bleu_curve" in claim.measured_by
+    start, _ = _bleu_rows(0)
+    late, curves = _bleu_rows(2)
+    assert set(curves.columns) >= {"agreement", "performance", "bleu"}
+    # α is reached at p̂(0): ξ = BLEU(0), no progress along the BLEU curve; reached at the third checkpoint: 25
+    for rows, xi_bleu in ((start, 0.5), (late, 25.0)):
+        assert (rows["A_alpha_beta_uf"] == 0.5).all() and not rows["xi_alpha_beta_uf_bleu_starred"].any()
+        assert rows["xi_star_bleu"].tolist() == [30.0] * 3 and rows["xi_alpha_beta_uf_bleu"].tolist() == [xi_bleu] * 3
+    values = start[claim.measure].tolist() * 2
+    assert max(values) <= 0.0 and _row(claim.claim_id, values).verdict == NOT_REPRODUCED
+    values = late[claim.measure].tolist() * 2
+    assert values == pytest.approx([(25.0 - 0.5) / (30.0 - 0.5)] * 6)
+    assert _row(claim.claim_id, values).verdict == REPRODUCED
+
+
+def test_bleu_xi_is_the_token_accuracy_xi_on_another_curve():
+    # the same ξ implementation: with BLEU set to the token accuracy, every BLEU column equals its token column
+    rng = np.random.default_rng(3)
+    a = rng.random((50, 20))
+    alpha = np.stack([np.stack([rng.random((50, 20)), a, a]) for _ in range(2)])
+    perf = np.array([[0.1, 0.5, 0.8], [0.2, 0.6, 0.7]])
+    beta_uf = np.stack([np.stack([a, a])] * 2) * 0.5 + rng.random((2, 2, 50, 20)) * 0.5
+    same, _ = table2_table([0, 1], np.array([0, 5, 10]), perf, alpha, alpha, beta_uf, a, np.stack([a, a]), None,
+                           bleu=perf)
+    for name in ("xi_alpha_beta_uf", "xi_alpha_beta", "xi_star", "xi_alpha_beta_uf_progress"):
+        bleu_name = name.replace("_progress", "_bleu_progress") if name.endswith("_progress") else f"{name}_bleu"
+        assert same[bleu_name].tolist() == same[name].tolist(), name
+
+
+def test_checkpoint_bleu_scores_each_member_at_each_step():
+    words = ["<pad>", "<unk>", "<sos>", "<eos>", "the", "cat", "sat", "on", "mat"]
+    refs = pd.DataFrame({"example": [0, 1], "tgt": [np.array([4, 5, 6, 7, 4, 8, 3]), np.array([4, 8, 6, 3])]})
+    good = [np.array([4, 5, 6, 7, 4, 8, 3]), np.array([4, 8, 6, 3, 0, 0, 0])]
+    bad = [np.array([7, 7, 7, 3, 0, 0, 0]), np.array([6, 3, 0, 0, 0, 0, 0])]
+    decodes = pd.DataFrame({"member": [0, 0, 1, 1] * 2, "step": [0] * 4 + [5] * 4, "example": [0, 1] * 4,
+                            "predicted": bad + good + good + good})
+    out = checkpoint_bleu(refs, decodes, words)
+    assert list(out.columns) == ["member", "step", "bleu"]
+    got = out.set_index(["member", "step"]).bleu
+    assert got[(0, 0)] < 1.0 and got[(1, 0)] == got[(0, 5)] == got[(1, 5)] == pytest.approx(100.0)

@@ -178,3 +178,33 @@ def test_an_analysis_parameter_reruns_analyses_not_training(tmp_path):
     counts = job_counts(snakemake("-n", *targets, "--configfile", "smoke.yaml", cwd=tmp_path).stdout)
     assert counts["snell2021_train"] == 3 and counts["snell2021_export"] == 1, counts   # learned, uniform, proxy
     assert counts["snell2021_analyze_table2"] == counts["snell2021_analyze_copy"] == 1
+
+
+@pytest.mark.slow
+def test_app_a4_records_reach_the_table2_rows(tmp_path):
+    """The smoke config with App. A.4's records on: the learned and uniform runs write their training-pair probes,
+    the translation learned run its decodes at every evaluation, and the Table 2 rows gain Table 7's and the BLEU
+    ξ's columns (the claims' measures)."""
+    cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
+    cfg["snell2021"]["table2"]["train_sample"] = 16
+    cfg["snell2021"]["translation"]["bleu_curve"] = True
+    (tmp_path / "on.yaml").write_text(yaml.safe_dump(cfg))
+    rows = {"cls_rotten_tomatoes": "classification", "mt_bible": "translation"}
+    snakemake("--cores", "2", *(f"results/analysis/snell2021/{r}/summary.csv" for r in rows),
+              "--configfile", "on.yaml", cwd=tmp_path, timeout=900)
+    models, analysis = tmp_path / "results" / "models" / "snell2021", tmp_path / "results" / "analysis" / "snell2021"
+    for run in ("cls_rotten_tomatoes_learned", "cls_rotten_tomatoes_uniform", "mt_bible_learned", "mt_bible_uniform"):
+        train = pd.read_parquet(models / run / "train_probes.parquet")
+        held_out = pd.read_parquet(models / run / "probes.parquet")
+        assert train.example.nunique() == 16 and sorted(train.step.unique()) == sorted(held_out.step.unique())
+    assert not (models / "cls_rotten_tomatoes_proxy" / "train_probes.parquet").exists()
+    decodes = pd.read_parquet(models / "mt_bible_learned" / "checkpoint_decodes.parquet")
+    metrics = pd.read_csv(models / "mt_bible_learned" / "metrics.csv")
+    assert sorted(decodes.step.unique()) == sorted(metrics.step.unique()) and set(decodes.member) == {0, 1}
+    for row, family in rows.items():
+        summary = pd.read_csv(analysis / row / "summary.csv")
+        assert summary.A_alpha_beta_uf_train_excess.between(-1, 1).all()
+        assert (summary.A_alpha_beta_uf_train_excess == summary.A_alpha_beta_uf_train - summary.A_hat_train).all()
+        assert ("xi_alpha_beta_uf_bleu_progress" in summary) == (family == "translation")
+    mt = pd.read_csv(analysis / "mt_bible" / "summary.csv")
+    assert (mt.xi_star_bleu >= 0).all() and "bleu" in pd.read_csv(analysis / "mt_bible" / "xi_curves.csv")

@@ -27,6 +27,8 @@ def smoke_config():
     (("multihead", "judge_step"), 1000, "judge_step"),
     (("translation", "train"), {"eval_every": 100}, "eval_every"),
     (("table2", "proxy", "train"), {"n_eval": 3}, "n_eval"),
+    (("table2", "train_sample"), -1, r"snell2021\.table2\.train_sample: -1 is not a number of training pairs"),
+    (("table2", "train_sample"), 17, r"snell2021\.table2\.train_sample \(17\) exceeds the n_eval \(16\)"),
 ])
 def test_cross_field_checks_name_the_key(path, value, message):
     cfg = copy.deepcopy(smoke_config())
@@ -36,6 +38,42 @@ def test_cross_field_checks_name_the_key(path, value, message):
     block[path[-1]] = value
     with pytest.raises(AttnReproError, match=message):
         cfglib.check(cfg)
+
+
+@pytest.mark.parametrize("path,value,message", [
+    (("table2", "train_sample"), -1, r"'snell2021\.table2\.train_sample': -1 is out of range; it must be at least 0"),
+    (("table2", "train_sample"), 2.5, r"'snell2021\.table2\.train_sample': 2\.5 is not an integer"),
+    (("translation", "bleu_curve"), "yes", r"'snell2021\.translation\.bleu_curve': 'yes' is not true or false"),
+])
+def test_the_schema_names_app_a4_keys(path, value, message):
+    from attnrepro.validation import validate
+
+    cfg = copy.deepcopy(smoke_config())
+    block = cfg["snell2021"]
+    for key in path[:-1]:
+        block = block[key]
+    block[path[-1]] = value
+    with pytest.raises(AttnReproError, match=message):
+        validate(cfg, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def test_app_a4_records_go_to_the_runs_that_table_2_reads_and_only_when_on():
+    block = copy.deepcopy(smoke_config()["snell2021"])
+    off = snellcfg.runs(block)
+    assert not any({"train_sample", "bleu_curve"} & set(spec) for spec in off.values())   # specs as before
+    block["table2"]["train_sample"] = 16
+    block["translation"]["bleu_curve"] = True
+    on = snellcfg.runs(block)
+    changed = sorted(name for name in on if on[name] != off[name])
+    assert changed == ["cls_rotten_tomatoes_learned", "cls_rotten_tomatoes_uniform", "copy_subset",
+                       "copy_subset_uniform", "mt_bible_learned", "mt_bible_uniform"]
+    assert on["mt_bible_learned"]["bleu_curve"] and "bleu_curve" not in on["mt_bible_uniform"]
+    assert "bleu_curve" not in on["cls_rotten_tomatoes_learned"]
+    analyses = snellcfg.analyses(block)
+    assert analyses["mt_bible"]["bleu_curve"] and analyses["cls_rotten_tomatoes"]["train_sample"] == 16
+    assert "bleu_curve" not in analyses["table2"] and analyses["table2"]["train_sample"] == 16
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
+    assert paper["table2"]["train_sample"] > 0 and paper["translation"]["bleu_curve"]
 
 
 def test_every_config_resolves_its_jobs():

@@ -42,6 +42,7 @@ STREAMS = {
     "corpus_valid": 15,   # … of validation examples
     "corpus_test": 17,    # … of test examples
     "corpus_heldout": 19,  # … of the held-out set split into validation and test
+    "train_sample": 21,   # training pairs whose probes Snell et al.'s Table 7 reads (App. A.4)
 }
 
 

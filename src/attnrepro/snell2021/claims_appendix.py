@@ -29,8 +29,8 @@ _FAMILIES = {
     "translation": ("translation", "lstm_attention", "Multi30k",
                     {"tau_px": 0.2754, "tau_delta": 0.0393, "train_uf": 0.3289 - 0.0721}),
 }
-_NEEDS_TRAIN_PROBES = ("no config yet: config/paper.yaml once every Table 2 run records its probes on a sample of "
-                       "training pairs as well as on the held-out ones (no run records them)")
+_TRAIN_PROBES = ("config/paper.yaml (snell2021.table2.train_sample: the learned and uniform runs of every Table 2 "
+                  "row record their probes on that many training pairs)")
 
 
 def _family(family: str) -> tuple[Claim, ...]:
@@ -59,7 +59,7 @@ def _family(family: str) -> tuple[Claim, ...]:
               reading=f"A(α, β^uf) − Â with every probe read on training pairs instead of held-out ones, above 0 "
                       f"(Table 2's claim on the training split){where}",
               measure="A_alpha_beta_uf_train_excess", bounds=AGREE, direction=">", threshold=0.0,
-              reference_value=refs["train_uf"], measured_by=_NEEDS_TRAIN_PROBES, **common),
+              reference_value=refs["train_uf"], measured_by=_TRAIN_PROBES, **common),
     ]
     if family == "translation":
         rows += [
@@ -79,8 +79,8 @@ def _family(family: str) -> tuple[Claim, ...]:
                           "stated line (the paper's BLEU ξ are small, News It-Pt's 1.29 of ξ* 24.71 in Table 6, "
                           "and Tables 4, 6 and 8 print no p̂(0): no reference value on this scale)",
                   measure="xi_alpha_beta_uf_bleu_progress", bounds=REAL, direction=">", threshold=0.0,
-                  measured_by="no config yet: config/paper.yaml once the translation runs are decoded greedily and "
-                              "scored by BLEU at every checkpoint (today only the final model is decoded)", **common),
+                  measured_by="config/paper.yaml and config/config.yaml (snell2021.translation.bleu_curve: the "
+                              "learned runs decode the held-out sample greedily at every evaluation)", **common),
             Claim(claim_id="translation_alpha_opt_agrees_with_beta", section="App. A.1, Eq. 32",
                   quote="We use α^opt to denote the attention that can minimize the loss, and we find that "
                         "A(α^opt, β) = 0.53. β do strongly agree with α^opt",

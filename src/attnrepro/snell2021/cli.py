@@ -65,7 +65,7 @@ def cmd_alpha_opt(args) -> None:
 
 def _table2(spec: dict, models: Path, activations: Path):
     """Table 2's rows of one task from its runs' tables (:func:`attnrepro.snell2021.agreement_table`)."""
-    from .agreement_table import member_bleu, table2_from_runs
+    from .agreement_table import checkpoint_bleu, member_bleu, table2_from_runs
     from ..io import read_csv_checked, read_json, read_parquet
     from .runs import read_metrics
     from .parallel import joint_vocab
@@ -74,14 +74,31 @@ def _table2(spec: dict, models: Path, activations: Path):
     probes = {role: read_parquet(models / run / "probes.parquet") for role, run in roles.items()}
     metrics = read_metrics(models / roles["learned"] / "metrics.csv")
     translation = spec.get("translation")
-    saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
-    rows, xi_curves = table2_from_runs(probes, metrics, saliency,
-                                       proxy_metrics=read_csv_checked(models / roles["proxy"] / "metrics.csv"))
+    words = None
     if translation:
         vocab = read_json(Path(translation) / "vocab.json")
-        rows["bleu"] = member_bleu(read_parquet(models / roles["learned"] / "eval.parquet"),
-                                   read_parquet(activations / spec["exported"] / "decodes.parquet"),
-                                   joint_vocab(vocab["src"], vocab["tgt"])[0])
+        words = joint_vocab(vocab["src"], vocab["tgt"])[0]
+    references = read_parquet(models / roles["learned"] / "eval.parquet")
+
+    def appendix(run: str, file: str):  # written by the train job before its model.pt (App. A.4's records)
+        path = models / run / file
+        if not path.exists():
+            raise AttnReproError(f"{path}: missing, though the config asks for it (snell2021.table2.train_sample / "
+                                 f"translation.bleu_curve); the run {run} predates that setting: delete its model.pt "
+                                 "and rerun the workflow")
+        return read_parquet(path)
+
+    train_probes = ({role: appendix(roles[role], "train_probes.parquet") for role in ("learned", "uniform")}
+                    if spec.get("train_sample") else None)
+    bleu = (checkpoint_bleu(references, appendix(roles["learned"], "checkpoint_decodes.parquet"), words)
+            if spec.get("bleu_curve") else None)
+    saliency = read_parquet(activations / spec["exported"] / "saliency.parquet")
+    rows, xi_curves = table2_from_runs(probes, metrics, saliency,
+                                       proxy_metrics=read_csv_checked(models / roles["proxy"] / "metrics.csv"),
+                                       train_probes=train_probes, bleu=bleu)
+    if translation:
+        rows["bleu"] = member_bleu(references, read_parquet(activations / spec["exported"] / "decodes.parquet"),
+                                   words)
     if spec.get("alpha_opt"):  # App. A.1: the Eq. 32 run's A(α^opt, β), per seed beside this set's rows
         from .optimal_attention import alpha_opt_summary
 

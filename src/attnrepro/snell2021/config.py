@@ -13,11 +13,12 @@ so it reruns exactly when something it depends on changes:
 - *exports* (:func:`exports`): the model of each Table 2 learned run (final, or each member at its best
   evaluation: :func:`export_model`) → gradient saliency Δ, greedy decodes.
 - *analyses* (:func:`analyses`): pure functions of those tables — the per-run ``summary.csv`` the claims read.
+
+App. A.4's optional records (:func:`appendix_records`): ``table2.train_sample`` and ``translation.bleu_curve``.
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from ..errors import AttnReproError
@@ -25,6 +26,7 @@ from ..results_root import get as root
 from . import config_appendix as appendix
 from .table2_sets import (TRANSLATION_LABELS, classification_data, classification_sets,  # noqa: F401
                           prepared_dir, translation_label, translation_sets)
+from .multihead_check import check_multihead
 
 # copy runs of Fig. 3 and §6.2: name -> (task kind, which vocabulary size)
 COPY_RUNS = {
@@ -56,6 +58,10 @@ def train_of(block: dict[str, Any], *overrides: dict[str, Any]) -> dict[str, Any
 
 
 def check(block: dict[str, Any]) -> None:
+    n = block["table2"].get("train_sample", 0)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise AttnReproError(f"snell2021.table2.train_sample: {n!r} is not a number of training pairs (an integer "
+                             ">= 0; 0 = off)")
     c = block["copy"]
     if c["subset_words"] <= c["length"]:
         raise AttnReproError(f"snell2021.copy.subset_words ({c['subset_words']}) must exceed copy.length "
@@ -68,7 +74,7 @@ def check(block: dict[str, Any]) -> None:
     for name in c.get("uniform", []):
         if name not in COPY_RUNS:
             raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
-    _check_multihead(block["multihead"], train_of(block, block["multihead"].get("train")))
+    check_multihead(block["multihead"], train_of(block, block["multihead"].get("train")))
     appendix.check(block)  # App. A.1's translation.alpha_opt
     judge = c.get("judge_step")
     if judge is not None and judge > block["train"]["steps"]:
@@ -78,6 +84,9 @@ def check(block: dict[str, Any]) -> None:
         t = spec["train"]
         if t["eval_every"] > t["steps"]:
             raise AttnReproError(f"snell2021 run {run}: eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
+        if spec.get("train_sample", 0) > t["n_eval"]:  # one batch, as the held-out set: the memory estimate's bound
+            raise AttnReproError(f"snell2021.table2.train_sample ({spec['train_sample']}) exceeds the n_eval "
+                                 f"({t['n_eval']}) of run {run}: its training pairs are evaluated as one batch")
     if (at := block["table2"].get("export_at", "final")) not in EXPORT_AT:
         raise AttnReproError(f"snell2021.table2.export_at: {at!r} is not one of {EXPORT_AT}")
     for where in ("table2.proxy", "classification.proxy", "translation.proxy"):
@@ -85,39 +94,6 @@ def check(block: dict[str, Any]) -> None:
         if "n_eval" in block.get(head, {}).get(tail, {}).get("train", {}):
             raise AttnReproError(f"snell2021.{where}.train.n_eval: the proxy's probe is read on its task's held-out "
                                  "set; set n_eval in the task's train block")
-
-
-def _check_multihead(m: dict[str, Any], train: dict[str, Any]) -> None:
-    """Distinct heads in every K-head model and a different set for each model of a kind (§5.2, Fig. 6); a
-    ``judge_step`` within training with an evaluation at or before it (``train``: the block's training)."""
-    k, n = m["heads"], m["n_combos"]
-    key = "snell2021.multihead"
-    judge = m.get("judge_step")
-    if judge is not None:
-        if judge > train["steps"]:
-            raise AttnReproError(f"{key}.judge_step ({judge}) exceeds its train.steps ({train['steps']})")
-        first = min([train["eval_every"], *train.get("eval_at", [])])
-        if judge < first:
-            raise AttnReproError(f"{key}.judge_step ({judge}) is before the first evaluation (step {first}): no "
-                                 "evaluation to judge the heads at")
-    if k < 2:
-        raise AttnReproError(f"{key}.heads ({k}) must be at least 2")
-    if m["bad_below"] >= m["good_above"]:
-        raise AttnReproError(f"{key}.bad_below ({m['bad_below']}) must be below good_above ({m['good_above']})")
-    if m["n_good"] < 1 or m["n_bad"] < k:
-        raise AttnReproError(f"{key}: an all-bad model needs {k} distinct bad heads and a one-good model a good "
-                             f"one: n_bad ({m['n_bad']}) >= heads ({k}), n_good ({m['n_good']}) >= 1")
-    if math.comb(m["n_bad"], k) < n:
-        raise AttnReproError(f"{key}.n_bad ({m['n_bad']}): only {math.comb(m['n_bad'], k)} different sets of {k} "
-                             f"bad heads for n_combos ({n}) all-bad models; raise n_bad")
-    if math.comb(m["n_bad"], k - 1) < math.ceil(n / m["n_good"]):
-        raise AttnReproError(f"{key}.n_bad ({m['n_bad']}): too few sets of {k - 1} bad heads for the one-good models")
-    if m["candidates_per_round"] <= k or math.comb(m["candidates_per_round"], k) < n:
-        raise AttnReproError(f"{key}.candidates_per_round ({m['candidates_per_round']}) must exceed heads ({k}): the "
-                             "random models draw different sets of distinct heads from the candidates")
-    if m["candidates_per_round"] * m["max_rounds"] < m["n_good"] + m["n_bad"]:
-        raise AttnReproError(f"{key}: {m['max_rounds']} rounds of {m['candidates_per_round']} candidates cannot give "
-                             f"n_good + n_bad = {m['n_good'] + m['n_bad']} labelled heads")
 
 
 def _plain(seeds: list[int], offset: int = 0, heads: int = 1) -> list[list]:
@@ -135,18 +111,32 @@ def copy_data(block: dict[str, Any], name: str) -> dict[str, Any]:
 
 
 def _table2_runs(prefix: str, data: dict, model: dict, train: dict, seeds: list[int], modes, proxy: dict,
-                 proxy_seed: int, proxy_train: dict, keep_best: bool = False) -> dict[str, dict]:
+                 proxy_seed: int, proxy_train: dict, keep_best: bool = False,
+                 appendix: dict | None = None) -> dict[str, dict]:
     """The runs behind one Table 2 row: one per attention mode (the copy task's learned run is ``copy_subset``
     itself, a Fig. 3 run whose diverged members are counted apart) and the bag-of-words proxy; ``keep_best``: the
-    learned run also writes its members at their best evaluation (``model_best.pt``)."""
+    learned run also writes its members at their best evaluation (``model_best.pt``). ``appendix``: App. A.4's
+    records (:func:`appendix_records`) for the runs Table 7's A(α, β^uf) − Â reads, the learned (α, α_B) and
+    uniform (β^uf) ones; ``bleu_curve`` for the learned run only (ξ reads its seeds). Keys absent when off."""
+    appendix = appendix or {}
+    own = {"learned": {**appendix, **({"keep_best": True} if keep_best else {})},
+           "uniform": {k: v for k, v in appendix.items() if k == "train_sample"}}
     out = {f"{prefix}_{mode}" if prefix != TABLE2_COPY or mode != "learned" else prefix: {
         "model": {**model, "attention": mode}, "data": data, "train": train,
         "members": _plain(seeds, SEED_OFFSET[mode]), "record": PROBES[mode],
-        "divergence": "freeze" if prefix == TABLE2_COPY else "stop",
-        **({"keep_best": True} if keep_best and mode == "learned" else {})} for mode in modes}  # absent when off
+        "divergence": "freeze" if prefix == TABLE2_COPY else "stop", **own.get(mode, {})} for mode in modes}
     out[f"{prefix}_proxy"] = {"model": proxy, "data": data, "train": proxy_train,
                               "members": [[proxy_seed, proxy_seed, []]], "record": ["beta"], "divergence": "stop"}
     return out
+
+
+def appendix_records(block: dict[str, Any], family: str) -> dict[str, Any]:
+    """App. A.4's optional records of a Table 2 row's runs (``family``: copy, classification, translation):
+    ``train_sample`` (Table 7: probes on that many training pairs) and, for translation, ``bleu_curve`` (Tables 4,
+    6, 8: greedy decodes at every evaluation). Keys absent when off, so specs (and reruns) stay as they were."""
+    n = block["table2"].get("train_sample", 0)
+    bleu = family == "translation" and block.get("translation", {}).get("bleu_curve", False)
+    return {**({"train_sample": n} if n else {}), **({"bleu_curve": True} if bleu else {})}
 
 
 def copy_vocab(kind: str, length: int, n_words: int) -> int:
@@ -196,7 +186,7 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
     p = block["table2"]["proxy"]
     out.update(_table2_runs(TABLE2_COPY, copy_data(block, TABLE2_COPY), seq2seq, train_of(block), seeds,
                             ("learned", "uniform"), proxy_model(p, c["hidden"]), p["seed"],
-                            train_of(block, p.get("train")), keep_best))
+                            train_of(block, p.get("train")), keep_best, appendix_records(block, "copy")))
     for name in A3_PROXY:  # Table 2's proxy settings; a proxy per seed (model and data seed = the seed): replicates
         out[f"{name}_proxy"] = {"model": proxy_model(p, c["hidden"]), "data": copy_data(block, name),
                                 "train": train_of(block, p.get("train")), "members": _plain(seeds), "record": ["beta"],
@@ -216,7 +206,8 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                 cl["seeds"], ("learned", "uniform", "frozen_beta"),
                                 proxy_model(cl["proxy"], cl.get("embed") or cl["hidden"], classification=True), cl["proxy"]["seed"],
                                 train_of(block, cl.get("train"), cl["proxy"].get("train"),
-                                         cl["sets"][name].get("proxy_train")), keep_best))
+                                         cl["sets"][name].get("proxy_train")), keep_best,
+                                appendix_records(block, "classification")))
     for name in translation_sets(block):
         t = block["translation"]
         s = t["sets"][name]
@@ -228,7 +219,8 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                                "test_seed": s["test_seed"]},
                                 model, train, t["seeds"], ("learned", "uniform"),
                                 proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
-                                {**train, **t["proxy"].get("train", {})}, keep_best))
+                                {**train, **t["proxy"].get("train", {})}, keep_best,
+                                appendix_records(block, "translation")))
     out.update(appendix.runs(block, out))  # App. A.1's Eq. 32 runs, copies of their sets' learned runs
     return out
 
@@ -300,8 +292,10 @@ def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
         roles = {"learned": learned, "uniform": f"{prefix}_uniform", "proxy": f"{prefix}_proxy"}
         if prefix.startswith("cls_"):
             roles["frozen_beta"] = f"{prefix}_frozen_beta"
+        family = {"cls_": "classification", "mt_": "translation"}.get(prefix[:prefix.find("_") + 1], "copy")
         out[name] = {"kind": "table2", "runs": roles, "exported": learned, **appendix.analysis_roles(block, prefix),
-                     "translation": prepared_dir(prefix[3:]) if prefix.startswith("mt_") else None}
+                     "translation": prepared_dir(prefix[3:]) if prefix.startswith("mt_") else None,
+                     **appendix_records(block, family)}
     return out
 
 

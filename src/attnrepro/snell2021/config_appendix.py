@@ -47,10 +47,11 @@ def check(block: dict[str, Any]) -> None:
 
 def runs(block: dict[str, Any], table2_runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
     """The Eq. 32 runs: each a copy of its set's learned Table 2 run (``table2_runs``) with the linear read-out and
-    nothing recorded."""
+    nothing recorded (App. A.4's records of the learned run, :func:`.config.appendix_records`, left out too)."""
     out = {}
     for name in sets(block):
-        learned = table2_runs[f"mt_{name}_learned"]
+        learned = {k: v for k, v in table2_runs[f"mt_{name}_learned"].items()
+                   if k not in ("train_sample", "bleu_curve")}
         out[run_name(name)] = {**learned, "model": {**learned["model"], "readout": "linear"}, "record": []}
     return out
 

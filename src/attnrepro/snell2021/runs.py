@@ -10,6 +10,11 @@ same for every run (the authors draw fresh ones at each evaluation); of a classi
 most ``n_eval`` examples); of a translation set, ``n_eval`` test pairs in the order of a permutation seeded by
 ``test_seed``. Evaluation is teacher-forced token accuracy over the real target tokens, ``<eos>`` included, as the
 authors' copy code (for a classifier: accuracy).
+
+Two optional records of App. A.4: with ``train_sample`` (n > 0) a run also records its probes on n training pairs
+(:func:`train_sample`, the same for every run of a Table 2 row: Table 7's statistics on the training set), written
+as ``train_probes.parquet``; with ``bleu_curve`` a seq2seq also decodes the held-out sources greedily at every
+evaluation (Tables 4, 6, 8: p̂ as BLEU at each checkpoint), written as ``checkpoint_decodes.parquet``.
 """
 
 from __future__ import annotations
@@ -27,7 +32,7 @@ from ..data import Encoded, expand
 from ..engine import Member, Result, fit
 from ..errors import AttnReproError
 from ..io import atomic_path, quarantine, read_csv_checked, save_torch, write_csv, write_parquet
-from ..seeding import generator
+from ..seeding import generator, rng
 from ..tokens import SOS
 from . import tasks
 from .classifier import Classifier, ClassifierConfig
@@ -37,6 +42,7 @@ from .seq2seq import Seq2Seq, Seq2SeqConfig
 
 EVAL_SEED = 0
 BEST_MODEL = "model_best.pt"   # a keep_best run's members at their best evaluation (engine.Result.best)
+TRAIN_SAMPLE_SEED = 0  # Table 7's training pairs: one sample for every run of a Table 2 row
 
 
 def load_data(data: dict, n_eval: int) -> tuple[object, Encoded, dict]:
@@ -90,6 +96,55 @@ def build_model(model: dict, vocab: dict, members: list[Member]):
     raise ValueError(f"unknown Snell et al. model {kind!r}")
 
 
+def train_sample(source, n: int, seed: int = TRAIN_SAMPLE_SEED) -> Encoded:
+    """``n`` training pairs whose probes Table 7 reads (App. A.4): of a stored split, n of its rows without
+    replacement in the order of stream ``train_sample`` of ``seed``; of a synthetic task, n pairs of that stream."""
+    if not isinstance(source, Encoded):
+        return source(generator(seed, "train_sample"), n)
+    if n > len(source):
+        raise AttnReproError(f"snell2021.table2.train_sample ({n}) exceeds the {len(source)} training pairs of "
+                             "the set; lower it")
+    pick = rng(seed, "train_sample").permutation(len(source))[:n]
+    return source.subset(torch.as_tensor(np.sort(pick)))
+
+
+def greedy(model, batch: Encoded, vocab: dict) -> np.ndarray:
+    """Greedy decodes [S, B, T] of a seq2seq on ``batch`` (T: the targets' width; cut at ``<eos>`` by the reader)."""
+    start = vocab["words"].index(SOS) if "words" in vocab else vocab["size"] - 1
+    return model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).cpu().numpy()
+
+
+def decode_rows(pred: np.ndarray) -> pd.DataFrame:
+    """Decodes [S, B, T] as rows: member, example, predicted (int32 ids)."""
+    s, b = pred.shape[:2]
+    return pd.DataFrame({"member": np.repeat(np.arange(s), b), "example": np.tile(np.arange(b), s).astype(np.int32),
+                         "predicted": [p.astype(np.int32) for p in pred.reshape(s * b, -1)]})
+
+
+def decodes_table(decodes: pd.DataFrame) -> pa.Table:
+    """Decode rows (seed, member, [step,] example, predicted) as the Parquet table of docs/activations.md."""
+    keys = [k for k in ("seed", "member", "step", "example") if k in decodes]
+    return pa.table({k: pa.array(decodes[k].to_numpy(), pa.int32()) for k in keys}
+                    | {"predicted": pa.array(list(decodes.predicted), pa.list_(pa.int32()))})
+
+
+def _with_appendix_records(spec: dict, record, source, vocab: dict, n_members: int):
+    """``record`` plus App. A.4's optional records (the module docstring): ``train_probes`` and ``decodes``."""
+    n = spec.get("train_sample", 0)
+    sample = expand(train_sample(source, n), n_members) if n else None
+    if not n and not spec.get("bleu_curve"):
+        return record
+
+    def both(model, batch: Encoded) -> dict[str, pd.DataFrame]:
+        out = record(model, batch) if record is not None else {}
+        if sample is not None:
+            out["train_probes"] = record(model, sample.to(batch.src.device))["probes"]
+        if spec.get("bleu_curve"):
+            out["decodes"] = decode_rows(greedy(model, batch, vocab))
+        return out
+    return both
+
+
 def members_of(spec: dict) -> list[Member]:
     return [Member(int(s), int(d), tuple(int(h) for h in hs)) for s, d, hs in spec["members"]]
 
@@ -106,8 +161,11 @@ def train(spec: dict, ckpt_dir, *, name: str, log=sys.stderr, on_step=None, devi
     members = members_of(spec)
     model = build_model(spec["model"], vocab, members)
     record = head_alignment if spec.get("record") == ["head_alignment"] else recorder(spec.get("record", []))
+    record = _with_appendix_records(spec, record, source, vocab, len(members))
+    # the appendix keys only where on: the fingerprint (and checkpoints) of every other run stay as they were
+    keys = ("model", "data", "record", *(k for k in ("train_sample", "bleu_curve") if spec.get(k)))
     result = fit(model, members, source, valid, cfg, ckpt_dir, name=name,
-                 spec={k: spec[k] for k in ("model", "data", "record")}, divergence=spec["divergence"],
+                 spec={k: spec[k] for k in keys}, divergence=spec["divergence"],
                  record=record, device=device, log=log, on_step=on_step, keep_best=bool(spec.get("keep_best")))
     return result, valid
 
@@ -142,6 +200,10 @@ def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
             with pq.ParquetWriter(tmp, probe_table(None, probes).schema) as writer:
                 for part in result.records.get("probes", []):
                     writer.write_table(probe_table(pd.read_pickle(part), probes))
+        if spec.get("train_sample"):
+            write_parquet(probe_table(result.record_frame("train_probes"), probes), out / "train_probes.parquet")
+    if spec.get("bleu_curve"):
+        write_parquet(decodes_table(result.record_frame("decodes")), out / "checkpoint_decodes.parquet")
     write_csv(result.metrics, out / "metrics.csv")
     if result.best is not None:
         save_torch({"spec": spec, "state_dict": result.best["state_dict"], "best_step": result.best["step"]},
@@ -182,16 +244,11 @@ def export(path, device="cpu") -> tuple[pa.Table, pa.Table]:
     saliency = pa.table({"seed": pa.array(table.seed, pa.int32()), "member": pa.array(table.member, pa.int32()),
                          "example": pa.array(table.example, pa.int32()), "t": pa.array(table.t, pa.int16()),
                          "src_len": pa.array(table.src_len, pa.int16()), "delta": ragged(table.delta.to_list())})
-    decoded = []
+    decoded = pd.DataFrame({"member": pd.Series(dtype="int32"), "example": pd.Series(dtype="int32"),
+                            "predicted": pd.Series(dtype=object)})
     if spec["model"]["type"] in ("seq2seq", "translation"):
-        start = vocab["words"].index(SOS) if "words" in vocab else vocab["size"] - 1
-        pred = model.greedy_decode(batch.src, batch.src_len, batch.tgt_out.shape[-1], start).cpu().numpy()
-        decoded = [(seeds[s], s, b, pred[s, b]) for s in range(pred.shape[0]) for b in range(pred.shape[1])]
-    decodes = pa.table({"seed": pa.array([d[0] for d in decoded], pa.int32()),
-                        "member": pa.array([d[1] for d in decoded], pa.int32()),
-                        "example": pa.array([d[2] for d in decoded], pa.int32()),
-                        "predicted": pa.array([d[3].astype(np.int32) for d in decoded], pa.list_(pa.int32()))})
-    return saliency, decodes
+        decoded = decode_rows(greedy(model, batch, vocab))
+    return saliency, decodes_table(decoded.assign(seed=[seeds[m] for m in decoded.member]))
 
 
 def export_alpha_opt(path, iterations: int, device="cpu") -> pa.Table:
