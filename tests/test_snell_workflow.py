@@ -74,6 +74,10 @@ def test_app_a4_records_go_to_the_runs_that_table_2_reads_and_only_when_on():
     assert "bleu_curve" not in analyses["table2"] and analyses["table2"]["train_sample"] == 16
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     assert paper["table2"]["train_sample"] > 0 and paper["translation"]["bleu_curve"]
+    paper_runs = snellcfg.runs(paper)
+    eq32 = [name for name in paper_runs if name.endswith("_eq32")]  # App. A.1's copies of the learned runs
+    assert eq32 and not any({"train_sample", "bleu_curve"} & set(paper_runs[name]) for name in eq32)
+    assert all(paper_runs[f"mt_{n}_learned"]["bleu_curve"] for n in paper["translation"]["sets"])
 
 
 def test_every_config_resolves_its_jobs():
