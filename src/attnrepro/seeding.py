@@ -1,7 +1,7 @@
 """Every random stream of a run is one function of its seed: :func:`stream_seed`.
 
 A run seed ``s`` (config ``seeds``, ``snell2021.seeds``, … and every other ``seed`` key) feeds several independent
-streams — the weight initialisation, the batch order, the AO positional rotation, a corpus's samples. Stream
+streams — the weight initialisation, the batch order, the dropout masks, the AO positional rotation, a corpus's samples. Stream
 ``name`` of seed ``s`` is
 
 - ``s`` itself for ``"init"`` (so ``torch.Generator().manual_seed(s)`` draws a run's initial weights, as in
@@ -42,6 +42,7 @@ STREAMS = {
     "corpus_valid": 15,   # … of validation examples
     "corpus_test": 17,    # … of test examples
     "corpus_heldout": 19,  # … of the held-out set split into validation and test
+    "dropout": 21,        # dropout masks while training (attnrepro.dropout)
 }
 
 
