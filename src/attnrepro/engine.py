@@ -4,14 +4,15 @@ A run trains S *members* stacked in one model: member s has its own initialisati
 ``head_seeds`` for the heads of Snell et al.'s §5.2) and its own batch stream (``Member.data_seed``,
 :func:`attnrepro.seeding.generator`). Its loss is its own mean token cross-entropy (:func:`token_loss`; a binary
 classifier's label is a one-token target over two classes, Snell et al. §2.4), the stack's loss their sum, gradient
-clipping is per member, and Adam is element-wise, so member s trains exactly as a separate run would.
+clipping is per member, Adam is element-wise, and dropout draws each member's masks from its own stream
+(:mod:`attnrepro.dropout`), so member s trains exactly as a separate run would.
 
 Checkpoints every ``checkpoint_every`` steps hold the weights, the optimizer state, the batch generators' states
-and the metrics so far (with ``keep_best``, also each member's weights at its best evaluation so far); what
-``record`` returns at each evaluation (probes: large at the papers' scale) is written beside them, one file per
-evaluation, so neither memory nor a checkpoint grows with it. A rerun resumes from the newest checkpoint whose
-fingerprint (spec, members, training settings, data) matches, drops the records of later evaluations, and ends
-bitwise equal to an uninterrupted run on the CPU.
+(and, for a model with dropout, the dropout generators' states) and the metrics so far (with ``keep_best``, also
+each member's weights at its best evaluation so far); what ``record`` returns at each evaluation (probes: large at
+the papers' scale) is written beside them, one file per evaluation, so neither memory nor a checkpoint grows with
+it. A rerun resumes from the newest checkpoint whose fingerprint (spec, members, training settings, data) matches,
+drops the records of later evaluations, and ends bitwise equal to an uninterrupted run on the CPU.
 
 Divergence (a non-finite loss or gradient norm of a member) either stops the run (``divergence="stop"``: an error
 that names the run, the member's seed and the step, so that nothing is written a rerun would take as done) or, for
@@ -38,6 +39,7 @@ from .config import TrainConfig
 from .provenance import fingerprint
 from .data import Encoded, Source, draw, expand, stack
 from .errors import AttnReproError
+from .dropout import dropout_states, has_dropout, set_dropout_states
 from .io import atomic_path, move_aside
 from .progress import HEARTBEAT_SECONDS, progress
 from .stacked import clip_grad_norm_per_seed, per_seed_grad_norm
@@ -157,7 +159,10 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
                       "train": {k: v for k, v in cfg.to_dict().items() if k != "checkpoint_every"},
                       "data": data_fingerprint(source) if isinstance(source, Encoded) else None,
                       "valid": data_fingerprint(valid), "format": CHECKPOINT_FORMAT, "code": __version__,
-                      **({"keep_best": True} if keep_best else {})})  # absent when off: checkpoints as before
+                      **({"keep_best": True} if keep_best else {}),  # absent when off: checkpoints as before
+                      # per-member dropout streams: checkpoints of a dropout run from before them (global-generator
+                      # masks) are stale; absent without dropout, so those runs' checkpoints stay valid
+                      **({"dropout": "per-member"} if has_dropout(model) else {})})
     model = model.to(device)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.Adam(params, lr=cfg.lr, betas=cfg.betas, eps=cfg.eps)
@@ -169,6 +174,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     record_dir = ckpt_dir / "records"
 
     initial = {k: v.clone() for k, v in model.state_dict().items()}
+    initial_dropout = dropout_states(model)
 
     def restore(loaded: dict) -> None:
         try:
@@ -176,9 +182,12 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
             opt.load_state_dict(loaded["optimizer"])
             for g, gs in zip(gens, loaded["generators"]):
                 g.set_state(gs)
+            if initial_dropout:
+                set_dropout_states(model, loaded["dropout"])
             state.update({k: loaded[k] for k in state})
         except Exception:  # a half-applied checkpoint must not leak into the fresh start
             model.load_state_dict(initial)
+            set_dropout_states(model, initial_dropout)
             gens[:] = [generator(m.data_seed, "batches") for m in members]
             raise
 
@@ -273,7 +282,8 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
         out_of_time = _stop_at is not None and done < cfg.steps and time.monotonic() >= _stop_at
         if (done % cfg.checkpoint_every == 0 or out_of_time) and done < cfg.steps:
             _save_checkpoint(ckpt_dir, {**state, "fingerprint": fp, "model": model.state_dict(),
-                                        "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens]})
+                                        "optimizer": opt.state_dict(), "generators": [g.get_state() for g in gens],
+                                        **({"dropout": dropout_states(model)} if initial_dropout else {})})
             heartbeat(done, f"checkpoint written ({ckpt_dir.name})")
         elif not is_eval_step(cfg, done) and time.perf_counter() - said[0] >= HEARTBEAT_SECONDS:
             heartbeat(done)

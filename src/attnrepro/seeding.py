@@ -1,7 +1,7 @@
 """Every random stream of a run is one function of its seed: :func:`stream_seed`.
 
 A run seed ``s`` (config ``seeds``, ``snell2021.seeds``, … and every other ``seed`` key) feeds several independent
-streams — the weight initialisation, the batch order, the AO positional rotation, a corpus's samples. Stream
+streams — the weight initialisation, the batch order, the dropout masks, the AO positional rotation, a corpus's samples. Stream
 ``name`` of seed ``s`` is
 
 - ``s`` itself for ``"init"`` (so ``torch.Generator().manual_seed(s)`` draws a run's initial weights, as in
@@ -43,6 +43,7 @@ STREAMS = {
     "corpus_test": 17,    # … of test examples
     "corpus_heldout": 19,  # … of the held-out set split into validation and test
     "train_sample": 21,   # training pairs whose probes Snell et al.'s Table 7 reads (App. A.4)
+    "dropout": 23,        # dropout masks while training (attnrepro.dropout)
 }
 
 

@@ -8,8 +8,9 @@ Eq. 2 with the authors' read-out: c_t = P Σ_l α_tl h_l + b_P (2H -> H), p_t = 
 Eq. 4:  β_tl = p(y_t | c_t replaced by P h_l + b_P), through the full read-out (:meth:`lexical_probe`).
 
 As their ``nn.LSTM(..., dropout=0.5)``, dropout acts between the two layers of the encoder and of the decoder only,
-while training. One shared word embedding (width H, N(0, 1)) for source and target. Non-embedding parameters at
-H = 256 and an 8,000-piece vocabulary: 6,132,544, the number of App. A.8. Attention modes as :mod:`.seq2seq`:
+while training, each member's masks from its own stream (:class:`attnrepro.dropout.StackedDropout`). One shared
+word embedding (width H, N(0, 1)) for source and target. Non-embedding parameters at H = 256 and an 8,000-piece
+vocabulary: 6,132,544, the number of App. A.8. Attention modes as :mod:`.seq2seq`:
 ``learned``, ``uniform`` (zero scores over the real source positions), ``frozen_beta`` (only the score trains).
 The interface (``run_with_cache``, ``lexical_probe``, ``saliency``, ``greedy_decode``) is that of
 :class:`.seq2seq.Seq2Seq`, with a single head.
@@ -23,9 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 
 from ..cells import LSTMCell
+from ..dropout import StackedDropout
 from ..stacked import Linear, StackedModule, init_stacked, lookup_time_major
 from .seq2seq import ModeChecked, gradient_times_input
 
@@ -62,6 +63,7 @@ class TranslationSeq2Seq(StackedModule):
         if cfg.readout == "relu":
             self.extra = Linear(n, 2 * h, h)      # extra_ff on [s; c], then ReLU
         self.out = Linear(n, h, cfg.vocab)        # hidden2vocab
+        self.drop = StackedDropout(cfg.dropout, self.seeds, time_dim=2)   # on [S, B, L or T, width]
         init_stacked(self, self.seeds)
         if cfg.attention == "frozen_beta":
             for name, p in self.named_parameters():
@@ -78,9 +80,6 @@ class TranslationSeq2Seq(StackedModule):
     def embed(self, tokens: torch.Tensor) -> torch.Tensor:
         return lookup_time_major(self.embedding, tokens)
 
-    def _drop(self, x: torch.Tensor) -> torch.Tensor:
-        return F.dropout(x, self.cfg.dropout, self.training)
-
     def encode(self, src, src_len, embedded=None):
         """Encoder states h_l [S,B,L,2H] and the decoder's initial states, one [h; c] per layer."""
         x = self.embed(src) if embedded is None else embedded
@@ -90,7 +89,7 @@ class TranslationSeq2Seq(StackedModule):
         initial = []
         for k in range(LAYERS):
             if k:
-                x = self._drop(x)
+                x = self.drop(x)
             fwd, f_state = self.enc_fwd[k].sequence(self.enc_fwd[k].input_projection(x), zero, None if full else mask)
             bwd, b_state = self.enc_bwd[k].sequence(self.enc_bwd[k].input_projection(x.flip(2)), zero,
                                                     None if full else mask.flip(2))
@@ -103,7 +102,7 @@ class TranslationSeq2Seq(StackedModule):
         x, out = self.embed(tokens), []
         for k in range(LAYERS):
             if k:
-                x = self._drop(x)
+                x = self.drop(x)
             x, state = self.dec[k].sequence(self.dec[k].input_projection(x), states[k])
             out.append(state)
         return x, out
