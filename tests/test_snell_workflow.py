@@ -31,13 +31,18 @@ def smoke_config():
     (("table2", "train_sample"), 17, r"snell2021\.table2\.train_sample \(17\) exceeds the n_eval \(16\)"),
 ])
 def test_cross_field_checks_name_the_key(path, value, message):
+    with pytest.raises(AttnReproError, match=message):
+        cfglib.check(smoke_with(path, value))
+
+
+def smoke_with(path: tuple[str, ...], value) -> dict:
+    """A copy of the smoke config whose ``snell2021`` key at ``path`` is ``value``."""
     cfg = copy.deepcopy(smoke_config())
     block = cfg["snell2021"]
     for key in path[:-1]:
         block = block[key]
     block[path[-1]] = value
-    with pytest.raises(AttnReproError, match=message):
-        cfglib.check(cfg)
+    return cfg
 
 
 @pytest.mark.parametrize("path,value,message", [
@@ -48,13 +53,8 @@ def test_cross_field_checks_name_the_key(path, value, message):
 def test_the_schema_names_app_a4_keys(path, value, message):
     from attnrepro.validation import validate
 
-    cfg = copy.deepcopy(smoke_config())
-    block = cfg["snell2021"]
-    for key in path[:-1]:
-        block = block[key]
-    block[path[-1]] = value
     with pytest.raises(AttnReproError, match=message):
-        validate(cfg, ROOT / "workflow" / "schemas" / "config.schema.yaml")
+        validate(smoke_with(path, value), ROOT / "workflow" / "schemas" / "config.schema.yaml")
 
 
 def test_app_a4_records_go_to_the_runs_that_table_2_reads_and_only_when_on():
