@@ -15,12 +15,36 @@ always read from ``--reuse`` (its spec does not depend on these settings; β^px 
 
     nice -n 10 python bench/snell_best_checkpoint.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/best
         [--set rotten_tomatoes] [--seeds 6] [--steps 3000 --eval-every 250] [--threads 1] [--label demo]
+
+``--mode proxy_epochs`` (row 11: steps, not epochs): the Table 2 row ``--row`` (``cls_<set>`` or ``mt_<set>``) of a
+finished ``--reuse`` run, with its proxy (the config's recipe, one axis: its length) trained again through the CLI
+for ``--epochs`` epochs of the row's training set converted to steps (:func:`epoch_steps`: ⌈n/batch⌉ steps an
+epoch, as a data loader that keeps the last short batch), evaluated once an epoch and at the config's own proxy
+steps. Table 2's β^px columns are recomputed (:func:`table2_from_runs`, the run's own learned and uniform probes and
+Δ) with β^px read at the config's steps (checked against the finished proxy), at the last epoch, and at the epoch of
+least held-out loss (the authors' best validation epoch), each with the claims' readings (:func:`claim_readings`).
+Writes ``snell_proxy_epochs_effect.json``.
+
+``--mode paper_options`` (row 20): the demo's snell2021 block with config/paper.yaml's Snell recipe options
+(:func:`with_paper_options`: copy score bias and judge step with its evaluations; classification ``<bos>``/``<eos>``,
+embeddings of width 300, the proxy with a bias at the paper's learning rate and its least-loss evaluation,
+``export_at: best``), everything else at the demo's size and seeds: ``cls_<set>``'s learned, uniform and proxy runs
+and ``copy_same``, ``copy_subset`` trained through the CLI, Table 2's row and Fig. 3's failures read as the claims
+read them, beside the same readings of the finished demo run (``--reuse``). Writes
+``snell_paper_options_effect.json``.
+
+    nice -n 10 python bench/snell_best_checkpoint.py --mode proxy_epochs --reuse /tmp/run_default2/results
+        --work /tmp/snell_rows2/px [--row cls_rotten_tomatoes --epochs 60 | --row mt_bible --epochs 30]
+    nice -n 10 python bench/snell_best_checkpoint.py --mode paper_options --reuse /tmp/run_default2/results
+        --work /tmp/snell_rows2/paper [--proxy-evals 10]
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
+import math
 import subprocess
 import sys
 import time
@@ -33,11 +57,20 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
+from attnrepro.intervals import Rule, interval, verdict  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021.agreement_table import table2_from_runs  # noqa: E402
-from attnrepro.snell2021.runs import BEST_MODEL, read_metrics  # noqa: E402
+from attnrepro.snell2021.run_tables import curve_summary  # noqa: E402
+from attnrepro.snell2021.runs import BEST_MODEL, load_data, read_metrics  # noqa: E402
 
+# Table 2's claims (attnrepro.snell2021.claims): each reads the median over seeds of one column, above 0 by a rank
+# interval; the first three are A(α, β^uf), A(β^uf, β^px) and A(Δ, β^uf) against their nulls
+CLAIM_COLUMNS = ["A_alpha_beta_uf_excess_null", "A_beta_uf_beta_px_excess", "A_delta_beta_uf_excess",
+                 "A_alpha_beta_excess_null", "tau_alpha_beta_uf_excess", "tau_beta_uf_beta_px_excess",
+                 "tau_delta_beta_uf_excess"]
+REPORTED = ["A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "A_hat", "tau_beta_uf_beta_px",
+            "tau_delta_beta_uf", "token_acc"]
 DELTA_COLUMNS = ["A_delta_beta_uf", "A_delta_beta_uf_excess", "tau_delta_beta_uf", "tau_delta_beta_uf_excess"]
 
 
@@ -79,30 +112,172 @@ def compare(final: pd.DataFrame, best: pd.DataFrame, metrics: pd.DataFrame, best
             "seeds_with_best_before_final": sum(r["best_step"] != r["final_step"] for r in per_seed)}
 
 
-def main() -> None:
-    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
-    p.add_argument("--reuse", type=Path, required=True, help="a finished run's results directory (read only)")
-    p.add_argument("--work", type=Path, required=True, help="where the runs and exports of this measurement go")
-    p.add_argument("--set", default="rotten_tomatoes")
-    p.add_argument("--seeds", type=int, default=6)
-    p.add_argument("--steps", type=int, help="the classification runs' steps (default: the config's)")
-    p.add_argument("--eval-every", type=int)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--label", default="demo")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "snell_best_checkpoint.json")
-    a = p.parse_args()
+def epoch_steps(n_train: int, batch: int, epochs: int) -> tuple[int, int]:
+    """(steps an epoch, steps in all) for ``epochs`` passes over ``n_train`` examples in batches of ``batch``, the
+    last short batch kept (a data loader without ``drop_last``, as the authors' training loops)."""
+    if min(n_train, batch, epochs) < 1:
+        raise ValueError(f"epoch_steps needs positive sizes, got n_train={n_train}, batch={batch}, epochs={epochs}")
+    per = math.ceil(n_train / batch)
+    return per, per * epochs
+
+
+def claim_readings(rows: pd.DataFrame, columns: list[str]) -> dict:
+    """Per column the claims' reading of Table 2's seeds: mean, median, the 95% rank interval of the median and the
+    verdict of "median > 0" (:func:`attnrepro.intervals.verdict`)."""
+    rule, out = Rule(">", 0.0), {}
+    for c in columns:
+        v = rows[c].to_numpy(dtype=float)
+        iv = interval(v, "continuous", rule)
+        out[c] = {"mean": float(v.mean()), "median": float(np.median(v)), "low": float(iv.low),
+                  "high": float(iv.high), "verdict": verdict(iv, rule)}
+    return out
+
+
+def with_paper_options(demo: dict, paper: dict, proxy_evals: int) -> dict:
+    """The demo's snell2021 block with the paper config's Snell recipe options (deviations.md, Snell row 20), the
+    sizes, seeds and step counts the demo's: copy ``score_bias`` and ``judge_step`` with the paper's evaluations up
+    to the demo's last step added to the demo's; ``table2.export_at``; classification ``embed`` and ``bos_eos``; the
+    classification proxy's ``bias`` and learning rate, evaluated ``proxy_evals`` times over its (demo) steps so
+    that its least-loss evaluation has several to choose from (the paper's: 12 over 12,000 steps)."""
+    b = copy.deepcopy(demo)
+    b["copy"].update(score_bias=paper["copy"]["score_bias"], judge_step=paper["copy"]["judge_step"])
+    steps = b["train"]["steps"]
+    b["train"]["eval_at"] = sorted({*b["train"].get("eval_at", []),
+                                    *(s for s in paper["train"]["eval_at"] if s <= steps)})
+    b["table2"]["export_at"] = paper["table2"]["export_at"]
+    cl, pc = b["classification"], paper["classification"]
+    cl.update(embed=pc["embed"], bos_eos=pc["bos_eos"])
+    px = cl["proxy"]["train"]
+    if px["steps"] % proxy_evals:
+        raise ValueError(f"--proxy-evals {proxy_evals} does not divide the proxy's {px['steps']} steps")
+    cl["proxy"] = {**cl["proxy"], "bias": pc["proxy"]["bias"],
+                   "train": {**px, "lr": pc["proxy"]["train"]["lr"], "eval_every": px["steps"] // proxy_evals}}
+    return b
+
+
+def train_runs(specs: dict, names: list[str], work: Path, threads: int) -> None:
+    for run in names:
+        if not (work / run / "out" / "model.pt").exists():
+            cli("train", run, "--spec-json", json.dumps(specs[run]), "--ckpt-dir", str(work / run / "ckpt"),
+                "--out-dir", str(work / run / "out"), "--threads", str(threads))
+
+
+def row_table(rows: pd.DataFrame) -> dict:
+    """Table 2's reported columns per seed and their means, and the claims' readings."""
+    return {"per_seed": {c: [float(x) for x in rows[c]] for c in REPORTED},
+            "mean": {c: float(rows[c].mean()) for c in REPORTED}, "claims": claim_readings(rows, CLAIM_COLUMNS)}
+
+
+def proxy_epochs(a: argparse.Namespace) -> dict:
+    """Row 11 (see the module docstring)."""
+    block = yaml.safe_load(a.config.read_text())["snell2021"]
+    roles, specs = snellcfg.analyses(block)[a.row]["runs"], copy.deepcopy(snellcfg.runs(block))
+    for spec in specs.values():
+        if "data_dir" in spec["data"]:  # translation: the finished run's prepared corpus
+            spec["data"]["data_dir"] = str(a.reuse / "data" / Path(spec["data"]["data_dir"]).name)
+    reused = a.reuse / "models" / "snell2021"
+    # a finished run whose learned or uniform tables are gone: that run again, from the same spec (checked below
+    # against the finished run's summary.csv)
+    again = [roles[r] for r in ("learned", "uniform") if not (reused / roles[r] / "probes.parquet").exists()]
+    train_runs(specs, again, a.work, a.threads)
+    where = {r: (a.work / roles[r] / "out" if roles[r] in again else reused / roles[r]) for r in ("learned", "uniform")}
+    spec = specs[roles["proxy"]]
+    train_set = load_data(spec["data"], 1)[0]
+    t = spec["train"]
+    per, steps = epoch_steps(len(train_set), t["batch_size"], a.epochs)
+    ours = t["steps"]
+    t.update(steps=steps, eval_every=per, eval_at=[ours], checkpoint_every=steps)
+    t0 = time.perf_counter()
+    train_runs({roles["proxy"]: spec}, [roles["proxy"]], a.work, a.threads)
+    out = a.work / roles["proxy"] / "out"
+    probes = {r: read_parquet(where[r] / "probes.parquet") for r in ("learned", "uniform")}
+    metrics = read_metrics(where["learned"] / "metrics.csv")
+    saliency = read_parquet(a.reuse / "activations" / "snell2021" / roles["learned"] / "saliency.parquet")
+    proxy, pm = read_parquet(out / "probes.parquet"), read_csv_checked(out / "metrics.csv", require=["step", "valid_loss"])
+    stored = read_parquet(reused / roles["proxy"] / "probes.parquet")
+    key = ["example", "t"]
+    mine = proxy[proxy.step == ours].sort_values(key).beta
+    check = float(max(np.abs(np.asarray(x) - np.asarray(y)).max()
+                      for x, y in zip(mine, stored[stored.step == stored.step.max()].sort_values(key).beta)))
+    epochs = pm[pm.step % per == 0]
+    best = int(epochs.loc[epochs.valid_loss.idxmin(), "step"])
+    result = {"benchmark": "snell_proxy_epochs_effect", "row": a.row, "config": str(a.config), "n_train": len(train_set),
+              "batch_size": t["batch_size"], "epochs": a.epochs, "steps_per_epoch": per, "steps": steps,
+              "config_steps": ours, "train": t, "seconds_train": round(time.perf_counter() - t0, 1),
+              "trained_again": again, "check_config_steps_beta_px_max_abs_diff": check, "best_epoch_step": best,
+              "valid_loss": {int(r.step): float(r.valid_loss) for r in pm.itertuples()}, "readings": {}}
+    for name, step in ((f"config_{ours}", ours), (f"epochs_{a.epochs}_last", steps), (f"epochs_{a.epochs}_best", best)):
+        at = {**probes, "proxy": proxy[proxy.step == step]}
+        result["readings"][name] = {"step": step, **row_table(table2_from_runs(at, metrics, saliency)[0])}
+    stored_row = read_csv_checked(a.reuse / "analysis" / "snell2021" / a.row / "summary.csv", require=REPORTED)
+    mine_row = result["readings"][f"config_{ours}"]["per_seed"]
+    result["check_config_steps_vs_summary_max_abs_diff"] = {
+        c: float(np.abs(np.asarray(mine_row[c]) - stored_row[c].to_numpy(dtype=float)).max()) for c in REPORTED}
+    return result
+
+
+def copy_readings(metrics: dict[str, pd.DataFrame], block: dict, judge_step: int | None) -> dict:
+    """Fig. 3's claims on ``copy_same`` against ``copy_subset``, judged at the last evaluation at or before
+    ``judge_step`` (None: the last): the failures, and the three claims' intervals and verdicts."""
+    s = {r: curve_summary(m, block["fail_below"], block["good_above"], judge_step).sort_values("seed")
+         for r, m in metrics.items()}
+    same, ctrl = s["copy_same"], s["copy_subset"]
+    prop, fish, slower = Rule("between", (0.05, 0.95)), Rule(">", 1.0), Rule(">", 0.0)
+    ivs = {"some_seeds_fail": (interval(same.failed, "proportion", prop), prop),
+           "fails_more_than_control": (interval(same.failed, "fisher", fish, control=ctrl.failed), fish),
+           "converges_slower": (interval(same.steps_to_good_censored.to_numpy() - ctrl.steps_to_good_censored.to_numpy(),
+                                         "continuous", slower), slower)}
+    return {"judged_at": int(max(st for st in metrics["copy_same"].step.unique()
+                                 if judge_step is None or st <= judge_step)),
+            "final_acc": {r: [round(float(x), 4) for x in v.final_acc] for r, v in s.items()},
+            "failures": {r: int(v.failed.sum()) for r, v in s.items()},
+            "claims": {k: {"estimate": float(iv.estimate), "low": float(iv.low), "high": float(iv.high),
+                           "verdict": verdict(iv, rule)} for k, (iv, rule) in ivs.items()}}
+
+
+def paper_options(a: argparse.Namespace) -> dict:
+    """Row 20 (see the module docstring)."""
+    demo = yaml.safe_load(a.config.read_text())["snell2021"]
+    block = with_paper_options(demo, yaml.safe_load(a.paper_config.read_text())["snell2021"], a.proxy_evals)
+    snellcfg.check(block)
+    specs, prefix = snellcfg.runs(block), f"cls_{a.set}"
+    roles = snellcfg.analyses(block)[prefix]["runs"]
+    t0 = time.perf_counter()
+    train_runs(specs, [roles["learned"], roles["uniform"], roles["proxy"], "copy_same", "copy_subset"], a.work,
+               a.threads)
+    learned = a.work / roles["learned"] / "out"
+    out = a.work / "export" / "model_best"
+    if not (out / "saliency.parquet").exists():
+        cli("export", "--model", str(learned / BEST_MODEL), "--out-dir", str(out), "--threads", str(a.threads))
+    seconds = time.perf_counter() - t0
+    probes = {r: read_parquet(a.work / roles[r] / "out" / "probes.parquet") for r in ("learned", "uniform", "proxy")}
+    pm = read_csv_checked(a.work / roles["proxy"] / "out" / "metrics.csv", require=["step", "valid_loss"])
+    rows = table2_from_runs(probes, read_metrics(learned / "metrics.csv"), read_parquet(out / "saliency.parquet"),
+                            proxy_metrics=pm)[0]
+    demo_rows = read_csv_checked(a.reuse / "analysis" / "snell2021" / prefix / "summary.csv", require=CLAIM_COLUMNS)
+    copies = {"demo": {r: read_metrics(a.reuse / "models" / "snell2021" / r / "metrics.csv")
+                       for r in ("copy_same", "copy_subset")},
+              "paper_options": {r: read_metrics(a.work / r / "out" / "metrics.csv") for r in ("copy_same", "copy_subset")}}
+    judge = block["copy"]["judge_step"]
+    return {"benchmark": "snell_paper_options_effect", "set": a.set, "config": str(a.config),
+            "block": {k: block[k] for k in ("copy", "train", "table2", "classification")},
+            "seconds_train_and_export": round(seconds, 1), "proxy_best_step": int(pm.loc[pm.valid_loss.idxmin(), "step"]),
+            "proxy_valid_loss": {int(r.step): float(r.valid_loss) for r in pm.itertuples()},
+            "table2": {"demo": row_table(demo_rows), "paper_options": row_table(rows)},
+            "copy": {"demo_at_last": copy_readings(copies["demo"], block, None),
+                     "demo_at_judge_step": copy_readings(copies["demo"], block, judge),
+                     "paper_options_at_last": copy_readings(copies["paper_options"], block, None),
+                     "paper_options_at_judge_step": copy_readings(copies["paper_options"], block, judge)}}
+
+
+def best_checkpoint(a: argparse.Namespace) -> dict:
+    """Row 13 (see the module docstring)."""
     block, prefix = block_for(a), f"cls_{a.set}"
     specs, roles = snellcfg.runs(block), snellcfg.analyses(block)[prefix]["runs"]
     reused = a.reuse / "models" / "snell2021"
     t0 = time.perf_counter()
     trained = ["learned"] + (["uniform"] if a.steps else [])
-    for role in trained:
-        run = roles[role]
-        d = a.work / run
-        if not (d / "out" / "model.pt").exists():
-            cli("train", run, "--spec-json", json.dumps(specs[run]), "--ckpt-dir", str(d / "ckpt"), "--out-dir",
-                str(d / "out"), "--threads", str(a.threads))
+    train_runs(specs, [roles[r] for r in trained], a.work, a.threads)
     learned = a.work / roles["learned"] / "out"
     for model in ("model.pt", BEST_MODEL):
         out = a.work / "export" / model.removesuffix(".pt")
@@ -131,10 +306,38 @@ def main() -> None:
         ours = saliency["model"].sort_values(["member", "example", "t"])
         result["check_final_delta"] = float(max(np.abs(np.asarray(x) - np.asarray(y)).max()
                                                 for x, y in zip(ours.delta, stored.delta)))
+    return result
+
+
+OUTPUTS = {"best": "snell_best_checkpoint.json", "proxy_epochs": "snell_proxy_epochs_effect.json",
+           "paper_options": "snell_paper_options_effect.json"}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--mode", choices=list(OUTPUTS), default="best")
+    p.add_argument("--config", type=Path, default=ROOT / "config" / "config.yaml")
+    p.add_argument("--paper-config", type=Path, default=ROOT / "config" / "paper.yaml")
+    p.add_argument("--reuse", type=Path, required=True, help="a finished run's results directory (read only)")
+    p.add_argument("--work", type=Path, required=True, help="where the runs and exports of this measurement go")
+    p.add_argument("--set", default="rotten_tomatoes")
+    p.add_argument("--seeds", type=int, default=6)
+    p.add_argument("--steps", type=int, help="the classification runs' steps (default: the config's)")
+    p.add_argument("--eval-every", type=int)
+    p.add_argument("--row", default="cls_rotten_tomatoes", help="proxy_epochs: the Table 2 row")
+    p.add_argument("--epochs", type=int, default=60, help="proxy_epochs: the authors' proxy epochs (60 / 30)")
+    p.add_argument("--proxy-evals", type=int, default=10, help="paper_options: the proxy's evaluations")
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--label", default="demo")
+    p.add_argument("--out", type=Path, help="default bench/results/<the mode's JSON>")
+    a = p.parse_args()
+    a.out = a.out or ROOT / "bench" / "results" / OUTPUTS[a.mode]
+    result = {"best": best_checkpoint, "proxy_epochs": proxy_epochs, "paper_options": paper_options}[a.mode](a)
     everything = json.loads(a.out.read_text()) if a.out.exists() else {}
     everything[a.label] = result
-    a.out.write_text(json.dumps(everything, indent=1) + "\n")
-    print(json.dumps({k: v for k, v in result.items() if k != "per_seed"}, indent=1))
+    a.out.write_text(json.dumps(everything, indent=1, ensure_ascii=False) + "\n")
+    print(json.dumps({k: v for k, v in result.items() if k not in ("per_seed", "readings", "table2")}, indent=1))
+    print(a.out)
 
 
 if __name__ == "__main__":

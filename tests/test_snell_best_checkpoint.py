@@ -86,3 +86,58 @@ def test_an_interrupted_keep_best_run_resumes_to_the_same_best_weights(tmp_path)
     assert "resuming from step 4" in log.getvalue() and resumed.best["step"] == full.best["step"]
     a, b = full.best["state_dict"], resumed.best["state_dict"]
     assert all(torch.equal(a[k], b[k]) for k in a)
+
+
+def bench_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("snell_best_checkpoint", ROOT / "bench" / "snell_best_checkpoint.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_epoch_steps_keeps_the_last_short_batch():
+    """Row 11's conversion: 12,308 examples in batches of 64 are 193 steps an epoch (192 full + 1 of 20)."""
+    b = bench_module()
+    assert b.epoch_steps(12308, 64, 60) == (193, 11580)
+    assert b.epoch_steps(128, 64, 30) == (2, 60)
+    assert b.epoch_steps(1, 64, 1) == (1, 1)
+    with pytest.raises(ValueError, match="n_train=0"):
+        b.epoch_steps(0, 64, 60)
+
+
+def test_claim_readings_read_the_median_above_zero_by_a_rank_interval():
+    """Six seeds all above 0: reproduced; six straddling 0: not decided; the median and mean are the plain ones."""
+    import pandas as pd
+
+    b = bench_module()
+    rows = pd.DataFrame({"up": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "mixed": [-0.3, -0.2, -0.1, 0.1, 0.2, 0.3]})
+    r = b.claim_readings(rows, ["up", "mixed"])
+    assert r["up"]["median"] == pytest.approx(0.35) and r["up"]["mean"] == pytest.approx(0.35)
+    assert r["up"]["verdict"] == "reproduced" and r["up"]["low"] > 0
+    assert r["mixed"]["verdict"] != "reproduced" and r["mixed"]["low"] < 0 < r["mixed"]["high"]
+
+
+def test_with_paper_options_changes_the_recipe_options_only():
+    """The demo block keeps its sizes, seeds and steps; the paper's copy, table2 and classification options move
+    in; the proxy keeps its steps, takes the paper's bias and learning rate and evaluates proxy_evals times."""
+    b = bench_module()
+    demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["snell2021"]
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
+    before = copy.deepcopy(demo)
+    got = b.with_paper_options(demo, paper, 10)
+    assert demo == before   # pure: the input is not changed
+    assert got["copy"]["score_bias"] is True and got["copy"]["judge_step"] == 191
+    assert got["copy"]["length"] == demo["copy"]["length"] and got["seeds"] == demo["seeds"]
+    assert got["train"]["steps"] == 200 and got["train"]["eval_every"] == demo["train"]["eval_every"]
+    assert {0, 1, 11, 191} <= set(got["train"]["eval_at"]) and got["train"]["eval_at"] == sorted(got["train"]["eval_at"])
+    assert got["table2"]["export_at"] == "best"
+    cl = got["classification"]
+    assert cl["embed"] == 300 and cl["bos_eos"] is True and cl["hidden"] == demo["classification"]["hidden"]
+    assert cl["proxy"]["bias"] is True and cl["proxy"]["train"]["lr"] == 1.5e-4
+    assert cl["proxy"]["train"]["steps"] == 1000 and cl["proxy"]["train"]["eval_every"] == 100
+    assert cl["train"] == demo["classification"]["train"]
+    snellcfg.check(got)
+    with pytest.raises(ValueError, match="--proxy-evals 7"):
+        b.with_paper_options(demo, paper, 7)
