@@ -30,13 +30,14 @@ Writes ``snell_proxy_epochs_effect.json``.
 embeddings of width 300, the proxy with a bias at the paper's learning rate and its least-loss evaluation,
 ``export_at: best``), everything else at the demo's size and seeds: ``cls_<set>``'s learned, uniform and proxy runs
 and ``copy_same``, ``copy_subset`` trained through the CLI, Table 2's row and Fig. 3's failures read as the claims
-read them, beside the same readings of the finished demo run (``--reuse``). Writes
+read them, beside the same readings of the finished demo run (``--reuse``); with ``--translation <set>`` also
+``mt_<set>``'s row (the authors' 2-layer model with dropout, their proxy recipe). Writes
 ``snell_paper_options_effect.json``.
 
     nice -n 10 python bench/snell_best_checkpoint.py --mode proxy_epochs --reuse /tmp/run_default2/results
         --work /tmp/snell_rows2/px [--row cls_rotten_tomatoes --epochs 60 | --row mt_bible --epochs 30]
     nice -n 10 python bench/snell_best_checkpoint.py --mode paper_options --reuse /tmp/run_default2/results
-        --work /tmp/snell_rows2/paper [--proxy-evals 10]
+        --work /tmp/snell_rows2/paper [--proxy-evals 10] [--translation bible]
 """
 
 from __future__ import annotations
@@ -138,7 +139,8 @@ def with_paper_options(demo: dict, paper: dict, proxy_evals: int) -> dict:
     sizes, seeds and step counts the demo's: copy ``score_bias`` and ``judge_step`` with the paper's evaluations up
     to the demo's last step added to the demo's; ``table2.export_at``; classification ``embed`` and ``bos_eos``; the
     classification proxy's ``bias`` and learning rate, evaluated ``proxy_evals`` times over its (demo) steps so
-    that its least-loss evaluation has several to choose from (the paper's: 12 over 12,000 steps)."""
+    that its least-loss evaluation has several to choose from (the paper's: 12 over 12,000 steps); translation's
+    ``architecture`` and ``dropout`` and its proxy's, likewise."""
     b = copy.deepcopy(demo)
     b["copy"].update(score_bias=paper["copy"]["score_bias"], judge_step=paper["copy"]["judge_step"])
     steps = b["train"]["steps"]
@@ -152,6 +154,15 @@ def with_paper_options(demo: dict, paper: dict, proxy_evals: int) -> dict:
         raise ValueError(f"--proxy-evals {proxy_evals} does not divide the proxy's {px['steps']} steps")
     cl["proxy"] = {**cl["proxy"], "bias": pc["proxy"]["bias"],
                    "train": {**px, "lr": pc["proxy"]["train"]["lr"], "eval_every": px["steps"] // proxy_evals}}
+    tr, pt = b["translation"], paper["translation"]   # the authors' 2-layer model and their proxy recipe
+    tr.update(architecture=pt["architecture"], dropout=pt["dropout"])
+    # translation inherits the block's eval_at, which now holds the copy judge step's evaluations: keep the demo's
+    tr["train"] = {"eval_at": demo["train"].get("eval_at", []), **tr.get("train", {})}
+    tx = tr["proxy"]["train"]
+    if tx["steps"] % proxy_evals:
+        raise ValueError(f"--proxy-evals {proxy_evals} does not divide the translation proxy's {tx['steps']} steps")
+    tr["proxy"] = {**tr["proxy"], "bias": pt["proxy"]["bias"],
+                   "train": {**tx, "lr": pt["proxy"]["train"]["lr"], "eval_every": tx["steps"] // proxy_evals}}
     return b
 
 
@@ -235,6 +246,30 @@ def copy_readings(metrics: dict[str, pd.DataFrame], block: dict, judge_step: int
                            "verdict": verdict(iv, rule)} for k, (iv, rule) in ivs.items()}}
 
 
+def translation_rows(a: argparse.Namespace, block: dict) -> dict:
+    """Row 20's ``mt_<a.translation>`` Table 2 row with the paper options (learned, uniform and proxy trained, Δ from
+    ``model_best.pt``) beside the finished demo run's summary.csv."""
+    prefix = f"mt_{a.translation}"
+    specs, roles = copy.deepcopy(snellcfg.runs(block)), snellcfg.analyses(block)[prefix]["runs"]
+    for spec in specs.values():
+        if "data_dir" in spec["data"]:
+            spec["data"]["data_dir"] = str(a.reuse / "data" / Path(spec["data"]["data_dir"]).name)
+    names = [roles[r] for r in ("learned", "uniform", "proxy")]
+    train_runs(specs, names, a.work, a.threads)
+    out = a.work / "export" / f"{prefix}_best"
+    if not (out / "saliency.parquet").exists():
+        cli("export", "--model", str(a.work / roles["learned"] / "out" / BEST_MODEL), "--out-dir", str(out),
+            "--threads", str(a.threads))
+    probes = {r: read_parquet(a.work / roles[r] / "out" / "probes.parquet") for r in ("learned", "uniform", "proxy")}
+    pm = read_csv_checked(a.work / roles["proxy"] / "out" / "metrics.csv", require=["step", "valid_loss"])
+    rows = table2_from_runs(probes, read_metrics(a.work / roles["learned"] / "out" / "metrics.csv"),
+                            read_parquet(out / "saliency.parquet"), proxy_metrics=pm)[0]
+    demo = read_csv_checked(a.reuse / "analysis" / "snell2021" / prefix / "summary.csv", require=CLAIM_COLUMNS)
+    return {f"{prefix}_demo": row_table(demo),
+            f"{prefix}_paper_options": {**row_table(rows), "proxy_best_step": int(pm.loc[pm.valid_loss.idxmin(), "step"]),
+                                        "proxy_valid_loss": {int(r.step): float(r.valid_loss) for r in pm.itertuples()}}}
+
+
 def paper_options(a: argparse.Namespace) -> dict:
     """Row 20 (see the module docstring)."""
     demo = yaml.safe_load(a.config.read_text())["snell2021"]
@@ -259,11 +294,14 @@ def paper_options(a: argparse.Namespace) -> dict:
                        for r in ("copy_same", "copy_subset")},
               "paper_options": {r: read_metrics(a.work / r / "out" / "metrics.csv") for r in ("copy_same", "copy_subset")}}
     judge = block["copy"]["judge_step"]
+    table2 = {"demo": row_table(demo_rows), "paper_options": row_table(rows)}
+    if a.translation:
+        table2.update(translation_rows(a, block))
     return {"benchmark": "snell_paper_options_effect", "set": a.set, "config": str(a.config),
             "block": {k: block[k] for k in ("copy", "train", "table2", "classification")},
             "seconds_train_and_export": round(seconds, 1), "proxy_best_step": int(pm.loc[pm.valid_loss.idxmin(), "step"]),
             "proxy_valid_loss": {int(r.step): float(r.valid_loss) for r in pm.itertuples()},
-            "table2": {"demo": row_table(demo_rows), "paper_options": row_table(rows)},
+            "table2": table2,
             "copy": {"demo_at_last": copy_readings(copies["demo"], block, None),
                      "demo_at_judge_step": copy_readings(copies["demo"], block, judge),
                      "paper_options_at_last": copy_readings(copies["paper_options"], block, None),
@@ -327,6 +365,7 @@ def main() -> None:
     p.add_argument("--row", default="cls_rotten_tomatoes", help="proxy_epochs: the Table 2 row")
     p.add_argument("--epochs", type=int, default=60, help="proxy_epochs: the authors' proxy epochs (60 / 30)")
     p.add_argument("--proxy-evals", type=int, default=10, help="paper_options: the proxy's evaluations")
+    p.add_argument("--translation", help="paper_options: also this translation set's Table 2 row (e.g. bible)")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--label", default="demo")
     p.add_argument("--out", type=Path, help="default bench/results/<the mode's JSON>")

@@ -141,3 +141,15 @@ def test_with_paper_options_changes_the_recipe_options_only():
     snellcfg.check(got)
     with pytest.raises(ValueError, match="--proxy-evals 7"):
         b.with_paper_options(demo, paper, 7)
+
+
+def test_with_paper_options_gives_translation_the_authors_model_and_proxy():
+    b = bench_module()
+    demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["snell2021"]
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
+    tr = b.with_paper_options(demo, paper, 10)["translation"]
+    assert tr["architecture"] == "authors" and tr["dropout"] == 0.5 and tr["hidden"] == demo["translation"]["hidden"]
+    assert tr["proxy"]["bias"] is True and tr["proxy"]["train"]["lr"] == 1.5e-4
+    assert tr["proxy"]["train"]["steps"] == 900 and tr["proxy"]["train"]["eval_every"] == 90
+    assert tr["train"] == {**demo["translation"]["train"], "eval_at": [0]}   # the demo's evaluations, not copy's
+    assert snellcfg.runs(b.with_paper_options(demo, paper, 10))["mt_bible_learned"]["train"]["eval_at"] == [0]
