@@ -1,7 +1,10 @@
 """Activation export: one Parquet file per table, readable with plain pandas or pyarrow.
 
-For a fixed evaluation set (the first ``n_examples`` of the test split) and every seed of a trained stack, the
-teacher-forced pass of :meth:`EncoderDecoder.run_with_cache` is written as three tables. Rows exist only for real
+For a fixed evaluation set (the first ``n_examples`` of the test split) and every seed of a trained stack, one
+pass of :meth:`EncoderDecoder.run_with_cache` is written as three tables: the teacher-forced pass
+(``teacher_forced``, the default: the decoder reads ``<sos>`` then the previous target word) or the free-running
+greedy pass (``greedy``: it reads ``<sos>`` then its own previous prediction, the decodes Aitken et al.'s notebook
+analyses, χ^D keyed by the previous *predicted* word; see "The greedy pass" below). Rows exist only for real
 positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of rows, nothing needs masking.
 
 ``encoder.parquet`` — one row per encoder state h_t^E:
@@ -9,7 +12,8 @@ positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of 
     (the input word x_t^E read at step t) · src_len int16 · h fixed_size_list<float32>[H]
 
 ``decoder.parquet`` — one row per decoder state h_s^D:
-    seed · example · s int16 · token string (the decoder input x_s^D: ``<sos>``, then the previous target word)
+    seed · example · s int16 · token string (the decoder input x_s^D: ``<sos>``, then the previous target word;
+    under the greedy pass the seed's own previous prediction)
     · target string (the word to emit) · predicted string (greedy decoding, fed back its own words) · tgt_len
     int16 · hypothesis string (the example's whole greedy decode, words joined by single spaces, up to and
     including its first ``<eos>``; all of the decode's steps where it emits none) · h fixed_size_list<float32>[H]
@@ -25,6 +29,15 @@ positions — the end-of-sentence mask of Aitken et al. Eq. 1 is the absence of 
 each of an example's rows, as ``tgt_len``) is the decode the word error rate and BLEU read, so that words a decode
 emits past the target's end count as insertions. The decode runs as many steps as the split's longest target has
 positions (``tgt_out``'s width), as :func:`attnrepro.evaluation.greedy_predictions`.
+
+The greedy pass: the states are the teacher-forced pass of the model over the inputs its own greedy decode read
+(``<sos>``, then ``predicted`` shifted by one step): the decoder's state depends only on the words it reads, so
+this is the free-running decode's states, attention and read-outs, computed by the one decoder, not by a second
+loop. Rows are cut at each example's target length, as in the teacher-forced pass, so that position s means the
+same step in both and the decomposition's μ_s averages the same examples. A decode that emits ``<eos>`` before the
+target's end keeps going on its own words (``<eos>``, then whatever it predicts next) up to the target length:
+those steps are the model's, never the target's (no teacher-forced step is mixed in); a decode longer than its
+target is cut there, as ``predicted`` always is (``hypothesis`` still holds the whole decode).
 
 Why this layout: one row per state with the vector as a fixed-size list, written with one row group per seed
 and dictionary encoding only for the word columns (:func:`parquet_options`), measured fastest to read into an
@@ -68,16 +81,39 @@ def hypotheses(pred: np.ndarray, words: np.ndarray) -> np.ndarray:
     return np.array([" ".join(words[row[:end]]) for row, end in zip(pred, ends)], dtype=object)
 
 
+#: the decoder passes an export can write (module docstring); the first is the default
+PASSES = ("teacher_forced", "greedy")
+
+
+def check_pass(pass_: str) -> None:
+    if pass_ not in PASSES:
+        raise AttnReproError(f"export pass {pass_!r}: expected one of {', '.join(PASSES)}")
+
+
+def decoder_inputs(tgt_in: torch.Tensor, pred: torch.Tensor, pass_: str) -> torch.Tensor:
+    """The words the decoder reads, [S,B,L]: ``tgt_in`` (``<sos>``, then the previous target word) for the
+    teacher-forced pass; ``<sos>``, then the seed's own previous greedy prediction ``pred`` [S,B,L] for ``greedy``."""
+    check_pass(pass_)
+    if pass_ == "teacher_forced":
+        return tgt_in
+    return torch.cat([tgt_in[..., :1], pred[..., :-1]], -1)
+
+
 @torch.no_grad()
-def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, device="cpu") -> dict[str, pa.Table]:
-    """Run ``data`` through every seed of ``model``; returns the ``encoder``, ``decoder`` and ``readout`` tables."""
+def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, device="cpu",
+                       pass_: str = "teacher_forced") -> dict[str, pa.Table]:
+    """Run ``data`` through every seed of ``model`` in the decoder pass ``pass_`` (:data:`PASSES`); returns the
+    ``encoder``, ``decoder`` and ``readout`` tables."""
+    check_pass(pass_)  # before the decode: a bad value costs nothing
     model.eval()
     n = model.n_seeds
     expand = lambda x: x.unsqueeze(0).expand(n, *x.shape).to(device)
     src, src_len, tgt_in, tgt_out = (expand(x) for x in (data.src, data.src_len, data.tgt_in, data.tgt_out))
-    _, cache = model.run_with_cache(src, src_len, tgt_in)
     sos = vocab.tgt.index(SOS)
-    pred = model.greedy_decode(src, src_len, tgt_out.shape[-1], sos).cpu().numpy()
+    pred_ids = model.greedy_decode(src, src_len, tgt_out.shape[-1], sos)
+    inputs = decoder_inputs(tgt_in, pred_ids, pass_)
+    _, cache = model.run_with_cache(src, src_len, inputs)
+    pred, inputs = pred_ids.cpu().numpy(), inputs.cpu().numpy()
     src_words, tgt_words = np.array(vocab.src, dtype=object), np.array(vocab.tgt, dtype=object)
 
     s_len, t_len = data.src_len.numpy(), data.tgt_len.numpy()
@@ -108,7 +144,7 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
             "seed": pa.array(np.full(len(dec_ex), seed, np.int32)),
             "example": pa.array(dec_ex.astype(np.int32)),
             "s": pa.array(dec_s.astype(np.int16)),
-            "token": pa.array(tgt_words[data.tgt_in.numpy()[dec_ex, dec_s]].tolist(), pa.string()),
+            "token": pa.array(tgt_words[inputs[k, dec_ex, dec_s]].tolist(), pa.string()),
             "target": pa.array(tgt_words[data.tgt_out.numpy()[dec_ex, dec_s]].tolist(), pa.string()),
             "predicted": pa.array(tgt_words[pred[k, dec_ex, dec_s]].tolist(), pa.string()),
             "tgt_len": pa.array(t_len[dec_ex].astype(np.int16)),

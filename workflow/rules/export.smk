@@ -1,3 +1,9 @@
+# export.pass (docs/activations.md): the greedy pass adds its option to the command only when chosen, so the default's
+# command, and so the record of a results folder exported before the key existed, is unchanged (no rerun), while
+# choosing greedy changes the command, which reruns the export (Snakemake's code trigger) and everything after it.
+EXPORT_PASS = config["export"].get("pass", "teacher_forced")
+
+
 rule export:
     input:
         model=f"{R}/models/{{experiment}}/{{chunk}}/model.pt",
@@ -22,5 +28,6 @@ rule export:
     shell:
         "attnrepro export --model {input.model} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
         " --n-examples {params.n_examples}"
-        f" --out-dir {R}/activations/{{wildcards.experiment}}/{{wildcards.chunk}}"
+        + ("" if EXPORT_PASS == "teacher_forced" else f" --pass {EXPORT_PASS}")
+        + f" --out-dir {R}/activations/{{wildcards.experiment}}/{{wildcards.chunk}}"
         " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"

@@ -2,7 +2,8 @@
 
 States come flattened, one row per real position (the end-of-sentence mask 1_{≤EoS} of Eq. 1 is the absence of
 rows beyond it): ``h`` [N, H], the position ``pos`` [N] (t or s) and the integer ``token`` [N] of the input word
-read at that position. For the decoder the input word is x_s^D (``<sos>`` or the previous target word).
+read at that position. For the decoder the input word is x_s^D (``<sos>`` or the previous target word; the
+previous predicted word, the authors' choice, in an export of the greedy pass: ``export.pass``).
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ def cmd_export(args) -> None:
     model, vocab_dict = load_model(args.model, device, experiment=args.experiment)
     vocab, test = load_split(Path(args.data_dir), "test", model.provenance["task"])
     same_vocabulary(vocab, vocab_dict, args.model, Path(args.data_dir) / "vocab.json")
-    tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device)
+    tables = export_activations(model, test.subset(slice(0, args.n_examples)), vocab, device, pass_=args.pass_)
     for name, table in tables.items():
         write_parquet(table, Path(args.out_dir) / f"{name}.parquet", **parquet_options(table))
         print(f"{name}: {table.num_rows} rows", file=sys.stderr)
@@ -119,6 +119,9 @@ def add_parsers(subparsers) -> None:
     e.add_argument("--model", required=True, help="the seed group's model.pt")
     e.add_argument("--data-dir", required=True, help="the task's folder (its test split is read)")
     e.add_argument("--n-examples", type=positive, required=True, help="test examples exported")
+    e.add_argument("--pass", dest="pass_", default="teacher_forced", choices=("teacher_forced", "greedy"),
+                   help="the decoder pass exported: teacher_forced (reads the previous target word; default) or "
+                        "greedy (reads its own previous prediction, Aitken et al.'s notebook; docs/activations.md)")
     expected_experiment(e)
     e.add_argument("--out-dir", required=True, help="writes encoder/decoder/readout.parquet (docs/activations.md)")
     device_threads(e)
