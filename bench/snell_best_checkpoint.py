@@ -38,6 +38,10 @@ read them, beside the same readings of the finished demo run (``--reuse``); with
         --work /tmp/snell_rows2/px [--row cls_rotten_tomatoes --epochs 60 | --row mt_bible --epochs 30]
     nice -n 10 python bench/snell_best_checkpoint.py --mode paper_options --reuse /tmp/run_default2/results
         --work /tmp/snell_rows2/paper [--proxy-evals 10] [--translation bible]
+
+``--mode train_split`` (row 21, :mod:`snell_train_split`): App. A.4's Table 7, Table 2's ``cls_<set>`` row with
+``table2.train_sample: --train-sample`` training pairs. Writes ``snell_train_split_effect.json``. The modes share
+:mod:`snell_rerun`'s helpers.
 """
 
 from __future__ import annotations
@@ -46,7 +50,6 @@ import argparse
 import copy
 import json
 import math
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -56,7 +59,10 @@ import pandas as pd
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "src"))
+sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]  # the package, and the bench's shared helpers
+
+from snell_rerun import CLAIM_COLUMNS, REPORTED, claim_readings, cli, member_rows, row_table, train_runs  # noqa: E402
+from snell_train_split import train_split  # noqa: E402
 
 from attnrepro.intervals import Rule, interval, verdict  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
@@ -65,13 +71,6 @@ from attnrepro.snell2021.agreement_table import table2_from_runs  # noqa: E402
 from attnrepro.snell2021.run_tables import curve_summary  # noqa: E402
 from attnrepro.snell2021.runs import BEST_MODEL, load_data, read_metrics  # noqa: E402
 
-# Table 2's claims (attnrepro.snell2021.claims): each reads the median over seeds of one column, above 0 by a rank
-# interval; the first three are A(α, β^uf), A(β^uf, β^px) and A(Δ, β^uf) against their nulls
-CLAIM_COLUMNS = ["A_alpha_beta_uf_excess_null", "A_beta_uf_beta_px_excess", "A_delta_beta_uf_excess",
-                 "A_alpha_beta_excess_null", "tau_alpha_beta_uf_excess", "tau_beta_uf_beta_px_excess",
-                 "tau_delta_beta_uf_excess"]
-REPORTED = ["A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "A_hat", "tau_beta_uf_beta_px",
-            "tau_delta_beta_uf", "token_acc"]
 DELTA_COLUMNS = ["A_delta_beta_uf", "A_delta_beta_uf_excess", "tau_delta_beta_uf", "tau_delta_beta_uf_excess"]
 
 
@@ -84,14 +83,6 @@ def block_for(a: argparse.Namespace) -> dict:
     block["table2"]["export_at"] = "best"
     snellcfg.check(block)
     return block
-
-
-def cli(*args: str) -> None:
-    subprocess.run([str(Path(sys.executable).with_name("attnrepro")), "snell2021", *args], check=True, cwd=ROOT)
-
-
-def member_rows(frame: pd.DataFrame, n: int) -> pd.DataFrame:
-    return frame[frame.member < n].reset_index(drop=True)
 
 
 def compare(final: pd.DataFrame, best: pd.DataFrame, metrics: pd.DataFrame, best_steps: list[int]) -> dict:
@@ -120,18 +111,6 @@ def epoch_steps(n_train: int, batch: int, epochs: int) -> tuple[int, int]:
         raise ValueError(f"epoch_steps needs positive sizes, got n_train={n_train}, batch={batch}, epochs={epochs}")
     per = math.ceil(n_train / batch)
     return per, per * epochs
-
-
-def claim_readings(rows: pd.DataFrame, columns: list[str]) -> dict:
-    """Per column the claims' reading of Table 2's seeds: mean, median, the 95% rank interval of the median and the
-    verdict of "median > 0" (:func:`attnrepro.intervals.verdict`)."""
-    rule, out = Rule(">", 0.0), {}
-    for c in columns:
-        v = rows[c].to_numpy(dtype=float)
-        iv = interval(v, "continuous", rule)
-        out[c] = {"mean": float(v.mean()), "median": float(np.median(v)), "low": float(iv.low),
-                  "high": float(iv.high), "verdict": verdict(iv, rule)}
-    return out
 
 
 def with_paper_options(demo: dict, paper: dict, proxy_evals: int) -> dict:
@@ -164,19 +143,6 @@ def with_paper_options(demo: dict, paper: dict, proxy_evals: int) -> dict:
     tr["proxy"] = {**tr["proxy"], "bias": pt["proxy"]["bias"],
                    "train": {**tx, "lr": pt["proxy"]["train"]["lr"], "eval_every": tx["steps"] // proxy_evals}}
     return b
-
-
-def train_runs(specs: dict, names: list[str], work: Path, threads: int) -> None:
-    for run in names:
-        if not (work / run / "out" / "model.pt").exists():
-            cli("train", run, "--spec-json", json.dumps(specs[run]), "--ckpt-dir", str(work / run / "ckpt"),
-                "--out-dir", str(work / run / "out"), "--threads", str(threads))
-
-
-def row_table(rows: pd.DataFrame) -> dict:
-    """Table 2's reported columns per seed and their means, and the claims' readings."""
-    return {"per_seed": {c: [float(x) for x in rows[c]] for c in REPORTED},
-            "mean": {c: float(rows[c].mean()) for c in REPORTED}, "claims": claim_readings(rows, CLAIM_COLUMNS)}
 
 
 def proxy_epochs(a: argparse.Namespace) -> dict:
@@ -348,7 +314,7 @@ def best_checkpoint(a: argparse.Namespace) -> dict:
 
 
 OUTPUTS = {"best": "snell_best_checkpoint.json", "proxy_epochs": "snell_proxy_epochs_effect.json",
-           "paper_options": "snell_paper_options_effect.json"}
+           "paper_options": "snell_paper_options_effect.json", "train_split": "snell_train_split_effect.json"}
 
 
 def main() -> None:
@@ -366,12 +332,14 @@ def main() -> None:
     p.add_argument("--epochs", type=int, default=60, help="proxy_epochs: the authors' proxy epochs (60 / 30)")
     p.add_argument("--proxy-evals", type=int, default=10, help="paper_options: the proxy's evaluations")
     p.add_argument("--translation", help="paper_options: also this translation set's Table 2 row (e.g. bible)")
+    p.add_argument("--train-sample", type=int, default=200, help="train_split: the training pairs Table 7 reads")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--label", default="demo")
     p.add_argument("--out", type=Path, help="default bench/results/<the mode's JSON>")
     a = p.parse_args()
     a.out = a.out or ROOT / "bench" / "results" / OUTPUTS[a.mode]
-    result = {"best": best_checkpoint, "proxy_epochs": proxy_epochs, "paper_options": paper_options}[a.mode](a)
+    result = {"best": best_checkpoint, "proxy_epochs": proxy_epochs, "paper_options": paper_options,
+              "train_split": train_split}[a.mode](a)
     everything = json.loads(a.out.read_text()) if a.out.exists() else {}
     everything[a.label] = result
     a.out.write_text(json.dumps(everything, indent=1, ensure_ascii=False) + "\n")
