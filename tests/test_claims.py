@@ -240,6 +240,14 @@ def test_a_claim_without_a_row_is_listed_with_its_reason():
     why = dict(zip(missing.claim_id, missing.why))
     assert set(why) == {"elsewhere", "renamed", "nan", "routed"}
     assert why["routed"].endswith("; measured by config/paper.yaml") and "measured by" not in why["elsewhere"]
+    # a comparison with no partner in this run, or a value undefined at this scale, still names its config
+    paired = Claim(**{**BASE, "claim_id": "paired", "versus": ("sort", "aed"), "measured_by": "config/paper.yaml"})
+    late = Claim(**{**BASE, "claim_id": "late", "measure": "undefined", "measured_by": "config/paper.yaml"})
+    more = unmeasured(summarize(summaries, experiments, claims=(paired, late)), summaries, experiments,
+                      claims=(paired, late))
+    why2 = dict(zip(more.claim_id, more.why))
+    assert why2["paired"].startswith("no sort/aed experiment") and why2["paired"].endswith("measured by config/paper.yaml")
+    assert "no value" in why2["late"] and why2["late"].endswith("measured by config/paper.yaml")
     assert "no experiment" in why["elsewhere"] and "old_name is not measured on a" in why["renamed"]
     assert "no value" in why["nan"]
     md = to_markdown(table, None, missing)

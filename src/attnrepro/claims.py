@@ -306,7 +306,7 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
             why = f"no {'/'.join(claim.versus)} experiment to compare {', '.join(names)} with"
         else:
             why = f"{claim.measure} has no value on {', '.join(names)} (undefined at this scale)"
-        if claim.measured_by and (not names or why.endswith("is not measured on " + ", ".join(names))):
+        if claim.measured_by:  # whatever kept it out of this run, the config that measures it
             why += f"; measured by {claim.measured_by}"
         rows.append({"paper": claim.paper, "claim_id": claim.claim_id, "origin": claim.origin, "why": why})
     return pd.DataFrame(rows, columns=["paper", "claim_id", "origin", "why"])
