@@ -48,9 +48,13 @@ def seeds_agreement(alpha: np.ndarray, perf: np.ndarray, alpha_b: np.ndarray, pe
     [C'], as ξ reads "another seed's run"), the baseline Â = A(α, α_B shuffled once per token) (Table 2's Â) and
     ``A_alpha_alpha_seeds_excess`` = A(α, α_B) − Â: near 0 when two seeds' attentions "did not correlate much"."""
     a, b = reference_alpha(alpha, perf), reference_alpha(alpha_b, perf_b)
-    same = agreement(a, b, lengths)
-    hat = agreement(a, shuffle_rows(b, lengths, seed), lengths)
-    return {"A_alpha_alpha_seeds": same, "A_hat": hat, "A_alpha_alpha_seeds_excess": same - hat}
+    return _seeds_columns(a, b, shuffled_baseline(a, b, lengths, seed), lengths)
+
+
+def _seeds_columns(a: np.ndarray, b_best: np.ndarray, a_hat: float, lengths: np.ndarray | None) -> dict[str, float]:
+    """:func:`seeds_agreement`'s columns from the best-checkpoint attentions and an Â already computed."""
+    same = agreement(a, b_best, lengths)
+    return {"A_alpha_alpha_seeds": same, "A_hat": a_hat, "A_alpha_alpha_seeds_excess": same - a_hat}
 
 
 def peak_inside(scores: np.ndarray) -> float:
@@ -148,15 +152,14 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     (App. A.6), for Table 10's A(α, α^fr) (max over its checkpoints). ``A_alpha_alpha_seeds``: A(α, α_B), this
     seed's attention against B's at its best checkpoint (App. A.9's stability across seeds). ``bleu_curve``: the
     ξ curve with p̂ the second runs' corpus BLEU (App. A.4), for the ``xi_*_bleu`` columns of :func:`xi_columns`."""
-    a = reference_alpha(alpha, perf)
+    a, b_best = reference_alpha(alpha, perf), reference_alpha(alpha_b, perf_b)
     A = lambda u, v: agreement(u, v, lengths)  # noqa: E731
     tau = lambda u, v: kendall_agreement(u, v, lengths)  # noqa: E731
     uf_scores = [A(a, b) for b in beta_uf]
     uf = beta_uf[int(np.argmax(uf_scores))]
-    shuffled = shuffle_rows(reference_alpha(alpha_b, perf_b), lengths, seed)
-    seeds = seeds_agreement(alpha, perf, alpha_b, perf_b, lengths, seed)   # its Â is the row's Â
+    shuffled = shuffle_rows(b_best, lengths, seed)
     row = {
-        **alpha_agreements(a, beta_uf, beta_b, reference_alpha(alpha_b, perf_b), seed, lengths),
+        **alpha_agreements(a, beta_uf, beta_b, b_best, seed, lengths),
         "A_beta_uf_beta_px": A(uf, beta_px),
         "A_delta_beta_uf": A(delta, uf),
         "tau_alpha_beta_uf": max(tau(a, b) for b in beta_uf),
@@ -169,7 +172,7 @@ def table2_row(alpha: np.ndarray, perf: np.ndarray, beta_b: np.ndarray, beta_uf:
     for name in ("tau_alpha_beta_uf", "tau_beta_uf_beta_px", "tau_delta_beta_uf"):
         row[f"{name}_excess"] = row[name] - row["tau_hat"]
     # App. A.9: do two seeds' attentions agree? (the paper's SMS set: "did not correlate much")
-    row.update(seeds)
+    row.update(_seeds_columns(a, b_best, row["A_hat"], lengths))
     # App. A.7: A(α, β^uf(τ)) rises, then falls — its peak above both ends of training
     row["A_alpha_beta_uf_peak_inside"] = peak_inside(uf_scores)
     row["A_alpha_beta_uf_peak_excess"] = peak_inside_excess(uf_scores, seed)
