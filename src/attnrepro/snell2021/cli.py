@@ -74,11 +74,11 @@ def _table2(spec: dict, models: Path, activations: Path):
     probes = {role: read_parquet(models / run / "probes.parquet") for role, run in roles.items()}
     metrics = read_metrics(models / roles["learned"] / "metrics.csv")
     translation = spec.get("translation")
-    words = None
+    words = references = None  # the BLEU columns' vocabulary and reference targets: translation rows only
     if translation:
         vocab = read_json(Path(translation) / "vocab.json")
         words = joint_vocab(vocab["src"], vocab["tgt"])[0]
-    references = read_parquet(models / roles["learned"] / "eval.parquet")
+        references = read_parquet(models / roles["learned"] / "eval.parquet")
 
     def appendix(run: str, file: str):  # written by the train job before its model.pt (App. A.4's records)
         path = models / run / file
