@@ -76,8 +76,10 @@ def task_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
             **({"max_len": corpus["max_len"]} if "max_len" in corpus else {})}
 
 
-# the model keys that follow Aitken et al.'s code (attnrepro.model.OPTIONS; docs/deviations.md)
-AITKEN_CODE_OPTIONS = ("initial_state", "init", "readout_bias", "first_input")
+# the model keys that follow Aitken et al.'s code (attnrepro.model, which reads this table; docs/deviations.md):
+# key -> (default, allowed values); torch-free here, so the config check at the edge and the model share it
+AITKEN_CODE_OPTIONS = {"initial_state": ("zeros", ("zeros", "learned")), "init": ("pytorch", ("pytorch", "aitken")),
+                       "readout_bias": (True, (True, False)), "first_input": ("sos", ("sos", "uniform"))}
 ATTENTION_ARCHS = ("aed", "ao")  # the architectures whose attention a config chooses ("dot", the paper's, or "qkv")
 
 

@@ -44,6 +44,7 @@ import torch
 from torch import nn
 
 from . import seeding
+from .config import AITKEN_CODE_OPTIONS
 from .attention import make_attention
 from .cells import make_cell
 from .stacked import Linear, affine, init_stacked
@@ -80,9 +81,7 @@ class ModelConfig:
         return {k: v for k, v in d.items() if k not in OPTION_DEFAULTS or v != OPTION_DEFAULTS[k]}
 
 
-# the options of Aitken et al.'s code (module docstring): key -> (default, allowed values)
-OPTIONS = {"initial_state": ("zeros", ("zeros", "learned")), "init": ("pytorch", ("pytorch", "aitken")),
-           "readout_bias": (True, (True, False)), "first_input": ("sos", ("sos", "uniform"))}
+OPTIONS = AITKEN_CODE_OPTIONS  # the options of Aitken et al.'s code (module docstring): key -> (default, allowed)
 OPTION_DEFAULTS = {k: v[0] for k, v in OPTIONS.items()}
 
 
