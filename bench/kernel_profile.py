@@ -6,11 +6,14 @@ seconds per step (median of ``--repeats`` timings of about 2 s of steps each), t
 bench/profiling.py (matrix products and their achieved rate, element-wise work, other operators, Python and
 dispatch) and the operators, by name and input shape, with the most self time.
 
-``--before DIR`` profiles the code of another checkout (its ``src``) in a subprocess, alternating with this one so
-that both see the same load, and the report sets the two side by side. Writes bench/results/kernel_profile.json
-and kernel_profile.md.
+Each shape runs as the engine trains it, with freed memory held (attnrepro.allocator; code that has no such module
+runs without). ``--before DIR`` profiles the code of another checkout (its ``src``) in a subprocess, alternating
+with this one so that both see the same load, and the report sets the two side by side; ``--before-env NAME=VALUE``
+sets a variable for the before runs only (``--before . --before-env ATTNREPRO_HOLD_FREED_MEMORY=0``: this code with
+malloc as it was). Writes bench/results/kernel_profile.json and kernel_profile.md.
 
-    python bench/kernel_profile.py [--before /path/to/checkout] [--repeats 3] [--threads 2] [--top 12]
+    python bench/kernel_profile.py [--before /path/to/checkout [--before-env NAME=VALUE]] [--repeats 3]
+                                   [--threads 2] [--top 12]
 """
 
 from __future__ import annotations
@@ -93,13 +96,19 @@ def profile_one(name: str, step, repeats: int, top: int, rate: float) -> dict:
 
 def worker(shape: str, repeats: int, top: int, threads: int, rate: float) -> dict:
     torch.set_num_threads(threads)
+    try:
+        from attnrepro.allocator import hold_freed_memory
+    except ImportError:  # code from before attnrepro.allocator
+        held = False
+    else:
+        held = hold_freed_memory()
     step = snell_step() if shape == "snell_copy" else aitken_step(shape.split("_", 1)[1])
-    return profile_one(shape, step, repeats, top, rate)
+    return {**profile_one(shape, step, repeats, top, rate), "freed_memory_held": held}
 
 
-def run(src: Path, shape: str, args, rate: float) -> dict:
+def run(src: Path, shape: str, args, rate: float, extra_env: dict | None = None) -> dict:
     """One shape profiled by the code under ``src`` in a fresh process (its own imports, nothing cached)."""
-    env = {**os.environ, "PYTHONPATH": str(src)}
+    env = {**os.environ, "PYTHONPATH": str(src), **(extra_env or {})}
     cmd = [sys.executable, __file__, "--worker", shape, "--repeats", str(args.repeats), "--top", str(args.top),
            "--threads", str(args.threads), "--rate", str(rate)]
     done = subprocess.run(cmd, env=env, capture_output=True, text=True)
@@ -113,14 +122,17 @@ def markdown(result: dict) -> str:
              f"torch {result['torch']}, {result['threads']} threads; machine matmul rate "
              f"{result['machine_matmul_gflops']:.0f} GFLOP/s (2048² product); load before "
              f"{result['load_average_before'][0]:.2f}, after {result['load_average_after'][0]:.2f}. "
-             f"Versions: {', '.join(f'`{k}` = {v}' for k, v in result['versions'].items())}.", "",
+             f"Versions: {', '.join(f'`{k}` = {v}' for k, v in result['versions'].items())}"
+             + (f" (before with {', '.join(f'{k}={v}' for k, v in result['before_env'].items())})"
+                if result.get("before_env") else "") + ".", "",
              "| shape | version | s/step | matmul s | achieved GFLOP/s | GFLOP/step | element-wise s | other ops s "
-             "| Python+dispatch s |", "|---|---|---|---|---|---|---|---|---|"]
+             "| Python+dispatch s | freed memory held |", "|---|---|---|---|---|---|---|---|---|---|"]
     for shape, by_version in result["shapes"].items():
         for version, r in by_version.items():
             lines.append(f"| {shape} | {version} | {r['s_per_step']:.3f} | {r['matmul_s']:.3f} | "
                          f"{r['achieved_matmul_gflops'] or 0:.0f} | {r['matmul_gflop_per_step']:.1f} | "
-                         f"{r['elementwise_s']:.3f} | {r['other_ops_s']:.3f} | {r['python_and_dispatch_s']:.3f} |")
+                         f"{r['elementwise_s']:.3f} | {r['other_ops_s']:.3f} | {r['python_and_dispatch_s']:.3f} | "
+                         f"{'yes' if r.get('freed_memory_held') else 'no'} |")
     for shape, by_version in result["shapes"].items():
         for version, r in by_version.items():
             lines += ["", f"## {shape}, {version}: the operators with the most self time (one profiled step)", "",
@@ -133,6 +145,8 @@ def markdown(result: dict) -> str:
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--before", help="a checkout whose src/ to profile beside this one")
+    p.add_argument("--before-env", action="append", default=[], metavar="NAME=VALUE",
+                   help="an environment variable for the before runs only (repeatable)")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--top", type=int, default=12)
@@ -144,14 +158,17 @@ def main() -> None:
         return
     torch.set_num_threads(args.threads)
     rate, load = matmul_gflops(), os.getloadavg()
+    before_env = dict(kv.split("=", 1) for kv in args.before_env)
     versions = {"this": str(ROOT)} | ({"before": str(Path(args.before).resolve())} if args.before else {})
     shapes = ["snell_copy", *(f"aitken_{c}" for c in AITKEN["cells"])]
     result = {"benchmark": "kernel_profile", "torch": torch.__version__, "threads": args.threads,
               "machine_matmul_gflops": rate, "load_average_before": load, "versions": versions,
+              "before_env": before_env,
               "shapes": {s: {} for s in shapes}}
     for shape in shapes:
         for version in (["before"] if args.before else []) + ["this"]:  # alternate: both see the same load
-            result["shapes"][shape][version] = run(Path(versions[version]) / "src", shape, args, rate)
+            result["shapes"][shape][version] = run(Path(versions[version]) / "src", shape, args, rate,
+                                                   before_env if version == "before" else None)
             r = result["shapes"][shape][version]
             print(f"{shape} {version}: {r['s_per_step']:.3f} s/step", flush=True)
     result["load_average_after"] = os.getloadavg()

@@ -35,6 +35,7 @@ import torch
 import torch.nn.functional as F
 
 from . import __version__
+from .allocator import hold_freed_memory
 from .config import TrainConfig
 from .provenance import fingerprint
 from .data import Encoded, Source, draw, expand, stack
@@ -150,6 +151,7 @@ def fit(model: torch.nn.Module, members: list[Member], source: Source, valid: En
     evaluation; :func:`best_update`), the checkpoint the authors read Snell et al.'s Δ at."""
     if divergence not in ("stop", "freeze"):
         raise ValueError(f"divergence must be 'stop' or 'freeze', not {divergence!r}")
+    hold_freed_memory()  # a step's buffers are reused, not mapped anew (attnrepro.allocator)
     ckpt_dir = Path(ckpt_dir)
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     device = torch.device(device)
