@@ -1,0 +1,74 @@
+"""The default workflow's training time, summed over its training jobs, for two runs of the same config (issue 31).
+
+Training is most of the default workflow's job time; this compares the training jobs of two work directories of
+``bench/workflow.py --keep DIR`` (or of a rerun of only the training rules there), job by job, from Snakemake's
+own per-job benchmark files (``results/benchmarks/train/**`` and ``results/benchmarks/snell2021/train/**``: the
+Aitken and Transformer models, and every Snell run, its rounds of candidates and its K-head models). Made for
+freed memory held (attnrepro.allocator) against malloc as it was, on one machine:
+
+    python bench/workflow.py --config config/config.yaml --keep /tmp/wf_held
+    cp -r /tmp/wf_held /tmp/wf_default && rm -rf /tmp/wf_default/results/checkpoints
+    ATTNREPRO_HOLD_FREED_MEMORY=0 snakemake --directory /tmp/wf_default --configfile config/config.yaml --cores 2 \\
+        --forcerun train snell2021_train snell2021_candidates snell2021_multihead \\
+        --until train snell2021_train snell2021_candidates snell2021_multihead
+    python bench/training_time.py /tmp/wf_held held /tmp/wf_default default --out bench/results/training_time.json
+
+(the checkpoints go, so that the rerun trains instead of resuming at the last step). The two runs are not
+simultaneous, so the machine's load may differ between them (this machine is shared).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import pandas as pd
+
+TRAINING = ("train", "snell2021/train")  # folders of results/benchmarks holding the training jobs
+
+
+def training_jobs(workdir: Path) -> pd.Series:
+    """Seconds of each training job of the run in ``workdir``, by job name (its benchmark file's path)."""
+    root = workdir / "results" / "benchmarks"
+    rows = {}
+    for folder in TRAINING:
+        for tsv in sorted((root / folder).rglob("*.tsv")):
+            rows[tsv.relative_to(root).as_posix()[:-4]] = float(pd.read_csv(tsv, sep="\t").iloc[-1]["s"])
+    if not rows:
+        raise SystemExit(f"{workdir}: no training job's benchmark under results/benchmarks/{{{','.join(TRAINING)}}}")
+    return pd.Series(rows, name="s")
+
+
+def compare(new: pd.Series, old: pd.Series) -> dict:
+    """Summed seconds of the jobs both runs have, by rule (Aitken ``train``, ``snell2021``) and in all."""
+    both = sorted(set(new.index) & set(old.index))
+    if set(new.index) ^ set(old.index):
+        raise SystemExit(f"the runs trained different jobs: {sorted(set(new.index) ^ set(old.index))}")
+    rule = pd.Series([j.split("/")[0] for j in both], index=both)
+    by_rule = {r: {"new_s": round(new[idx].sum(), 1), "old_s": round(old[idx].sum(), 1),
+                   "change": round(new[idx].sum() / old[idx].sum() - 1, 4)}
+               for r, idx in ((r, rule.index[rule == r]) for r in sorted(rule.unique()))}
+    return {"n_jobs": len(both), "new_s": round(new[both].sum(), 1), "old_s": round(old[both].sum(), 1),
+            "change": round(new[both].sum() / old[both].sum() - 1, 4), "by_rule": by_rule,
+            "jobs": [{"job": j, "new_s": new[j], "old_s": old[j]} for j in both]}
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("new_dir", type=Path)
+    p.add_argument("new_label")
+    p.add_argument("old_dir", type=Path)
+    p.add_argument("old_label")
+    p.add_argument("--out", type=Path, default=Path("bench/results/training_time.json"))
+    args = p.parse_args()
+    out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
+           **compare(training_jobs(args.new_dir), training_jobs(args.old_dir))}
+    tmp = args.out.with_suffix(".tmp")
+    tmp.write_text(json.dumps(out, indent=2) + "\n")
+    tmp.replace(args.out)
+    print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
