@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+from attnrepro.io import write_json  # noqa: E402
 
 TRAINING = ("train", "snell2021/train")  # folders of results/benchmarks holding the training jobs
 
@@ -41,17 +45,19 @@ def training_jobs(workdir: Path) -> pd.Series:
 
 
 def compare(new: pd.Series, old: pd.Series) -> dict:
-    """Summed seconds of the jobs both runs have, by rule (Aitken ``train``, ``snell2021``) and in all."""
-    both = sorted(set(new.index) & set(old.index))
-    if set(new.index) ^ set(old.index):
+    """Summed seconds of the two runs' training jobs (which must be the same jobs), by rule (Aitken ``train``,
+    ``snell2021``) and in all."""
+    if set(new.index) != set(old.index):
         raise SystemExit(f"the runs trained different jobs: {sorted(set(new.index) ^ set(old.index))}")
-    rule = pd.Series([j.split("/")[0] for j in both], index=both)
-    by_rule = {r: {"new_s": round(new[idx].sum(), 1), "old_s": round(old[idx].sum(), 1),
-                   "change": round(new[idx].sum() / old[idx].sum() - 1, 4)}
-               for r, idx in ((r, rule.index[rule == r]) for r in sorted(rule.unique()))}
-    return {"n_jobs": len(both), "new_s": round(new[both].sum(), 1), "old_s": round(old[both].sum(), 1),
-            "change": round(new[both].sum() / old[both].sum() - 1, 4), "by_rule": by_rule,
-            "jobs": [{"job": j, "new_s": new[j], "old_s": old[j]} for j in both]}
+    jobs = pd.DataFrame({"new_s": new, "old_s": old[new.index]}).sort_index()
+    sums = jobs.groupby(jobs.index.str.split("/").str[0]).sum()
+    change = lambda t: round(t["new_s"] / t["old_s"] - 1, 4)  # noqa: E731
+    by_rule = {rule: {"new_s": round(t["new_s"], 1), "old_s": round(t["old_s"], 1), "change": change(t)}
+               for rule, t in sums.iterrows()}
+    total = jobs.sum()
+    return {"n_jobs": len(jobs), "new_s": round(total["new_s"], 1), "old_s": round(total["old_s"], 1),
+            "change": change(total), "by_rule": by_rule,
+            "jobs": [{"job": j, "new_s": t.new_s, "old_s": t.old_s} for j, t in jobs.iterrows()]}
 
 
 def main() -> None:
@@ -64,9 +70,7 @@ def main() -> None:
     args = p.parse_args()
     out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
            **compare(training_jobs(args.new_dir), training_jobs(args.old_dir))}
-    tmp = args.out.with_suffix(".tmp")
-    tmp.write_text(json.dumps(out, indent=2) + "\n")
-    tmp.replace(args.out)
+    write_json(out, args.out)
     print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
 
 

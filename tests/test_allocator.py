@@ -56,13 +56,13 @@ def test_a_freed_block_is_reused_without_page_faults():
 
 
 def test_bad_setting_names_the_variable(monkeypatch):
-    monkeypatch.setattr(allocator, "_done", None)
+    monkeypatch.setattr(allocator, "_held", None)
     monkeypatch.setenv(allocator.ENV, "yes")
     with pytest.raises(AttnReproError, match="ATTNREPRO_HOLD_FREED_MEMORY='yes'"):
         allocator.hold_freed_memory()
 
 
 def test_off_changes_nothing(monkeypatch):
-    monkeypatch.setattr(allocator, "_done", None)
+    monkeypatch.setattr(allocator, "_held", None)
     monkeypatch.setenv(allocator.ENV, "0")
     assert allocator.hold_freed_memory() is False

@@ -33,20 +33,20 @@ LIMIT = 2**31 - 1
 
 ENV = "ATTNREPRO_HOLD_FREED_MEMORY"  # "0": leave malloc as it is (a before/after benchmark, a tight memory limit)
 
-_done: bool | None = None
+_held: bool | None = None  # the first call's answer
 
 
 def hold_freed_memory() -> bool:
     """Raise glibc's mmap and trim thresholds for this process (once; later calls return the first answer). True
     if they were set; False where :data:`ENV` is "0" or the C library is not glibc (macOS, musl), where nothing
     is changed."""
-    global _done
-    if _done is None:
+    global _held
+    if _held is None:
         wanted = os.environ.get(ENV, "1")
         if wanted not in ("0", "1"):
             raise AttnReproError(f"{ENV}={wanted!r}; set it to 1 (hold freed memory, the default) or 0")
-        _done = False
+        _held = False
         if wanted == "1" and platform.libc_ver()[0] == "glibc":
             libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            _done = bool(libc.mallopt(M_MMAP_THRESHOLD, LIMIT)) and bool(libc.mallopt(M_TRIM_THRESHOLD, LIMIT))
-    return _done
+            _held = bool(libc.mallopt(M_MMAP_THRESHOLD, LIMIT)) and bool(libc.mallopt(M_TRIM_THRESHOLD, LIMIT))
+    return _held
