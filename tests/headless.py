@@ -85,13 +85,15 @@ class Browser:
         raise TimeoutError(expression)
 
     def frame_texts(self) -> dict[str, str]:
-        """url -> visible text of every child frame (the browser sees into cross-origin frames, a page cannot)."""
+        """url -> visible text of every child frame once it has loaded ('' before: a large page parses in steps, and
+        text read mid-parse lacks its last rows); the browser sees into cross-origin frames, a page cannot."""
         tree = self.page("Page.getFrameTree")["frameTree"]
         texts = {}
         for child in tree.get("childFrames", []):
             frame = child["frame"]
             world = self.page("Page.createIsolatedWorld", frameId=frame["id"])["executionContextId"]
-            texts[frame["url"]] = self.evaluate("document.body ? document.body.innerText : ''", world)
+            texts[frame["url"]] = self.evaluate(
+                "document.readyState === 'complete' && document.body ? document.body.innerText : ''", world)
         return texts
 
     def close(self) -> None:
