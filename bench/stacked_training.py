@@ -15,9 +15,11 @@ median seconds per step over ``repeats`` runs of ``steps`` steps.
 from __future__ import annotations
 
 import argparse
+import atexit
 import json
 import os
 import platform
+import shutil
 import statistics
 import sys
 import tempfile
@@ -29,8 +31,11 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
-# a fresh Inductor cache, so the compile cost recorded is a new machine's (cold), not this one's leftovers
-os.environ.setdefault("TORCHINDUCTOR_CACHE_DIR", tempfile.mkdtemp(prefix="attnrepro-bench-inductor-"))
+# a fresh Inductor cache, so the compile cost recorded is a new machine's (cold), not this one's leftovers; removed
+# at exit (every import made one, and /tmp kept them all)
+if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
+    os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="attnrepro-bench-inductor-")
+    atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], ignore_errors=True)
 
 from attnrepro import kernels, tasks  # noqa: E402
 from attnrepro.data import Vocab, encode, stack  # noqa: E402
