@@ -16,6 +16,9 @@ bench/results/snell_multihead_cost.json when it exists. Writes ``bench/results/p
 
     python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]  (--only: merged)
     python bench/paper_cost.py measure --snell   (the snell2021 block's runs, merged)
+    python bench/paper_cost.py measure --device cuda [--snell-too] [--out F]   (on a GPU: the same commands run in
+        this process, so torch's import and CUDA's start are paid once; peak GPU memory from torch's allocator;
+        writes bench/results/gpu_step_times.json, each shape as soon as it is timed)
     python bench/paper_cost.py table
     python bench/paper_cost.py resources   (what workflow/resources.yaml needs for the measured rules)
 """
@@ -69,18 +72,20 @@ def prepared(cfg: dict, task_name: str, work: Path) -> Path:
     return data
 
 
-def measure_one(cfg: dict, name: str, threads: int, work: Path) -> dict:
+def measure_one(cfg: dict, name: str, threads: int, work: Path, device: str = "cpu") -> dict:
     spec = cfglib.experiment_spec(cfg, name)
     data = prepared(cfg, spec["task"], work)
     spec["train"].update(steps=STEPS, eval_every=FIRST, checkpoint_every=10 * STEPS, n_eval=200, eval_at=[])
     seeds = [str(s) for s in cfg["seeds"][: cfg["seeds_per_job"]]]
     cmd = ["attnrepro", "train", "--spec-json", json.dumps(spec), "--seeds", *seeds,
            "--data-dir", str(data), "--ckpt-dir", str(work / "ck" / name), "--model-out", str(work / f"{name}.pt"),
-           "--metrics-out", str(work / f"{name}.csv"), "--name", name, "--device", "cpu", "--threads", str(threads)]
+           "--metrics-out", str(work / f"{name}.csv"), "--name", name, "--device", device, "--threads", str(threads)]
     return {"experiment": name, "seeds": len(seeds), "threads": threads, **timed(cmd, name, FIRST, LAST)}
 
 
 def timed(cmd: list[str], name: str, first: int, last: int) -> dict:
+    if "cuda" in cmd:
+        return timed_on_gpu(cmd, name, first, last)
     """Run a training command under /usr/bin/time: seconds per step between the progress lines of steps ``first``
     and ``last`` (its total), the wall time and the peak resident memory."""
     t = time.perf_counter()
@@ -92,6 +97,40 @@ def timed(cmd: list[str], name: str, first: int, last: int) -> dict:
     at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{last}\s+([\d.]+) s", log)}
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", log).group(1)) / 1024
     return {"s_per_step": (at[last] - at[first]) / (last - first), "wall_s": round(wall, 1), "max_rss_mb": rss}
+
+
+def timed_on_gpu(cmd: list[str], name: str, first: int, last: int) -> dict:
+    """:func:`timed` for a command on the GPU, run in this process (``attnrepro`` is ``cli.main``): the log read from
+    file descriptors 1 and 2, peak GPU memory from torch's allocator (allocated and reserved, MB)."""
+    import torch
+
+    from attnrepro import cli
+
+    torch.cuda.synchronize()
+    torch.cuda.reset_peak_memory_stats()
+    with tempfile.TemporaryFile(mode="w+") as f:
+        sys.stdout.flush(), sys.stderr.flush()
+        saved = [os.dup(1), os.dup(2)]
+        os.dup2(f.fileno(), 1), os.dup2(f.fileno(), 2)
+        t = time.perf_counter()
+        try:
+            status = cli.main(cmd[1:])
+        except SystemExit as err:  # argparse
+            status = err.code
+        finally:
+            torch.cuda.synchronize()
+            wall = time.perf_counter() - t
+            sys.stdout.flush(), sys.stderr.flush()
+            for fd, old in zip((1, 2), saved):
+                os.dup2(old, fd), os.close(old)
+        f.seek(0)
+        log = f.read()
+    if status:
+        raise SystemExit(f"{name}: train failed\n{log[-2000:]}")
+    at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{last}\s+([\d.]+) s", log)}
+    return {"s_per_step": (at[last] - at[first]) / (last - first), "wall_s": round(wall, 1),
+            "peak_gpu_mb": round(torch.cuda.max_memory_allocated() / 2 ** 20, 1),
+            "reserved_gpu_mb": round(torch.cuda.max_memory_reserved() / 2 ** 20, 1)}
 
 
 def snell_shape(spec: dict) -> str:
@@ -113,7 +152,7 @@ def snell_shapes(block: dict) -> dict[str, str]:
     return out
 
 
-def measure_snell(cfg: dict, name: str, threads: int, work: Path) -> dict:
+def measure_snell(cfg: dict, name: str, threads: int, work: Path, device: str = "cpu") -> dict:
     """One Snell et al. run of the paper config for SNELL_STEPS steps with an evaluation every SNELL_EVERY, the copy
     runs' own rate (the others evaluate less often: their prediction is an upper bound). A translation run reads
     the corpus the experiments' measurement prepared; a corpus that needs a download is not measured."""
@@ -128,7 +167,8 @@ def measure_snell(cfg: dict, name: str, threads: int, work: Path) -> dict:
     spec["train"] = {**spec["train"], "steps": SNELL_STEPS, "eval_every": SNELL_EVERY,
                      "checkpoint_every": 10 * SNELL_STEPS, "eval_at": []}
     cmd = ["attnrepro", "snell2021", "train", name, "--spec-json", json.dumps(spec),
-           "--ckpt-dir", str(work / "ck" / name), "--out-dir", str(work / "snell" / name), "--threads", str(threads)]
+           "--ckpt-dir", str(work / "ck" / name), "--out-dir", str(work / "snell" / name), "--threads", str(threads),
+           "--device", device]
     return {"run": name, "members": len(spec.get("members", [])), "threads": threads, "eval_every": SNELL_EVERY,
             **timed(cmd, name, SNELL_EVERY, SNELL_STEPS)}
 
@@ -139,21 +179,28 @@ def measure(args) -> None:
     shapes = {}
     for name in names:
         shapes.setdefault(shape(cfg, name), name)
-    out = {"benchmark": "paper_step_times", "config": args.config, "threads": args.threads,
-           "load_average_before": os.getloadavg(), "shapes": {}}
+    gpu = args.device != "cpu"
+    out = {"benchmark": "gpu_step_times" if gpu else "paper_step_times", "config": args.config,
+           "threads": args.threads, "device": args.device, "load_average_before": os.getloadavg(), "shapes": {}}
+    if gpu:
+        import torch
+
+        out.update(device_name=torch.cuda.get_device_name(), torch=torch.__version__, cuda=torch.version.cuda)
     jobs = [(key, name, measure_one, "experiment") for key, name in shapes.items()]
-    if args.snell:
+    if args.snell or args.snell_too:
         jobs += [(key, name, measure_snell, "run") for key, name in snell_shapes(cfg["snell2021"]).items()]
+    path = Path(args.out) if args.out else RESULTS / ("gpu_step_times.json" if gpu else "paper_step_times.json")
     with tempfile.TemporaryDirectory() as work:
         for key, name, measure_shape, label in jobs:
             try:
-                out["shapes"][key] = measure_shape(cfg, name, args.threads, Path(work))
+                out["shapes"][key] = measure_shape(cfg, name, args.threads, Path(work), args.device)
             except (SystemExit, FileNotFoundError) as err:  # e.g. a corpus not downloaded here
                 out["shapes"][key] = {label: name, "error": str(err)[:300]}
             print(key, out["shapes"][key], flush=True)
+            if gpu:  # a device lease can end mid-list: keep what is timed
+                path.write_text(json.dumps(out, indent=1) + "\n")
     out["load_average_after"] = os.getloadavg()
-    path = RESULTS / "paper_step_times.json"
-    if (args.only or args.snell) and path.exists():  # re-measure some shapes: keep the others' numbers
+    if (args.only or args.snell) and path.exists() and not gpu:  # re-measure some shapes: keep the others' numbers
         old = json.loads(path.read_text())
         out = {**old, "shapes": {**old["shapes"], **out["shapes"]},
                "remeasured": sorted(set(old.get("remeasured", [])) | set(out["shapes"]))}
@@ -345,6 +392,9 @@ def main() -> None:
     m.add_argument("--threads", type=int, default=2)
     m.add_argument("--only", nargs="+")
     m.add_argument("--snell", action="store_true", help="the snell2021 block's runs instead of the experiments")
+    m.add_argument("--snell-too", action="store_true", help="the snell2021 block's runs after the experiments")
+    m.add_argument("--device", default="cpu", help="cpu, or cuda: timed in this process (timed_on_gpu)")
+    m.add_argument("--out", help="the JSON to write (default: by device, under bench/results)")
     sub.add_parser("table")
     sub.add_parser("resources")
     args = p.parse_args()

@@ -59,9 +59,14 @@ def cpu_model() -> str:
     return platform.processor()
 
 
-def time_training(n_seeds: int, steps: int) -> float:
+def sync(device) -> None:
+    if torch.device(device).type == "cuda":
+        torch.cuda.synchronize()
+
+
+def time_training(n_seeds: int, steps: int, device="cpu") -> float:
     """Seconds for ``steps`` steps of ``n_seeds`` stacked seeds through the engine (the authors' Adam, one
-    evaluation at the end, no checkpoint)."""
+    evaluation at the end, no checkpoint) on ``device``."""
     import io
     import tempfile
 
@@ -72,20 +77,23 @@ def time_training(n_seeds: int, steps: int) -> float:
                                  "checkpoint_every": steps, "eval_every": steps, "n_eval": N_EVAL})
     model = Seq2Seq(Seq2SeqConfig(task.vocab, HIDDEN), [m.seed for m in members], [list(m.head_seeds) for m in members])
     valid = task(generator(0, "evaluation"), N_EVAL)
+    sync(device)
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as ckpt:
-        fit(model, members, task, valid, cfg, ckpt, name="bench", spec={}, log=io.StringIO())
+        fit(model, members, task, valid, cfg, ckpt, name="bench", spec={}, log=io.StringIO(), device=device)
+    sync(device)
     return time.perf_counter() - t
 
 
-def time_evaluation(n_seeds: int) -> float:
-    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds)))
+def time_evaluation(n_seeds: int, device="cpu") -> float:
+    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds))).to(device)
     src, tgt_in, tgt_out = tasks.copy_batch("permutation", N_EVAL, 40, 40, torch.Generator().manual_seed(0))
-    src, tgt_in = (x.expand(n_seeds, *x.shape) for x in (src, tgt_in))
-    src_len = torch.full(src.shape[:2], src.shape[-1])
+    src, tgt_in, tgt_out = (x.expand(n_seeds, *x.shape).to(device) for x in (src, tgt_in, tgt_out))
+    src_len = torch.full(src.shape[:2], src.shape[-1], device=device)
+    sync(device)
     t = time.perf_counter()
     with torch.no_grad():
-        (model(src, src_len, tgt_in).argmax(-1) == tgt_out).float().mean()
+        (model(src, src_len, tgt_in).argmax(-1) == tgt_out).float().mean().item()
     return time.perf_counter() - t
 
 
@@ -110,21 +118,23 @@ class PeerLike(torch.nn.Module):
         return self.out(torch.tanh(self.hidden(torch.cat([dec, context], -1))))
 
 
-def time_peer_like(steps: int) -> float:
-    """Seconds for ``steps`` training steps of one seed of :class:`PeerLike`."""
+def time_peer_like(steps: int, device="cpu") -> float:
+    """Seconds for ``steps`` training steps of one seed of :class:`PeerLike` on ``device`` (cuDNN's LSTM on CUDA)."""
     vocab = tasks.copy_vocab("permutation", 40, 40)
     torch.manual_seed(0)
-    model = PeerLike(vocab, HIDDEN)
+    model = PeerLike(vocab, HIDDEN).to(device)
     opt = torch.optim.Adam(model.parameters())
     gen = torch.Generator().manual_seed(0)
+    sync(device)
     t = time.perf_counter()
     for _ in range(steps):
-        src, tgt_in, tgt_out = tasks.copy_batch("permutation", BATCH, 40, 40, gen)
+        src, tgt_in, tgt_out = (x.to(device) for x in tasks.copy_batch("permutation", BATCH, 40, 40, gen))
         logits = model(src.T, tgt_in.T)
         loss = torch.nn.functional.cross_entropy(logits.flatten(0, 1), tgt_out.T.flatten())
         opt.zero_grad()
         loss.backward()
         opt.step()
+    sync(device)
     return time.perf_counter() - t
 
 

@@ -53,7 +53,8 @@ def test_job_record_fields():
 
     record = job_record("train", time.time() - 5)
     assert set(record) == {"command", "host", "slurm_job", "device", "torch", "cuda", "python", "start", "end",
-                           "peak_rss_mb"}
+                           "peak_rss_mb", "peak_gpu_mb"}
+    assert record["peak_gpu_mb"] is None  # torch never touched a GPU here
     assert json.loads(format_record(record)[len(PREFIX):]) == record
 
 

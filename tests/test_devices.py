@@ -129,3 +129,85 @@ def test_snell_command_line_trains_and_exports_on_the_device_it_is_given(tmp_pat
     assert main(["snell2021", "export", "--model", str(out / "model.pt"), "--out-dir", str(tmp_path / "act"),
                  "--device", device, "--threads", "1"]) == 0
     assert (tmp_path / "act" / "saliency.parquet").is_file() and (tmp_path / "act" / "decodes.parquet").is_file()
+
+
+class Interrupt(Exception):
+    pass
+
+
+def stop_at(step):
+    def hook(done):
+        if done == step:
+            raise Interrupt
+    return hook
+
+
+def assert_bitwise(full, resumed):
+    a, b = full.state_dict(), resumed.state_dict()
+    assert a.keys() == b.keys()
+    differ = {k: float((a[k].double() - b[k].double()).abs().max()) for k in a if not torch.equal(a[k], b[k])}
+    assert not differ, f"resumed weights differ from the uninterrupted run's (max |Δ| per tensor): {differ}"
+
+
+RESUME = dict(STEP, steps=6, checkpoint_every=2, eval_every=2)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("arch, cell", [("aed", "gru"), ("aed", "lstm"), ("ao", "ugrnn"), ("ved", "lstm")])
+def test_an_interrupted_run_resumes_to_the_uninterrupted_weights_on_the_device(data, tmp_path, device, arch, cell):
+    """Stopped after step 5 (last checkpoint: 4) and resumed on the same device: the weights and metrics of a run
+    that never stopped, bit for bit (the batches are drawn on the CPU from checkpointed generators; nothing the
+    step computes on the device draws randomness)."""
+    vocab, tr, va = data
+    cfg = ModelConfig(arch, cell, 8, len(vocab.src), len(vocab.tgt), input_dim=16 if arch == "ao" else 0)
+    go = lambda ckpt, **kw: train(cfg, TrainConfig.from_dict(RESUME), [0, 1], tr, va, ckpt,  # noqa: E731
+                                  sos=vocab.tgt.index("<sos>"), device=device, log=io.StringIO(), **kw)
+    full, full_metrics = go(tmp_path / "a")
+    with pytest.raises(Interrupt):
+        go(tmp_path / "b", on_step=stop_at(5))
+    resumed, resumed_metrics = go(tmp_path / "b")
+    assert_bitwise(full, resumed)
+    assert full_metrics.equals(resumed_metrics)
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("run", ["copy_same", "copy_same_uniform"])
+def test_an_interrupted_snell_run_resumes_to_the_uninterrupted_weights_on_the_device(tmp_path, device, run):
+    spec = copy.deepcopy(snellcfg.runs(yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())["snell2021"])[run])
+    spec["train"].update(steps=6, eval_every=2, checkpoint_every=2)
+    go = lambda ckpt, **kw: runs.train(spec, ckpt, name=run, log=io.StringIO(), device=device, **kw)  # noqa: E731
+    full, _ = go(tmp_path / "a")
+    with pytest.raises(Interrupt):
+        go(tmp_path / "b", on_step=stop_at(5))
+    resumed, _ = go(tmp_path / "b")
+    assert_bitwise(full.model, resumed.model)
+    assert full.metrics.equals(resumed.metrics)
+
+
+@pytest.mark.parametrize("device", [d for d in DEVICES if d != "cpu"])
+@pytest.mark.parametrize("arch", ["aed", "ao"])
+def test_an_export_on_the_device_equals_the_cpu_export_of_the_same_weights(data, device, arch):
+    """The activation tables the analyses read, made on the GPU, against the CPU's from the same weights: equal
+    to float32 rounding (different kernels sum in another order)."""
+    import numpy as np
+
+    from attnrepro.export import export_activations
+    from attnrepro.model import EncoderDecoder
+
+    vocab, _, va = data
+    cfg = ModelConfig(arch, "gru", 8, len(vocab.src), len(vocab.tgt), input_dim=16 if arch == "ao" else 0,
+                      attention="qkv")
+    model = EncoderDecoder(cfg, [3, 7])
+    on_cpu = export_activations(model, va, vocab)
+    on_device = export_activations(copy.deepcopy(model).to(device), va, vocab, device=device)
+    for name, table in on_cpu.items():
+        other = on_device[name]
+        assert table.column_names == other.column_names, name
+        for column in table.column_names:
+            a, b = table[column].to_pylist(), other[column].to_pylist()
+            if isinstance(a[0], (list, float)):
+                np.testing.assert_allclose(np.concatenate([np.ravel(x) for x in a]),
+                                           np.concatenate([np.ravel(x) for x in b]), rtol=1e-4, atol=1e-5,
+                                           err_msg=f"{name}.{column}")
+            else:
+                assert a == b, f"{name}.{column}"

@@ -26,7 +26,8 @@ def iso_utc(seconds: float) -> str:
 
 def job_record(command: str, started: float) -> dict:
     """This process's record: the run line's host, device, torch, CUDA and python (:func:`attnrepro.runinfo.record`,
-    the device it computed on), plus the Slurm job, start, end and peak RSS."""
+    the device it computed on), plus the Slurm job, start, end, peak RSS and, on a GPU, the peak of the memory
+    torch allocated there (what a site sizes its GPU requests by; None on the CPU)."""
     from .runinfo import record
 
     torch = sys.modules.get("torch")  # not imported: the job never used torch, so it ran on the CPU
@@ -40,6 +41,7 @@ def job_record(command: str, started: float) -> dict:
         "command": command, "host": run["host"], "slurm_job": os.environ.get("SLURM_JOB_ID"), "device": run["device"],
         "torch": run["torch"], "cuda": None if run["cuda"] == "none" else run["cuda"], "python": run["python"],
         "start": iso_utc(started), "end": iso_utc(time.time()), "peak_rss_mb": round(peak_kib / 1024, 1),
+        "peak_gpu_mb": round(torch.cuda.max_memory_allocated(used) / 2 ** 20, 1) if used is not None else None,
     }
 
 
@@ -66,5 +68,7 @@ def read_records(log: Path) -> dict | None:
     merged = dict(records[-1])
     merged["start"] = min(r["start"] for r in records)
     merged["peak_rss_mb"] = max(r["peak_rss_mb"] for r in records)
+    gpu = [r["peak_gpu_mb"] for r in records if r.get("peak_gpu_mb") is not None]
+    merged["peak_gpu_mb"] = max(gpu) if gpu else None
     merged["command"] = " && ".join(str(r.get("command")) for r in records)
     return merged

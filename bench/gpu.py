@@ -1,0 +1,191 @@
+"""The workflow on a real GPU (issue 26): what the device measures, and the one JSON it all goes into.
+
+``measure`` (run on the GPU machine): the device (name, torch, CUDA, driver), its large-matmul rates (fp32 and
+TF32), and Snell et al.'s copy setting (LSTM width 256, L = 40, batch 128): 20 stacked seeds against 20 one-seed runs
+of the same code one after another, against a one-seed cuDNN ``torch.nn.LSTM`` model (bench/snell_copy.PeerLike),
+per step as the slope between a short and a long run; TF32 on against off for the stack; and, from torch's profiler,
+how much of a step's wall time the GPU spends in kernels (a launch-bound step leaves it idle). Writes
+``gpu_snell.json`` under ``--out-dir``.
+
+``collect`` (here): bench/results/gpu.json from the device's files — this ``measure``, bench/stacked_training.py
+``--device cuda`` (Aitken's AED at H = 128, 20 seeds), bench/paper_cost.py ``measure --device cuda`` (seconds per
+step and peak GPU memory of every paper shape), the Snell copy block's job times from its workflow run — with the
+paper config's predicted GPU-hours per training job and per rule.
+
+    python bench/gpu.py measure --out-dir $OUT          (on the GPU)
+    python bench/gpu.py collect --from DIR               (DIR: the device's files)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results"
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
+
+SEEDS, SHORT, LONG, REPEATS = 20, 5, 25, 3
+
+
+def device_facts() -> dict:
+    props = torch.cuda.get_device_properties(0)
+    try:
+        smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,memory.total", "--format=csv,noheader"],
+                             capture_output=True, text=True)
+    except FileNotFoundError:
+        smi = subprocess.CompletedProcess([], 1)
+    return {"device": torch.cuda.get_device_name(), "multiprocessors": props.multi_processor_count,
+            "memory_gib": round(props.total_memory / 2 ** 30, 1), "torch": torch.__version__,
+            "cuda": torch.version.cuda, "cudnn": torch.backends.cudnn.version(),
+            "driver": smi.stdout.strip() if smi.returncode == 0 else None}
+
+
+def matmul_tflops(tf32: bool, n: int = 8192, repeats: int = 10) -> float:
+    """A large fp32 matrix product's rate (TF32 tensor cores if ``tf32``): the ceiling of dense work here."""
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    a, b = torch.randn(n, n, device="cuda"), torch.randn(n, n, device="cuda")
+    for _ in range(3):
+        a @ b
+    torch.cuda.synchronize()
+    t = time.perf_counter()
+    for _ in range(repeats):
+        a @ b
+    torch.cuda.synchronize()
+    torch.backends.cuda.matmul.allow_tf32 = False
+    return 2 * n ** 3 * repeats / (time.perf_counter() - t) / 1e12
+
+
+def slope(run, short: int, long: int) -> float:
+    """Seconds per step: the difference of a long and a short run over their step difference (setup cancels)."""
+    return (run(long) - run(short)) / (long - short)
+
+
+def kernel_busy(step, calls: int = 3) -> dict:
+    """Of a step's wall time, the share the GPU spends in kernels (torch's profiler, CUDA activity), and the number
+    of kernels a step launches."""
+    from torch.profiler import ProfilerActivity, profile
+
+    step()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+        t = time.perf_counter()
+        for _ in range(calls):
+            step()
+        torch.cuda.synchronize()
+        wall = (time.perf_counter() - t) / calls
+    kernels = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA]
+    busy = sum(e.time_range.elapsed_us() for e in kernels) / 1e6 / calls
+    # the operators' own device time, a second reading of the same (kept if the kernel events read empty)
+    by_op = sum(getattr(a, "self_device_time_total", 0.0) for a in prof.key_averages()) / 1e6 / calls
+    return {"wall_s": wall, "kernel_s": busy, "busy_fraction": busy / wall, "kernels_per_step": len(kernels) / calls,
+            "operator_device_s": by_op}
+
+
+def snell_step(n_seeds: int):
+    """One training step of the stacked copy model on the GPU, as a closure (for the profiler)."""
+    from snell_copy import BATCH, HIDDEN
+
+    from attnrepro.snell2021 import tasks
+    from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig
+
+    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds))).cuda()
+    src, tgt_in, tgt_out = tasks.copy_batch("permutation", BATCH, 40, 40, torch.Generator().manual_seed(0))
+    src, tgt_in, tgt_out = (x.expand(n_seeds, *x.shape).cuda() for x in (src, tgt_in, tgt_out))
+    src_len = torch.full(src.shape[:2], src.shape[-1], device="cuda")
+    opt = torch.optim.Adam(model.parameters())
+
+    def step():
+        loss = torch.nn.functional.cross_entropy(model(src, src_len, tgt_in).flatten(0, 2), tgt_out.flatten())
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    return step
+
+
+def aitken_profiles() -> dict:
+    """:func:`kernel_busy` of Aitken's AED (H = 128, one-to-one, batch 128) per cell, 20 stacked seeds and one."""
+    import stacked_training as st
+
+    from attnrepro import tasks
+    from attnrepro.data import Vocab, encode
+    from attnrepro.model import ModelConfig
+
+    vocab = Vocab.from_words(*tasks.words(st.TASK))
+    data = encode(tasks.generate(st.TASK)["train"], vocab)
+    out = {}
+    for cell in ("gru", "lstm", "ugrnn"):
+        cfg = ModelConfig(arch="aed", cell=cell, hidden=128, src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt))
+        out[cell] = {n: kernel_busy(st.Trainer(cfg, list(range(n)), data, 1, torch.device("cuda")).step)
+                     for n in (SEEDS, 1)}
+    return out
+
+
+def measure(args) -> None:
+    import snell_copy
+
+    out = {"benchmark": "gpu_snell", **device_facts(),
+           "matmul_tflops": {"fp32": matmul_tflops(False), "tf32": matmul_tflops(True)}}
+    print(json.dumps(out), flush=True)
+    snell_copy.time_training(1, 2, "cuda")  # CUDA's start and cuBLAS's handles, paid before any timing
+    stacked, one, tf32 = [], [], []
+    for _ in range(REPEATS):  # alternate, so both see the same load
+        stacked.append(slope(lambda k: snell_copy.time_training(SEEDS, k, "cuda"), SHORT, LONG))
+        one.append(slope(lambda k: snell_copy.time_training(1, k, "cuda"), SHORT, LONG))
+        torch.backends.cuda.matmul.allow_tf32 = True
+        tf32.append(slope(lambda k: snell_copy.time_training(SEEDS, k, "cuda"), SHORT, LONG))
+        torch.backends.cuda.matmul.allow_tf32 = False
+    snell_copy.time_peer_like(2, "cuda")
+    peer = statistics.median(slope(lambda k: snell_copy.time_peer_like(k, "cuda"), SHORT, LONG) for _ in range(REPEATS))
+    s, o = statistics.median(stacked), statistics.median(one)
+    flops = snell_copy.step_flops(SEEDS)
+    out["snell_copy"] = {
+        "setting": {**snell_copy.TASK, "hidden": snell_copy.HIDDEN, "batch": snell_copy.BATCH, "seeds": SEEDS,
+                    "precision": "fp32 (TF32 off) unless named"},
+        "method": f"seconds per step: slope of {SHORT}- and {LONG}-step engine runs (one evaluation each), median of "
+                  f"{REPEATS}; stacked and one-seed alternate",
+        "stacked_s_per_step": s, "one_seed_s_per_step": o, "sequential_s_per_step": o * SEEDS,
+        "speedup_vs_sequential": o * SEEDS / s, "stacked_tf32_s_per_step": statistics.median(tf32),
+        "peer_like_cudnn_s_per_step": peer, "speedup_vs_peer_like_sequential": peer * SEEDS / s,
+        "flops_per_step": flops, "floor_fraction_fp32": flops / (out["matmul_tflops"]["fp32"] * 1e12) / s,
+        "runs": {"stacked": stacked, "one_seed": one, "stacked_tf32": tf32}}
+    print(json.dumps(out["snell_copy"]), flush=True)
+    out["snell_copy"]["profile_stacked"] = kernel_busy(snell_step(SEEDS))
+    out["snell_copy"]["profile_one_seed"] = kernel_busy(snell_step(1))
+    print(json.dumps({k: out["snell_copy"][k] for k in ("profile_stacked", "profile_one_seed")}), flush=True)
+    out["aitken_aed_profiles"] = aitken_profiles()
+    print(json.dumps(out["aitken_aed_profiles"]), flush=True)
+    Path(args.out_dir, "gpu_snell.json").write_text(json.dumps(out, indent=1) + "\n")
+
+
+def collect(args) -> None:
+    raise NotImplementedError  # written once the device's files are in
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+    m = sub.add_parser("measure")
+    m.add_argument("--out-dir", type=Path, required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("--from", dest="source", type=Path, required=True)
+    args = p.parse_args()
+    if args.cmd == "measure":
+        if not torch.cuda.is_available():
+            sys.exit("bench/gpu.py measure: torch sees no CUDA device (run it on the GPU machine)")
+        args.out_dir.mkdir(parents=True, exist_ok=True)
+        measure(args)
+    else:
+        collect(args)
+
+
+if __name__ == "__main__":
+    main()
