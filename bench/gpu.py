@@ -13,7 +13,7 @@ step and peak GPU memory of every paper shape), the Snell copy block's job times
 paper config's predicted GPU-hours per training job and per rule.
 
     python bench/gpu.py measure --out-dir $OUT          (on the GPU)
-    python bench/gpu.py collect --from DIR               (DIR: the device's files)
+    python bench/gpu.py collect --from DIR [--out F]     (DIR: the device's files, e.g. gpu_run.tgz unpacked)
 """
 
 from __future__ import annotations
@@ -166,8 +166,104 @@ def measure(args) -> None:
     Path(args.out_dir, "gpu_snell.json").write_text(json.dumps(out, indent=1) + "\n")
 
 
+def training_jobs(cfg: dict) -> list[dict]:
+    """Every training job of a config: rule, job, shape key (bench/paper_cost.py's) and steps."""
+    import paper_cost
+
+    from attnrepro import config as cfglib
+    from attnrepro.snell2021 import config as snellcfg
+
+    jobs = [{"rule": "train", "job": name, "shape": paper_cost.shape(cfg, name),
+             "steps": cfglib.experiment_spec(cfg, name)["train"]["steps"]} for name in cfg["experiments"]]
+    for name, spec in (snellcfg.runs(cfg["snell2021"]) if cfg.get("snell2021") else {}).items():
+        if not name.startswith("multihead_"):  # Fig. 6's jobs: rounds of rejection sampling, not a step count
+            jobs.append({"rule": "snell2021_train", "job": name, "shape": paper_cost.snell_shape(spec),
+                         "steps": spec["train"]["steps"]})
+    return jobs
+
+
+def gpu_hours(jobs: list[dict], shapes: dict[str, dict], overhead: float) -> tuple[list[dict], dict[str, dict]]:
+    """Per training job, its predicted GPU seconds (steps × the shape's measured seconds per step × ``overhead``,
+    the evaluations and start-up on top of the steps) and peak GPU memory; per rule, the sum in GPU-hours, the
+    largest job and how many jobs had no measured shape. A job whose shape was not timed is listed with ``s`` None."""
+    rows, rules = [], {}
+    for job in jobs:
+        m = shapes.get(job["shape"], {})
+        timed = "s_per_step" in m
+        rows.append({**job, "s_per_step": m.get("s_per_step"), "s": job["steps"] * m["s_per_step"] * overhead
+                     if timed else None, "peak_gpu_mb": m.get("peak_gpu_mb"), "why_not": None if timed else
+                     m.get("error", "shape not timed")[:120]})
+        r = rules.setdefault(job["rule"], {"gpu_hours": 0.0, "jobs": 0, "not_timed": 0, "largest_s": 0.0,
+                                           "largest_peak_gpu_mb": 0.0})
+        r["jobs"] += 1
+        if timed:
+            r["gpu_hours"] += rows[-1]["s"] / 3600
+            r["largest_s"] = max(r["largest_s"], rows[-1]["s"])
+            r["largest_peak_gpu_mb"] = max(r["largest_peak_gpu_mb"], m.get("peak_gpu_mb") or 0.0)
+        else:
+            r["not_timed"] += 1
+    return rows, rules
+
+
+def block_overhead(block_jobs: dict[str, float], jobs: list[dict], shapes: dict[str, dict]) -> float | None:
+    """The workflow's own training jobs on the GPU (seconds by job name) over steps × seconds per step of their
+    shape: what evaluations, probes, checkpoints and start-up add to the steps. The median over the jobs that have
+    both; None without any."""
+    by_name = {j["job"]: j for j in jobs}
+    ratios = [s / (by_name[n]["steps"] * shapes[by_name[n]["shape"]]["s_per_step"]) for n, s in block_jobs.items()
+              if n in by_name and "s_per_step" in shapes.get(by_name[n]["shape"], {})]
+    return statistics.median(ratios) if ratios else None
+
+
+def _read(path: Path) -> dict | None:
+    return json.loads(path.read_text()) if path.is_file() else None
+
+
+def _block_job_seconds(source: Path) -> dict[str, float]:
+    """The Snell copy block's training jobs' wall seconds from Snakemake's benchmark files (snell_run.tgz)."""
+    import io
+    import tarfile
+
+    import pandas as pd
+
+    out = {}
+    if (source / "snell_run.tgz").is_file():
+        with tarfile.open(source / "snell_run.tgz") as tar:
+            for member in tar.getmembers():
+                if member.name.startswith("results_paper/benchmarks/snell2021/train/") and member.isfile():
+                    table = pd.read_csv(io.BytesIO(tar.extractfile(member).read()), sep="\t")
+                    out[Path(member.name).stem] = float(table["s"].iloc[0])
+    return out
+
+
 def collect(args) -> None:
-    raise NotImplementedError  # written once the device's files are in
+    """bench/results/gpu.json from the files of one device run (bench/gpu_device.sh's $OUT/w)."""
+    import yaml
+
+    src = args.source
+    snell, stacked, steps = (_read(src / f) for f in ("gpu_snell.json", "gpu_stacked_training.json",
+                                                       "gpu_step_times.json"))
+    cfg = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    jobs, shapes = training_jobs(cfg), (steps or {}).get("shapes", {})
+    block = _block_job_seconds(src)
+    overhead = block_overhead(block, jobs, shapes)
+    rows, rules = gpu_hours(jobs, shapes, overhead or 1.0)
+    out = {"benchmark": "gpu", "source": "bench/gpu_device.sh on the device machine; bench/gpu.py collect",
+           "device": {k: (snell or {}).get(k) for k in ("device", "multiprocessors", "memory_gib", "torch", "cuda",
+                                                         "cudnn", "driver")},
+           "matmul_tflops": (snell or {}).get("matmul_tflops"),
+           "snell_copy": (snell or {}).get("snell_copy"), "aitken_aed_profiles": (snell or {}).get("aitken_aed_profiles"),
+           "aitken_stacked_vs_sequential": [{k: r[k] for k in ("cell", "seeds", "kernel", "stacked_s_per_step",
+                                                               "one_seed_s_per_step", "speedup")}
+                                            for r in (stacked or {}).get("rows", [])],
+           "copy_block_job_s": block,
+           "eval_overhead": overhead, "eval_overhead_from": "the copy block's jobs on the GPU" if overhead else
+           "not measured (1.0 used: steps alone)",
+           "paper_shapes": shapes, "gpu_hours_by_rule": rules, "jobs": rows,
+           "missing": [f for f, d in (("gpu_snell.json", snell), ("gpu_stacked_training.json", stacked),
+                                      ("gpu_step_times.json", steps)) if d is None]}
+    Path(args.out).write_text(json.dumps(out, indent=1) + "\n")
+    print(json.dumps({k: out[k] for k in ("device", "gpu_hours_by_rule", "missing")}, indent=1))
 
 
 def main() -> None:
@@ -177,6 +273,7 @@ def main() -> None:
     m.add_argument("--out-dir", type=Path, required=True)
     c = sub.add_parser("collect")
     c.add_argument("--from", dest="source", type=Path, required=True)
+    c.add_argument("--out", type=Path, default=RESULTS / "gpu.json")
     args = p.parse_args()
     if args.cmd == "measure":
         if not torch.cuda.is_available():
