@@ -139,9 +139,22 @@ def summary_rows() -> list[str]:
             best = min(r["layouts"], key=lambda x: x["read_one_seed_s"])
             rows.append(f"| export layout (design choice) | fastest one-seed read: {best['layout']}, "
                         f"{best['read_mb_per_s']:.0f} MB/s | – | – |")
-    rows.append("| GPU: 20 stacked seeds vs 20 sequential | not measured here (no GPU on this machine); "
-                "`python bench/stacked_training.py --device cuda --seeds 20` on a GPU node | ≥ 10× | – |")
+    rows.append(gpu_row(RESULTS / "gpu.json"))
     return rows
+
+
+def gpu_row(path: Path) -> str:
+    """The GPU target's row: from bench/results/gpu.json (bench/gpu.py collect) where a GPU has run it."""
+    head = "| GPU: 20 stacked seeds vs 20 sequential | "
+    if not path.exists():
+        return head + "not measured (no GPU has run it); `bash bench/gpu_device.sh` on one (docs/speed.md) | ≥ 10× | – |"
+    g = json.loads(path.read_text())
+    ratios = [(r["cell"], r["speedup"]) for r in g["aitken_stacked_vs_sequential"]]
+    if g.get("snell_copy"):
+        ratios.append(("Snell copy", g["snell_copy"]["speedup_vs_sequential"]))
+    text = ", ".join(f"{name} {x:.1f}×" for name, x in ratios) or "no ratio in gpu.json"
+    met = ratios and min(x for _, x in ratios) >= 10
+    return head + f"{g['device']['device']}: {text} (`gpu.json`) | ≥ 10× | {'met' if met else '**missed**'} |"
 
 
 def profile_text(shape: str) -> str:

@@ -69,3 +69,17 @@ def test_collect_reads_a_device_run_and_says_what_is_missing(tmp_path, monkeypat
         copy_same["steps"] * 0.1)}
     row = next(r for r in got["jobs"] if r["job"] == "copy_same")
     assert row["s"] == pytest.approx(copy_same["steps"] * 0.05 * 2.0) and row["peak_gpu_mb"] == 2000.0
+
+
+def test_the_benchmark_summary_reads_the_gpu_ratios_from_gpu_json(tmp_path):
+    import run_all
+
+    assert "bench/gpu_device.sh" in run_all.gpu_row(tmp_path / "absent.json")
+    g = {"device": {"device": "NVIDIA H200"}, "snell_copy": {"speedup_vs_sequential": 12.0},
+         "aitken_stacked_vs_sequential": [{"cell": "gru", "speedup": 14.2}, {"cell": "lstm", "speedup": 9.5}]}
+    (tmp_path / "gpu.json").write_text(json.dumps(g))
+    row = run_all.gpu_row(tmp_path / "gpu.json")
+    assert "NVIDIA H200: gru 14.2×, lstm 9.5×, Snell copy 12.0×" in row and row.endswith("| **missed** |")
+    g["aitken_stacked_vs_sequential"][1]["speedup"] = 10.5
+    (tmp_path / "gpu.json").write_text(json.dumps(g))
+    assert run_all.gpu_row(tmp_path / "gpu.json").endswith("| met |")
