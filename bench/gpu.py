@@ -90,27 +90,6 @@ def kernel_busy(step, calls: int = 3) -> dict:
             "operator_device_s": by_op}
 
 
-def snell_step(n_seeds: int):
-    """One training step of the stacked copy model on the GPU, as a closure (for the profiler)."""
-    from snell_copy import BATCH, HIDDEN
-
-    from attnrepro.snell2021 import tasks
-    from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig
-
-    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", 40, 40), HIDDEN), list(range(n_seeds))).cuda()
-    src, tgt_in, tgt_out = tasks.copy_batch("permutation", BATCH, 40, 40, torch.Generator().manual_seed(0))
-    src, tgt_in, tgt_out = (x.expand(n_seeds, *x.shape).cuda() for x in (src, tgt_in, tgt_out))
-    src_len = torch.full(src.shape[:2], src.shape[-1], device="cuda")
-    opt = torch.optim.Adam(model.parameters())
-
-    def step():
-        loss = torch.nn.functional.cross_entropy(model(src, src_len, tgt_in).flatten(0, 2), tgt_out.flatten())
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return step
-
-
 def aitken_profiles() -> dict:
     """:func:`kernel_busy` of Aitken's AED (H = 128, one-to-one, batch 128) per cell, 20 stacked seeds and one."""
     import stacked_training as st
@@ -130,6 +109,7 @@ def aitken_profiles() -> dict:
 
 
 def measure(args) -> None:
+    import kernel_profile
     import snell_copy
 
     out = {"benchmark": "gpu_snell", **device_facts(),
@@ -158,8 +138,8 @@ def measure(args) -> None:
         "flops_per_step": flops, "floor_fraction_fp32": flops / (out["matmul_tflops"]["fp32"] * 1e12) / s,
         "runs": {"stacked": stacked, "one_seed": one, "stacked_tf32": tf32}}
     print(json.dumps(out["snell_copy"]), flush=True)
-    out["snell_copy"]["profile_stacked"] = kernel_busy(snell_step(SEEDS))
-    out["snell_copy"]["profile_one_seed"] = kernel_busy(snell_step(1))
+    out["snell_copy"]["profile_stacked"] = kernel_busy(kernel_profile.snell_step(SEEDS, "cuda"))
+    out["snell_copy"]["profile_one_seed"] = kernel_busy(kernel_profile.snell_step(1, "cuda"))
     print(json.dumps({k: out["snell_copy"][k] for k in ("profile_stacked", "profile_one_seed")}), flush=True)
     out["aitken_aed_profiles"] = aitken_profiles()
     print(json.dumps(out["aitken_aed_profiles"]), flush=True)

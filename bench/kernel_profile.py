@@ -39,15 +39,16 @@ SNELL = {"seeds": 20, "hidden": 256, "batch": 128, "length": 40}
 AITKEN = {"seeds": 8, "hidden": 128, "cells": ("gru", "lstm", "ugrnn")}
 
 
-def snell_step():
+def snell_step(seeds: int = SNELL["seeds"], device: str = "cpu"):
+    """One training step of the stacked copy model at the authors' setting, as a closure (for a profiler)."""
     from attnrepro.snell2021 import tasks
     from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig
 
-    s, n = SNELL["seeds"], SNELL["length"]
-    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", n, n), SNELL["hidden"]), list(range(s)))
+    s, n = seeds, SNELL["length"]
+    model = Seq2Seq(Seq2SeqConfig(tasks.copy_vocab("permutation", n, n), SNELL["hidden"]), list(range(s))).to(device)
     src, tgt_in, tgt_out = tasks.copy_batch("permutation", SNELL["batch"], n, n, torch.Generator().manual_seed(0))
-    src, tgt_in, tgt_out = (x.expand(s, *x.shape).contiguous() for x in (src, tgt_in, tgt_out))
-    src_len = torch.full(src.shape[:2], src.shape[-1])
+    src, tgt_in, tgt_out = (x.expand(s, *x.shape).contiguous().to(device) for x in (src, tgt_in, tgt_out))
+    src_len = torch.full(src.shape[:2], src.shape[-1], device=device)
     opt = torch.optim.Adam(model.parameters())
 
     def step():

@@ -13,6 +13,11 @@ and writes, from whichever copy runs that directory holds:
   n_seeds, n_below) stacked.
 
     python bench/snell_paper_claims.py --workdir /tmp/run_paper [--config config/paper.yaml] [--out-dir bench/results]
+
+``--merge``: the directory holds only some of the block's runs, none of which any claim reads (the frozen-uniform
+runs: every copy claim is of the learned model). Their failure curves replace those runs' rows of the committed
+curves and the claims table stays as it is; a run some claim reads stops it (the claims need the whole block in one
+directory).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 from pathlib import Path
 
 import pandas as pd
@@ -46,21 +52,32 @@ def main() -> None:
     ap.add_argument("--workdir", type=Path, required=True, help="the run's snakemake --directory")
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "paper.yaml")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--merge", action="store_true", help="add runs no claim reads to the committed tables")
     args = ap.parse_args()
     config = yaml.safe_load(args.config.read_text())
     sources = copy_sources(config, args.workdir.resolve())
     if not sources:
         sys.exit(f"{args.workdir}: no {PREFIX}* table of {args.config.name} there; run the copy targets first")
     out = args.out_dir
+    claims = out / "claims_snell_paper.csv"
+    if args.merge:
+        claims = Path(tempfile.mkdtemp()) / "claims.csv"
     status = cli.main(["claims", "--sources-json", json.dumps(sources), "--confidence",
-                       str(config["claims"]["confidence"]), "--out", str(out / "claims_snell_paper.csv"),
-                       "--markdown", str(out / "claims_snell_paper.md")])
+                       str(config["claims"]["confidence"]), "--out", str(claims),
+                       "--markdown", str(claims.with_suffix(".md"))])
     if status:
         sys.exit(status)
-    curves = [pd.read_csv(Path(s["path"]).with_name("failures.csv")) for s in sources
-              if Path(s["path"]).with_name("failures.csv").is_file()]
-    write_csv(pd.concat(curves, ignore_index=True), out / "snell_copy_failures.csv")
-    print(f"{len(sources)} copy runs: {', '.join(s['experiment'] for s in sources)}")
+    if args.merge and len(pd.read_csv(claims)):
+        sys.exit(f"--merge: claims read {sorted(set(pd.read_csv(claims).experiment))}; run the whole copy block in "
+                 "one directory instead")
+    curves = pd.concat([pd.read_csv(Path(s["path"]).with_name("failures.csv")) for s in sources
+                        if Path(s["path"]).with_name("failures.csv").is_file()], ignore_index=True)
+    if args.merge:
+        old = pd.read_csv(out / "snell_copy_failures.csv")
+        curves = pd.concat([old[~old.run.isin(curves.run)], curves], ignore_index=True)
+    write_csv(curves, out / "snell_copy_failures.csv")
+    print(f"{len(sources)} copy runs: {', '.join(s['experiment'] for s in sources)}"
+          + (" (no claim reads them: failure curves merged, claims table unchanged)" if args.merge else ""))
 
 
 if __name__ == "__main__":

@@ -178,3 +178,15 @@ def kill_after_a_checkpoint(cmd, ckpt_dir, timeout=120) -> int:
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
     return int(sorted(Path(ckpt_dir).glob("ckpt_*.pt"))[-1].stem.split("_")[1])
+
+
+class Interrupt(Exception):
+    """Raised by :func:`stop_at` to stop a training run in its tracks, as a kill would (after its last checkpoint)."""
+
+
+def stop_at(step):
+    """An ``on_step`` hook that interrupts a run once ``step`` steps are done."""
+    def hook(done):
+        if done == step:
+            raise Interrupt
+    return hook

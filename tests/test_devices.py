@@ -25,7 +25,7 @@ from attnrepro.model import ModelConfig
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021 import runs
 from attnrepro.train import train
-from conftest import ROOT
+from conftest import ROOT, Interrupt, stop_at
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 FACTORIES = {torch.zeros, torch.ones, torch.empty, torch.full, torch.arange, torch.rand, torch.randn, torch.randint,
@@ -129,17 +129,6 @@ def test_snell_command_line_trains_and_exports_on_the_device_it_is_given(tmp_pat
     assert main(["snell2021", "export", "--model", str(out / "model.pt"), "--out-dir", str(tmp_path / "act"),
                  "--device", device, "--threads", "1"]) == 0
     assert (tmp_path / "act" / "saliency.parquet").is_file() and (tmp_path / "act" / "decodes.parquet").is_file()
-
-
-class Interrupt(Exception):
-    pass
-
-
-def stop_at(step):
-    def hook(done):
-        if done == step:
-            raise Interrupt
-    return hook
 
 
 def assert_bitwise(full, resumed):
