@@ -106,6 +106,55 @@ def test_snell_training_takes_the_device_from_its_inputs(tmp_path, device, run):
     assert all(p.device.type == device for p in result.model.parameters()) and result.metrics.step.max() == 2
 
 
+@pytest.fixture(scope="module")
+def parallel_dir(tmp_path_factory):
+    """A prepared parallel set in the layout the download rules write (a synthetic task stands in for a corpus)."""
+    import json
+
+    from attnrepro.cli import main
+
+    out = tmp_path_factory.mktemp("parallel")
+    task = dict(kind="one_to_one", n_words=3, min_len=3, max_len=5, n_train=32, n_valid=4, n_test=8, seed=0)
+    assert main(["data", "--task-json", json.dumps(task), "--out-dir", str(out)]) == 0
+    return out
+
+
+def paper_spec(run: str, **model) -> dict:
+    """A run of config/paper.yaml's snell2021 block at toy size: two steps, an evaluation after each."""
+    spec = copy.deepcopy(snellcfg.runs(yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"])[run])
+    spec["train"].update(steps=2, eval_every=1, checkpoint_every=1, n_eval=4, batch_size=4, eval_at=[])
+    spec["model"].update(model)
+    return spec
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("run", ["mt_bible_learned", "mt_bible_proxy", "multihead_candidates", "multihead_random"])
+def test_snell_translation_and_multihead_runs_take_the_device_from_their_inputs(tmp_path, parallel_dir, device, run):
+    """The paper config's other Snell entry points: the authors' translation model (2 layers, dropout 0.5, BLEU at
+    every evaluation, best checkpoint, training-pair probes), its proxy, Fig. 6's candidate rounds and a K-head run."""
+    from attnrepro.snell2021 import multihead
+
+    spec = paper_spec(run, **({"dim": 8} if run.endswith("proxy") else {"hidden": 8}))
+    if "data_dir" in spec["data"]:
+        spec["data"]["data_dir"] = str(parallel_dir)
+        spec["train_sample"] = min(spec.get("train_sample", 0), 8) or spec.pop("train_sample", None)
+    mode = NoImplicitDevice()
+    with mode:
+        if run == "multihead_candidates":
+            # one round whose heads all count as bad (two steps teach nothing): the rule, not the training, is tested
+            spec["multihead"].update(candidates_per_round=2, trials=1, max_rounds=1, n_good=0, n_bad=1,
+                                     good_above=2.0, bad_below=1.01)
+            metrics, _ = multihead.candidates(spec, tmp_path, name=run, log=io.StringIO(), device=device)
+            model_devices = {device}
+        else:
+            if run == "multihead_random":
+                spec = {**spec, "members": multihead.khead_members(0, [[1, 2, 3, 4, 5, 6, 7, 8]])}
+            result, _ = runs.train(spec, tmp_path, name=run, log=io.StringIO(), device=device)
+            metrics, model_devices = result.metrics, {p.device.type for p in result.model.parameters()}
+    assert not mode.calls, "tensors created without a device:\n" + "\n".join(sorted(set(mode.calls)))
+    assert model_devices == {device} and metrics.step.max() == 2
+
+
 @pytest.mark.parametrize("device", DEVICES)
 def test_snell_command_line_trains_and_exports_on_the_device_it_is_given(tmp_path, device, monkeypatch):
     """The rules' path: `attnrepro snell2021 train RUN --device D`, then `export --device D` (issue 30)."""

@@ -121,12 +121,13 @@ def encode(df: pd.DataFrame, vocab: Vocab) -> Encoded:
             tgt_out[i, : len(ys) + 1] = [t_index[w] for w in ys] + [t_index[EOS]]
     except KeyError as err:
         raise ValueError(f"word {err.args[0]!r} of example {i} is not in the vocabulary") from None
+    # a set lives on the host: a batch moves to the model's device when it is drawn
     return Encoded(
         src=torch.from_numpy(src),
-        src_len=torch.tensor([len(x) + 1 for x in src_lists]),
+        src_len=torch.tensor([len(x) + 1 for x in src_lists], device="cpu"),
         tgt_in=torch.from_numpy(tgt_in),
         tgt_out=torch.from_numpy(tgt_out),
-        tgt_len=torch.tensor([len(y) + 1 for y in tgt_lists]),
+        tgt_len=torch.tensor([len(y) + 1 for y in tgt_lists], device="cpu"),
     )
 
 

@@ -49,7 +49,7 @@ class StackedDropout(nn.Module):
         keep = torch.empty_like(x)
         axis = self.time_dim - 1   # in a member's slice
         for s, gen in enumerate(self.generators):
-            mask_seed = int(torch.randint(0, 2**32, (1,), generator=gen))
+            mask_seed = int(torch.randint(0, 2**32, (1,), generator=gen, device="cpu"))  # gen: a CPU generator
             # the mask's generator lives on x's device (no host-to-device copy of the mask); CPU and CUDA
             # generators draw different masks, as their arithmetic already differs
             mask_gen = torch.Generator(device=x.device).manual_seed(mask_seed)

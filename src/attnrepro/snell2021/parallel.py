@@ -30,7 +30,7 @@ def remap(data: Encoded, src_map: np.ndarray, tgt_map: np.ndarray) -> Encoded:
     """``data`` with its source and target ids in the joint vocabulary."""
     import torch
 
-    s, t = torch.as_tensor(src_map), torch.as_tensor(tgt_map)
+    s, t = torch.as_tensor(src_map, device="cpu"), torch.as_tensor(tgt_map, device="cpu")  # the host's copy of the set
     return Encoded(src=s[data.src], src_len=data.src_len, tgt_in=t[data.tgt_in], tgt_out=t[data.tgt_out],
                    tgt_len=data.tgt_len)
 

@@ -70,7 +70,8 @@ def load_data(data: dict, n_eval: int) -> tuple[object, Encoded, dict]:
         splits, words = parallel.load(Path(data["data_dir"]))
         test = splits["test"]
         pick = np.random.default_rng(data["test_seed"]).permutation(len(test))[:n_eval]
-        return splits["train"], test.subset(torch.as_tensor(np.sort(pick))), {"size": len(words), "words": words}
+        return splits["train"], test.subset(torch.as_tensor(np.sort(pick), device="cpu")), {"size": len(words),
+                                                                                           "words": words}
     raise ValueError(f"unknown Snell et al. task {task!r}")
 
 
@@ -105,7 +106,7 @@ def train_sample(source, n: int, seed: int = TRAIN_SAMPLE_SEED) -> Encoded:
         raise AttnReproError(f"snell2021.table2.train_sample ({n}) exceeds the {len(source)} training pairs of "
                              "the set; lower it")
     pick = rng(seed, "train_sample").permutation(len(source))[:n]
-    return source.subset(torch.as_tensor(np.sort(pick)))
+    return source.subset(torch.as_tensor(np.sort(pick), device="cpu"))  # a host-side set, as the training data
 
 
 def greedy(model, batch: Encoded, vocab: dict) -> np.ndarray:
