@@ -287,3 +287,26 @@ def test_committed_tables_are_shown_beside_this_run_per_claim():
     assert "| c | a | 0.9 | median 0.8 (" in md and f"| {REPRODUCED} | median 0.11 (" in md
     assert f"| {NOT_REPRODUCED} |" in md
     assert "## Beside" not in to_markdown(ours)  # no references, no section
+
+
+@pytest.mark.parametrize("values, verdict, text", [
+    ([0.8] * 6, NOT_REPRODUCED, "median 0.8 (0.8 – 0.8: all 6 tie; on the claimed side 0 of 6, 0 – 0.459)"),
+    ([1.0] * 6, REPRODUCED, "median 1 (1 – 1: all 6 tie; on the claimed side 6 of 6, 0.541 – 1)"),
+    ([0.5] * 5 + [1.0] * 15, REPRODUCED, "median 1 (1 – 1: the middle 10 tie; on the claimed side at least 15 of 20, "
+                                         "0.509 – 0.913)"),
+    ([0.91, 0.95, 0.97, 0.99, 1.0, 1.0], REPRODUCED, "median 0.98 (0.91 – 1)"),
+])
+def test_a_zero_width_median_interval_shows_the_sign_test_it_rests_on(values, verdict, text):
+    """The guide: no verdict rests on a zero-width interval. Tied replicates give the median's interval no width;
+    the verdict is then the sign test's, whose share of replicates on the claimed side has a Clopper–Pearson
+    interval, and the row shows it."""
+    from attnrepro.claims_markdown import _ours
+    from attnrepro.intervals import Rule, interval
+    from attnrepro.intervals import verdict as judge
+
+    rule = Rule(">", 0.9)
+    iv = interval(np.array(values), "continuous", rule, 0.95, (0.0, 1.0))
+    assert judge(iv, rule) == verdict
+    row = pd.Series({"interval": iv.method, "measured_mean": iv.estimate, "ci_low": iv.low, "ci_high": iv.high,
+                     "n": iv.n, "verdict": verdict})
+    assert _ours(row) == text

@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 
 from .claims import MODEL_MEASURES, PAPERS, SETUPS
-from .intervals import VERDICTS
+from .intervals import NOT_REPRODUCED, REPRODUCED, VERDICTS, clopper_pearson, rank_depth
 
 VERDICT_RULES = """\
 How to read a verdict. Each claim reads one number per replicate (a training seed; a fold of the text for the
@@ -37,7 +37,25 @@ def _ours(r) -> str:
         return f"odds ratio {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
     # a committed table of the earlier rules (Student-t or sign test) reads as it was written
     scale = "median" if r.interval == "rank" else "mean"
-    return f"{scale} {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)})"
+    return f"{scale} {_fmt(r.measured_mean)} ({_fmt(r.ci_low)} – {_fmt(r.ci_high)}{_ties(r)})"
+
+
+def _ties(r) -> str:
+    """Where the middle replicates tie (a median interval of zero width) a decided verdict rests on the sign test,
+    the rank interval's dual: how many replicates lie on the claimed side of the threshold and the Clopper–Pearson
+    interval of that share, which is never of zero width. From the row alone: with depth d (:func:`rank_depth`), at
+    least n + 1 − d lie on the side the verdict names (all n where d = 1, i.e. every replicate ties)."""
+    if r.interval != "rank" or r.ci_low != r.ci_high or r.verdict not in (REPRODUCED, NOT_REPRODUCED) or not r.n:
+        return ""
+    n = int(r.n)
+    d = rank_depth(n)
+    side = n + 1 - d
+    k = side if r.verdict == REPRODUCED else n - side
+    low, high = clopper_pearson(k, n)
+    if d == 1:
+        return f": all {n} tie; on the claimed side {k} of {n}, {_fmt(low)} – {_fmt(high)}"
+    bound = "at least" if r.verdict == REPRODUCED else "at most"
+    return f": the middle {n + 2 - 2 * d} tie; on the claimed side {bound} {k} of {n}, {_fmt(low)} – {_fmt(high)}"
 
 
 def _counts(rows: pd.DataFrame) -> str:
