@@ -47,6 +47,11 @@ def copy_sources(config: dict, workdir: Path) -> list[dict]:
             if s.experiment.startswith(PREFIX) and (workdir / s.path).is_file()]
 
 
+def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
+    """Failure curves: ``old``'s rows of the runs ``new`` does not hold, then ``new``'s (a rerun replaces a run)."""
+    return pd.concat([old[~old.run.isin(new.run)], new], ignore_index=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, required=True, help="the run's snakemake --directory")
@@ -73,8 +78,7 @@ def main() -> None:
     curves = pd.concat([pd.read_csv(Path(s["path"]).with_name("failures.csv")) for s in sources
                         if Path(s["path"]).with_name("failures.csv").is_file()], ignore_index=True)
     if args.merge:
-        old = pd.read_csv(out / "snell_copy_failures.csv")
-        curves = pd.concat([old[~old.run.isin(curves.run)], curves], ignore_index=True)
+        curves = merged(pd.read_csv(out / "snell_copy_failures.csv"), curves)
     write_csv(curves, out / "snell_copy_failures.csv")
     print(f"{len(sources)} copy runs: {', '.join(s['experiment'] for s in sources)}"
           + (" (no claim reads them: failure curves merged, claims table unchanged)" if args.merge else ""))

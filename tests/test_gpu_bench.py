@@ -83,3 +83,4 @@ def test_the_benchmark_summary_reads_the_gpu_ratios_from_gpu_json(tmp_path):
     g["aitken_stacked_vs_sequential"][1]["speedup"] = 10.5
     (tmp_path / "gpu.json").write_text(json.dumps(g))
     assert run_all.gpu_row(tmp_path / "gpu.json").endswith("| met |")
+
