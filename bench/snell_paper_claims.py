@@ -18,6 +18,10 @@ and writes, from whichever copy runs that directory holds:
 runs: every copy claim is of the learned model). Their failure curves replace those runs' rows of the committed
 curves and the claims table stays as it is; a run some claim reads stops it (the claims need the whole block in one
 directory).
+
+``--table2``: instead, Table 2's copy row (``snell2021_table2``: the 40-of-60 control learned, frozen-uniform and its
+bag-of-words proxy; target ``results_paper/analysis/snell2021/table2/summary.csv``) as
+``bench/results/claims_snell_paper_table2.{csv,md}``.
 """
 
 from __future__ import annotations
@@ -38,13 +42,14 @@ from attnrepro import cli, layout  # noqa: E402
 from attnrepro.io import write_csv  # noqa: E402
 
 PREFIX = "snell2021_copy"
+TABLE2 = "snell2021_table2"
 
 
-def copy_sources(config: dict, workdir: Path) -> list[dict]:
-    """The config's copy claim sources whose table exists under ``workdir``, with absolute paths."""
+def copy_sources(config: dict, workdir: Path, prefix: str = PREFIX) -> list[dict]:
+    """The config's claim sources named ``prefix``… whose table exists under ``workdir``, with absolute paths."""
     layout.use_root(config)
     return [{**vars(s), "path": str(workdir / s.path)} for s in layout.claim_sources(config)
-            if s.experiment.startswith(PREFIX) and (workdir / s.path).is_file()]
+            if s.experiment.startswith(prefix) and (workdir / s.path).is_file()]
 
 
 def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
@@ -58,13 +63,15 @@ def main() -> None:
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "paper.yaml")
     ap.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     ap.add_argument("--merge", action="store_true", help="add runs no claim reads to the committed tables")
+    ap.add_argument("--table2", action="store_true", help="Table 2's copy row instead of the copy block")
     args = ap.parse_args()
     config = yaml.safe_load(args.config.read_text())
-    sources = copy_sources(config, args.workdir.resolve())
+    prefix = TABLE2 if args.table2 else PREFIX
+    sources = copy_sources(config, args.workdir.resolve(), prefix)
     if not sources:
-        sys.exit(f"{args.workdir}: no {PREFIX}* table of {args.config.name} there; run the copy targets first")
+        sys.exit(f"{args.workdir}: no {prefix}* table of {args.config.name} there; run its targets first")
     out = args.out_dir
-    claims = out / "claims_snell_paper.csv"
+    claims = out / ("claims_snell_paper_table2.csv" if args.table2 else "claims_snell_paper.csv")
     if args.merge:
         claims = Path(tempfile.mkdtemp()) / "claims.csv"
     status = cli.main(["claims", "--sources-json", json.dumps(sources), "--confidence",
@@ -72,6 +79,9 @@ def main() -> None:
                        "--markdown", str(claims.with_suffix(".md"))])
     if status:
         sys.exit(status)
+    if args.table2:
+        print(f"Table 2's copy row: {claims}")
+        return
     if args.merge and len(pd.read_csv(claims)):
         sys.exit(f"--merge: claims read {sorted(set(pd.read_csv(claims).experiment))}; run the whole copy block in "
                  "one directory instead")
