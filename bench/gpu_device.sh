@@ -9,7 +9,8 @@
 #   1. install: the wheels, then the project (pip install --no-deps -e .)
 #   2. the device tests (tests/test_devices.py, CPU and CUDA) -> gpu_tests.log;
 #      beside them, Snell et al.'s copy block of config/paper.yaml (20 seeds; 40 of 40, 40 of 60, the mixture,
-#      the permutation function; learned and frozen-uniform) through Snakemake on the GPU -> its claims
+#      the permutation function; learned and frozen-uniform; Table 2's copy row) through Snakemake on the GPU -> its
+#      claims
 #   3. alone on the GPU, the timings: bench/gpu.py measure, bench/stacked_training.py --device cuda,
 #      bench/paper_cost.py measure --device cuda (every paper shape)
 # Everything lands in $OUT/w and is packed into $OUT/gpu_run.tgz after every stage, so a lease that ends early
@@ -47,7 +48,7 @@ pack
 
 say "stage 2: device tests beside the Snell copy block"
 TARGETS=$(for r in copy_same copy_subset copy_mixture copy_permute copy_same_uniform copy_subset_uniform \
-          copy_mixture_uniform; do echo results_paper/analysis/snell2021/$r/summary.csv; done)
+          copy_mixture_uniform table2; do echo results_paper/analysis/snell2021/$r/summary.csv; done)
 rm -rf "$RUN"
 ( t0=$(date +%s)
   timeout $(( $(left) - 200 )) python3 -m snakemake $TARGETS --snakefile "$PWD/Snakefile" --directory "$RUN" \
@@ -62,6 +63,8 @@ wait $BLOCK
 say "copy block: $(tail -n 1 "$W/snell_block.log")"
 python3 bench/snell_paper_claims.py --workdir "$RUN" --out-dir "$W" > "$W/snell_claims.log" 2>&1
 say "copy claims: rc $? ($(tail -n 1 "$W/snell_claims.log"))"
+python3 bench/snell_paper_claims.py --workdir "$RUN" --out-dir "$W" --table2 >> "$W/snell_claims.log" 2>&1
+say "Table 2's copy row: rc $?"
 ( cd "$RUN" && tar czf "$W/snell_run.tgz" results_paper/analysis results_paper/logs results_paper/benchmarks \
       $(ls results_paper/models/snell2021/*/metrics.csv 2>/dev/null) ) 2>> "$W/snell_claims.log"
 pack
