@@ -365,3 +365,17 @@ def test_checkpoint_bleu_scores_each_member_at_each_step():
     assert list(out.columns) == ["member", "step", "bleu"]
     got = out.set_index(["member", "step"]).bleu
     assert got[(0, 0)] < 1.0 and got[(1, 0)] == got[(0, 5)] == got[(1, 5)] == pytest.approx(100.0)
+
+
+def test_a_classification_row_says_when_its_set_is_not_the_papers_data():
+    """Issue 28, item 8: Amazon and Yelp are Zhang et al.'s sets here (the only pinned downloads), not the paper's
+    Multi-Domain Sentiment reviews and Yelp sample; the row says so. SST is the paper's own set, whose numbers the
+    classification rows are compared with: its row is on the paper's setup."""
+    from attnrepro.snell2021.claims import tested_on
+
+    amazon = tested_on("snell2021_cls_amazon", "classification", "bilstm_attention")
+    assert "amazon_polarity" in amazon and "Multi-Domain Sentiment" in amazon
+    assert "yelp_review_full" in tested_on("snell2021_cls_yelp", "classification", "bilstm_attention")
+    assert tested_on("snell2021_cls_sst", "classification", "bilstm_attention") == "paper"
+    assert tested_on("snell2021_cls_imdb", "classification", "bilstm_attention") == \
+        "imdb for SST (and the paper's other classification sets)"
