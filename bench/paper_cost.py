@@ -84,19 +84,24 @@ def measure_one(cfg: dict, name: str, threads: int, work: Path, device: str = "c
 
 
 def timed(cmd: list[str], name: str, first: int, last: int) -> dict:
+    """Run a training command under /usr/bin/time: seconds per step between the progress lines of steps ``first``
+    and ``last`` (its total), the wall time and the peak resident memory (on a GPU: :func:`timed_on_gpu`)."""
     if "cuda" in cmd:
         return timed_on_gpu(cmd, name, first, last)
-    """Run a training command under /usr/bin/time: seconds per step between the progress lines of steps ``first``
-    and ``last`` (its total), the wall time and the peak resident memory."""
     t = time.perf_counter()
     proc = subprocess.run(["/usr/bin/time", "-v", *cmd], capture_output=True, text=True)
     wall = time.perf_counter() - t
     log = proc.stdout + proc.stderr
     if proc.returncode != 0:
         raise SystemExit(f"{name}: train failed\n{log[-2000:]}")
-    at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{last}\s+([\d.]+) s", log)}
     rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", log).group(1)) / 1024
-    return {"s_per_step": (at[last] - at[first]) / (last - first), "wall_s": round(wall, 1), "max_rss_mb": rss}
+    return {"s_per_step": per_step(log, first, last), "wall_s": round(wall, 1), "max_rss_mb": rss}
+
+
+def per_step(log: str, first: int, last: int) -> float:
+    """Seconds per step between the progress lines of steps ``first`` and ``last`` (the run's total) of a log."""
+    at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{last}\s+([\d.]+) s", log)}
+    return (at[last] - at[first]) / (last - first)
 
 
 def timed_on_gpu(cmd: list[str], name: str, first: int, last: int) -> dict:
@@ -127,8 +132,7 @@ def timed_on_gpu(cmd: list[str], name: str, first: int, last: int) -> dict:
         log = f.read()
     if status:
         raise SystemExit(f"{name}: train failed\n{log[-2000:]}")
-    at = {int(s): float(x) for s, x in re.findall(rf"step (\d+)/{last}\s+([\d.]+) s", log)}
-    return {"s_per_step": (at[last] - at[first]) / (last - first), "wall_s": round(wall, 1),
+    return {"s_per_step": per_step(log, first, last), "wall_s": round(wall, 1),
             "peak_gpu_mb": round(torch.cuda.max_memory_allocated() / 2 ** 20, 1),
             "reserved_gpu_mb": round(torch.cuda.max_memory_reserved() / 2 ** 20, 1)}
 
