@@ -19,6 +19,12 @@ ELEMENTWISE = ("add", "sub", "mul", "div", "neg", "rsub", "where", "lerp", "addc
                "threshold_backward", "relu", "_foreach", "lerp_", "addcdiv", "maximum", "clamp", "CompiledFxGraph")
 
 
+def sync() -> None:
+    """Wait for the GPU's queued work, where there is a GPU, so a wall-clock reading covers it."""
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+
+
 def matmul_gflops(n: int = 2048, repeats: int = 5) -> float:
     """The rate of a large single-precision matrix product on this machine: the best any dense work here can do."""
     a, b = torch.randn(n, n), torch.randn(n, n)

@@ -40,7 +40,7 @@ from attnrepro.engine import Member, fit  # noqa: E402
 from attnrepro.snell2021 import tasks  # noqa: E402
 from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
 from attnrepro.seeding import generator  # noqa: E402
-from profiling import matmul_gflops  # noqa: E402
+from profiling import matmul_gflops, sync  # noqa: E402
 
 PEER_SECONDS_PER_SEED = 64.0
 TARGET_SECONDS = 600.0
@@ -59,11 +59,6 @@ def cpu_model() -> str:
     return platform.processor()
 
 
-def sync(device) -> None:
-    if torch.device(device).type == "cuda":
-        torch.cuda.synchronize()
-
-
 def time_training(n_seeds: int, steps: int, device="cpu") -> float:
     """Seconds for ``steps`` steps of ``n_seeds`` stacked seeds through the engine (the authors' Adam, one
     evaluation at the end, no checkpoint) on ``device``."""
@@ -77,11 +72,11 @@ def time_training(n_seeds: int, steps: int, device="cpu") -> float:
                                  "checkpoint_every": steps, "eval_every": steps, "n_eval": N_EVAL})
     model = Seq2Seq(Seq2SeqConfig(task.vocab, HIDDEN), [m.seed for m in members], [list(m.head_seeds) for m in members])
     valid = task(generator(0, "evaluation"), N_EVAL)
-    sync(device)
+    sync()
     t = time.perf_counter()
     with tempfile.TemporaryDirectory() as ckpt:
         fit(model, members, task, valid, cfg, ckpt, name="bench", spec={}, log=io.StringIO(), device=device)
-    sync(device)
+    sync()
     return time.perf_counter() - t
 
 
@@ -90,7 +85,7 @@ def time_evaluation(n_seeds: int, device="cpu") -> float:
     src, tgt_in, tgt_out = tasks.copy_batch("permutation", N_EVAL, 40, 40, torch.Generator().manual_seed(0))
     src, tgt_in, tgt_out = (x.expand(n_seeds, *x.shape).to(device) for x in (src, tgt_in, tgt_out))
     src_len = torch.full(src.shape[:2], src.shape[-1], device=device)
-    sync(device)
+    sync()
     t = time.perf_counter()
     with torch.no_grad():
         (model(src, src_len, tgt_in).argmax(-1) == tgt_out).float().mean().item()
@@ -125,7 +120,7 @@ def time_peer_like(steps: int, device="cpu") -> float:
     model = PeerLike(vocab, HIDDEN).to(device)
     opt = torch.optim.Adam(model.parameters())
     gen = torch.Generator().manual_seed(0)
-    sync(device)
+    sync()
     t = time.perf_counter()
     for _ in range(steps):
         src, tgt_in, tgt_out = (x.to(device) for x in tasks.copy_batch("permutation", BATCH, 40, 40, gen))
@@ -134,7 +129,7 @@ def time_peer_like(steps: int, device="cpu") -> float:
         opt.zero_grad()
         loss.backward()
         opt.step()
-    sync(device)
+    sync()
     return time.perf_counter() - t
 
 

@@ -42,7 +42,7 @@ from attnrepro.data import Vocab, encode, stack  # noqa: E402
 from attnrepro.engine import token_loss  # noqa: E402
 from attnrepro.model import EncoderDecoder, ModelConfig  # noqa: E402
 from attnrepro.stacked import clip_grad_norm_per_seed  # noqa: E402
-from profiling import explain, matmul_gflops  # noqa: E402
+from profiling import explain, matmul_gflops, sync  # noqa: E402
 
 TASK = {"kind": "one_to_one", "n_words": 3, "min_len": 15, "max_len": 20, "n_train": 4096, "n_valid": 1,
         "n_test": 1, "seed": 0}
@@ -76,11 +76,6 @@ class Trainer:
             self.step(b)
         sync()
         return (time.perf_counter() - t) / len(self.batches)
-
-
-def sync() -> None:
-    if torch.cuda.is_available():
-        torch.cuda.synchronize()
 
 
 def warm_up(trainer: Trainer) -> float:
