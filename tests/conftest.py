@@ -190,3 +190,14 @@ def stop_at(step):
         if done == step:
             raise Interrupt
     return hook
+
+
+def assert_same_weights(a, b):
+    """Two models' state bit for bit, naming each tensor that differs with its largest |difference|."""
+    import torch
+
+    sa, sb = a.state_dict(), b.state_dict()
+    assert sa.keys() == sb.keys()
+    differ = {k: float((sa[k].double() - sb[k].double()).abs().max()) if sa[k].shape == sb[k].shape else
+              f"shape {tuple(sa[k].shape)} vs {tuple(sb[k].shape)}" for k in sa if not torch.equal(sa[k], sb[k])}
+    assert not differ, f"weights differ (largest |difference| per tensor): {differ}"

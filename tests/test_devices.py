@@ -25,7 +25,7 @@ from attnrepro.model import ModelConfig
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021 import runs
 from attnrepro.train import train
-from conftest import ROOT, Interrupt, stop_at
+from conftest import ROOT, Interrupt, assert_same_weights, stop_at
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 FACTORIES = {torch.zeros, torch.ones, torch.empty, torch.full, torch.arange, torch.rand, torch.randn, torch.randint,
@@ -180,13 +180,6 @@ def test_snell_command_line_trains_and_exports_on_the_device_it_is_given(tmp_pat
     assert (tmp_path / "act" / "saliency.parquet").is_file() and (tmp_path / "act" / "decodes.parquet").is_file()
 
 
-def assert_bitwise(full, resumed):
-    a, b = full.state_dict(), resumed.state_dict()
-    assert a.keys() == b.keys()
-    differ = {k: float((a[k].double() - b[k].double()).abs().max()) for k in a if not torch.equal(a[k], b[k])}
-    assert not differ, f"resumed weights differ from the uninterrupted run's (max |Δ| per tensor): {differ}"
-
-
 RESUME = dict(STEP, steps=6, checkpoint_every=2, eval_every=2)
 
 
@@ -204,7 +197,7 @@ def test_an_interrupted_run_resumes_to_the_uninterrupted_weights_on_the_device(d
     with pytest.raises(Interrupt):
         go(tmp_path / "b", on_step=stop_at(5))
     resumed, resumed_metrics = go(tmp_path / "b")
-    assert_bitwise(full, resumed)
+    assert_same_weights(full, resumed)
     assert full_metrics.equals(resumed_metrics)
 
 
@@ -218,7 +211,7 @@ def test_an_interrupted_snell_run_resumes_to_the_uninterrupted_weights_on_the_de
     with pytest.raises(Interrupt):
         go(tmp_path / "b", on_step=stop_at(5))
     resumed, _ = go(tmp_path / "b")
-    assert_bitwise(full.model, resumed.model)
+    assert_same_weights(full.model, resumed.model)
     assert full.metrics.equals(resumed.metrics)
 
 

@@ -14,7 +14,7 @@ from attnrepro.data import Vocab, encode
 from attnrepro.model import ModelConfig
 from attnrepro.train import load_model, save_model, train
 
-from conftest import Interrupt, kill_after_a_checkpoint, stop_at, tool_env
+from conftest import Interrupt, assert_same_weights, kill_after_a_checkpoint, stop_at, tool_env
 
 TRAIN = dict(steps=12, batch_size=8, lr=0.02, lr_decay=0.99, betas=[0.9, 0.99], eps=1e-8, grad_clip=1.0,
              l2=1e-5, checkpoint_every=4, eval_every=4, n_eval=16)
@@ -33,13 +33,6 @@ def run(data, ckpt, seeds=(0, 1), arch="aed", on_step=None, **overrides):
     tc = TrainConfig.from_dict({**TRAIN, **overrides})
     return train(mc, tc, list(seeds), tr, va, ckpt, sos=vocab.tgt.index("<sos>"), log=io.StringIO(),
                  on_step=on_step)
-
-
-def assert_same_weights(a, b):
-    sa, sb = a.state_dict(), b.state_dict()
-    assert sa.keys() == sb.keys()
-    for k in sa:
-        assert torch.equal(sa[k], sb[k]), k
 
 
 @pytest.mark.parametrize("arch", ["ved", "aed", "ao"])
