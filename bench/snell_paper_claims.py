@@ -57,6 +57,16 @@ def merged(old: pd.DataFrame, new: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([old[~old.run.isin(new.run)], new], ignore_index=True)
 
 
+def claims_table(sources: list[dict], config: dict, path: Path) -> pd.DataFrame:
+    """``attnrepro claims`` (the workflow's claims step) over ``sources`` into ``path`` and its .md; its rows."""
+    status = cli.main(["claims", "--sources-json", json.dumps(sources), "--confidence",
+                       str(config["claims"]["confidence"]), "--out", str(path),
+                       "--markdown", str(path.with_suffix(".md"))])
+    if status:
+        sys.exit(status)
+    return pd.read_csv(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, required=True, help="the run's snakemake --directory")
@@ -71,20 +81,18 @@ def main() -> None:
     if not sources:
         sys.exit(f"{args.workdir}: no {prefix}* table of {args.config.name} there; run its targets first")
     out = args.out_dir
-    claims = out / ("claims_snell_paper_table2.csv" if args.table2 else "claims_snell_paper.csv")
-    if args.merge:
-        claims = Path(tempfile.mkdtemp()) / "claims.csv"
-    status = cli.main(["claims", "--sources-json", json.dumps(sources), "--confidence",
-                       str(config["claims"]["confidence"]), "--out", str(claims),
-                       "--markdown", str(claims.with_suffix(".md"))])
-    if status:
-        sys.exit(status)
+    if args.merge:  # the claims step only to check that no claim reads these runs; its table is not kept
+        with tempfile.TemporaryDirectory() as tmp:
+            read = claims_table(sources, config, Path(tmp) / "claims.csv")
+        if len(read):
+            sys.exit(f"--merge: claims read {sorted(set(read.experiment))}; run the whole copy block in one "
+                     "directory instead")
+    else:
+        claims_table(sources, config, out / ("claims_snell_paper_table2.csv" if args.table2 else
+                                             "claims_snell_paper.csv"))
     if args.table2:
-        print(f"Table 2's copy row: {claims}")
+        print(f"Table 2's copy row: {out / 'claims_snell_paper_table2.csv'}")
         return
-    if args.merge and len(pd.read_csv(claims)):
-        sys.exit(f"--merge: claims read {sorted(set(pd.read_csv(claims).experiment))}; run the whole copy block in "
-                 "one directory instead")
     curves = pd.concat([pd.read_csv(Path(s["path"]).with_name("failures.csv")) for s in sources
                         if Path(s["path"]).with_name("failures.csv").is_file()], ignore_index=True)
     if args.merge:
