@@ -134,3 +134,20 @@ def test_an_unknown_kernel_name_is_a_clear_error(monkeypatch):
     cell, gx, state, mask = problem("gru")
     with pytest.raises(ValueError, match="ATTNREPRO_KERNEL='fast'"):
         cell.sequence(gx, state, mask)
+
+
+@pytest.mark.parametrize("name", RECURRENT_CELLS)
+def test_an_all_true_mask_gives_the_unmasked_numbers_bit_for_bit(mode, name):
+    """Steps where no sequence is held skip the masking: an all-true mask is the same run as no mask."""
+    cell, gx, state, _ = problem(name, dtype=torch.float32, batch=8, hidden=16)
+    full = torch.ones(gx.shape[:3], dtype=torch.bool)
+    assert all(torch.equal(a, b) for a, b in zip(outputs_and_grads(sequence, cell, gx, state, full),
+                                                 outputs_and_grads(sequence, cell, gx, state, None)))
+
+
+def test_only_steps_with_a_held_sequence_are_masked():
+    mask = torch.tensor([[[True, True, True, False]], [[True, True, False, False]]])  # [S=2, B=1, T=4]
+    keeps = kernels._held_steps(mask, 4)
+    assert keeps[0] is None and keeps[1] is None
+    assert torch.equal(keeps[2], mask[:, :, 2, None]) and torch.equal(keeps[3], mask[:, :, 3, None])
+    assert kernels._held_steps(None, 3) == [None, None, None]

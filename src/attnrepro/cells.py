@@ -27,8 +27,10 @@ import torch
 from . import kernels
 from .stacked import INITS, StackedModule, affine, fan_in_bound, lookup, lookup_time_major
 
-# ∂/∂x of σ(x) and tanh(x) from their outputs y: ∂y · y(1 − y) and ∂y · (1 − y²), in one pass each
+# ∂/∂x of σ(x) and tanh(x) from their outputs y: ∂y · y(1 − y) and ∂y · (1 − y²), in one pass each (into a given
+# block with the .grad_input overloads: naming the overload spares a schema search per call)
 sigmoid_backward, tanh_backward = torch.ops.aten.sigmoid_backward, torch.ops.aten.tanh_backward
+sigmoid_backward_into, tanh_backward_into = sigmoid_backward.grad_input, tanh_backward.grad_input
 
 
 class Cell(StackedModule):
@@ -42,6 +44,7 @@ class Cell(StackedModule):
 
     state_factor = 1  # state_size = state_factor * hidden
     gh_is_gx = True   # ∂gh = ∂gx: gx and gh enter the gates only as their sum (not so in the GRU)
+    shared_blocks = 0  # otherwise, the leading gate blocks whose ∂gx equals ∂gh (gates_backward writes them once)
 
     def __init__(self, n_seeds: int, input_dim: int, hidden: int, gates: int, recurrent: bool = True,
                  recurrent_bias: bool = True, init: str = "pytorch") -> None:
@@ -106,9 +109,12 @@ class Cell(StackedModule):
 
     @staticmethod
     def gates_backward(saved: tuple, h: torch.Tensor, rest: torch.Tensor | None, d_h: torch.Tensor,
-                       d_rest: torch.Tensor | None):
-        """∂ of :meth:`gates`, from ∂(next h) and ∂(next rest): ∂gx and ∂gh (each as its gates' blocks; ∂gh None
-        where it equals ∂gx), the direct part of ∂h (None where there is none) and ∂rest of the state before."""
+                       d_rest: torch.Tensor | None, d_gx: torch.Tensor, d_gh: torch.Tensor):
+        """∂ of :meth:`gates`, from ∂(next h) and ∂(next rest), written into ``d_gx`` and ``d_gh``, each a tuple of
+        its gate blocks [S, B, H] (views of the op's buffers; the same tuple where ``gh_is_gx``; else ∂gx's first
+        ``shared_blocks`` blocks are left to the caller, who copies them from ∂gh); returns the direct part of ∂h
+        (None where there is none) and ∂rest of the state before. Each block is written by the op that computes it
+        (``out=``): no per-step concatenation."""
         raise NotImplementedError  # pragma: no cover - abstract
 
     def sequence(self, gx: torch.Tensor, state: torch.Tensor, mask: torch.Tensor | None = None
@@ -127,25 +133,27 @@ class GRUCell(Cell):
     """
 
     gh_is_gx = False  # r multiplies W_nh h + b_nh alone
+    shared_blocks = 2  # ∂ of r and z: the same for gx and gh
 
     def __init__(self, n_seeds: int, input_dim: int, hidden: int, init: str = "pytorch") -> None:
         super().__init__(n_seeds, input_dim, hidden, gates=3, init=init)
 
     @staticmethod
     def gates(gx, gh, h, rest):
-        rz = torch.sigmoid(gx[..., : 2 * h.shape[-1]] + gh[..., : 2 * h.shape[-1]])
-        r, z = rz.chunk(2, dim=-1)
-        hn = gh[..., 2 * h.shape[-1]:]
-        n = torch.tanh(torch.addcmul(gx[..., 2 * h.shape[-1]:], r, hn))
+        blocks = (2 * h.shape[-1], h.shape[-1])  # one split per tensor: cheaper than two slices
+        (gx_rz, gx_n), (gh_rz, hn) = gx.split(blocks, -1), gh.split(blocks, -1)
+        r, z = torch.sigmoid(gx_rz + gh_rz).chunk(2, dim=-1)
+        n = torch.tanh(torch.addcmul(gx_n, r, hn))
         return torch.lerp(n, h, z), None, (r, z, n, hn)
 
     @staticmethod
-    def gates_backward(saved, h, rest, d_h, d_rest):
+    def gates_backward(saved, h, rest, d_h, d_rest, d_gx, d_gh):
         r, z, n, hn = saved
-        d_an = tanh_backward(torch.addcmul(d_h, d_h, z, value=-1), n)
-        d_ar = sigmoid_backward(d_an * hn, r)
-        d_az = sigmoid_backward(d_h * (h - n), z)
-        return (d_ar, d_az, d_an), (d_ar, d_az, d_an * r), d_h * z, None
+        d_an = tanh_backward_into(torch.addcmul(d_h, d_h, z, value=-1), n, grad_input=d_gx[2])
+        sigmoid_backward_into(d_an * hn, r, grad_input=d_gh[0])
+        sigmoid_backward_into(d_h * (h - n), z, grad_input=d_gh[1])
+        torch.mul(d_an, r, out=d_gh[2])
+        return d_h * z, None
 
 
 class LSTMCell(Cell):
@@ -162,21 +170,23 @@ class LSTMCell(Cell):
 
     @staticmethod
     def gates(gx, gh, h, c):
-        a = gx + gh
-        i, f = torch.sigmoid(a[..., : 2 * h.shape[-1]]).chunk(2, dim=-1)
-        g = torch.tanh(a[..., 2 * h.shape[-1]: 3 * h.shape[-1]])
-        o = torch.sigmoid(a[..., 3 * h.shape[-1]:])
+        a_if, a_g, a_o = (gx + gh).split((2 * h.shape[-1], h.shape[-1], h.shape[-1]), -1)
+        i, f = torch.sigmoid(a_if).chunk(2, dim=-1)
+        g = torch.tanh(a_g)
+        o = torch.sigmoid(a_o)
         c = torch.addcmul(f * c, i, g)
         tc = torch.tanh(c)
         return o * tc, c, (i, f, g, o, tc)
 
     @staticmethod
-    def gates_backward(saved, h, c, d_h, d_c):
+    def gates_backward(saved, h, c, d_h, d_c, d_gx, d_gh):
         i, f, g, o, tc = saved
         dc = d_c + tanh_backward(d_h * o, tc)
-        d_a = (sigmoid_backward(dc * g, i), sigmoid_backward(dc * c, f), tanh_backward(dc * i, g),
-               sigmoid_backward(d_h * tc, o))
-        return d_a, None, None, dc * f
+        sigmoid_backward_into(dc * g, i, grad_input=d_gx[0])
+        sigmoid_backward_into(dc * c, f, grad_input=d_gx[1])
+        tanh_backward_into(dc * i, g, grad_input=d_gx[2])
+        sigmoid_backward_into(d_h * tc, o, grad_input=d_gx[3])
+        return None, dc * f
 
 
 class UGRNNCell(Cell):
@@ -190,15 +200,17 @@ class UGRNNCell(Cell):
 
     @staticmethod
     def gates(gx, gh, h, rest):
-        a = gx + gh
-        g = torch.sigmoid(a[..., : h.shape[-1]])
-        c = torch.tanh(a[..., h.shape[-1]:])
+        a_g, a_c = (gx + gh).chunk(2, dim=-1)
+        g = torch.sigmoid(a_g)
+        c = torch.tanh(a_c)
         return torch.lerp(c, h, g), None, (g, c)
 
     @staticmethod
-    def gates_backward(saved, h, rest, d_h, d_rest):
+    def gates_backward(saved, h, rest, d_h, d_rest, d_gx, d_gh):
         g, c = saved
-        return (sigmoid_backward(d_h * (h - c), g), tanh_backward(d_h - d_h * g, c)), None, d_h * g, None
+        sigmoid_backward_into(d_h * (h - c), g, grad_input=d_gx[0])
+        tanh_backward_into(d_h - d_h * g, c, grad_input=d_gx[1])
+        return d_h * g, None
 
 
 class FeedForwardCell(Cell):

@@ -16,6 +16,13 @@ Per step the forward is one matmul and one point-wise function, the backward one
 and the sum of the three terms of ∂h (outside the point-wise function, in the order the results depend on). The
 point-wise functions run compiled (torch.compile: all of a step's gate arithmetic in one pass over
 memory) or eagerly; :data:`POINTWISE` holds the choice per device, with the measurements behind it.
+
+At the default config's shapes (3 seeds, H = 64, one thread) a step's tensors are ~100 KB and an operator costs
+more in its call than in its arithmetic, so the loops issue as few as they can, all with the same numbers: each
+gate's derivative is written straight into its block of ∂gx / ∂gh (no concatenation per step), every per-step view
+is made once before the loop (``unbind``; indexing [:, t] per step costs as much as a small operator), and a step
+where no sequence is held skips the masking. Measured against the code before (bench/results/kernel_profile.md,
+issue 31): the default AED-GRU's training step 1.14× faster, its recurrence 1.09–1.23×, every number bit for bit.
 """
 
 from __future__ import annotations
@@ -55,18 +62,48 @@ def forward_step(cell, gx, gh, h, rest, keep):
     return h_new, rest_new, saved
 
 
-def backward_step(cell, saved, h, rest, d_h, d_rest, keep):
-    """One step back from ∂(h, rest after it): (∂gx blocks, ∂gh blocks or None, ∂h before less the recurrent
-    term ∂gh W_hᵀ and the output's gradient, which the caller adds, or None; ∂rest before or None)."""
+def backward_step(cell, saved, h, rest, d_h, d_rest, keep, d_gx, d_gh):
+    """One step back from ∂(h, rest after it), writing ∂gx and ∂gh into the gate blocks ``d_gx`` and ``d_gh`` (see
+    ``Cell.gates_backward``): (∂h before less the recurrent term ∂gh W_hᵀ and the output's gradient, which the
+    caller adds, or None; ∂rest before or None)."""
     if keep is None:
-        return cell.gates_backward(saved, h, rest, d_h, d_rest)
-    d_gx, d_gh, d_h_prev, d_rest_prev = cell.gates_backward(
-        saved, h, rest, torch.where(keep, d_h, 0.0), None if d_rest is None else torch.where(keep, d_rest, 0.0))
+        return cell.gates_backward(saved, h, rest, d_h, d_rest, d_gx, d_gh)
+    d_h_prev, d_rest_prev = cell.gates_backward(
+        saved, h, rest, torch.where(keep, d_h, 0.0), None if d_rest is None else torch.where(keep, d_rest, 0.0),
+        d_gx, d_gh)
     held = torch.where(keep, 0.0, d_h)  # a held step passes its gradient straight to the state before it
     d_h_prev = held if d_h_prev is None else d_h_prev + held
     if d_rest is not None:
         d_rest_prev = d_rest_prev + torch.where(keep, 0.0, d_rest)
-    return d_gx, d_gh, d_h_prev, d_rest_prev
+    return d_h_prev, d_rest_prev
+
+
+def _backward_step_returning(cell, saved, h, rest, d_h, d_rest, keep, n_blocks: int):
+    """:func:`backward_step` into fresh tensors, returned: what a compiled graph can do (it cannot write into
+    the caller's buffers)."""
+    d_gx = tuple(torch.empty_like(d_h) for _ in range(n_blocks))
+    d_gh = d_gx if cell.gh_is_gx else tuple(torch.empty_like(d_h) for _ in range(n_blocks))
+    return (d_gx, d_gh, *backward_step(cell, saved, h, rest, d_h, d_rest, keep, d_gx, d_gh))
+
+
+def _writing(returning):
+    """A :func:`backward_step` from a compiled :func:`_backward_step_returning`: its results copied into place."""
+    def run(cell, saved, h, rest, d_h, d_rest, keep, d_gx, d_gh):
+        gx_t, gh_t, d_h_prev, d_rest_prev = returning(cell, saved, h, rest, d_h, d_rest, keep, len(d_gx))
+        for dst, src in zip(d_gx + (() if cell.gh_is_gx else d_gh), gx_t + (() if cell.gh_is_gx else gh_t)):
+            dst.copy_(src)
+        return d_h_prev, d_rest_prev
+    return run
+
+
+def _held_steps(mask: torch.Tensor | None, t_max: int) -> list:
+    """Per step, the mask's [S, B, 1] slice, or None where no sequence is held (every step of an unmasked run, and
+    the steps before the shortest sequence ends): a step with nothing held skips the masking altogether, which
+    gives the same numbers (``where`` with an all-true mask is the identity)."""
+    if mask is None:
+        return [None] * t_max
+    full = mask.all(1).all(0).tolist()  # one host read per sequence
+    return [None if f else k for f, k in zip(full, mask[..., None].unbind(2))]
 
 
 _STEPS = {"eager": (forward_step, backward_step)}
@@ -85,8 +122,9 @@ def steps(device: torch.device):
     if mode not in _STEPS:
         # one graph per cell, mask presence and (after the first) shape, instead of Dynamo's default of 8 in all
         torch._dynamo.config.recompile_limit = max(torch._dynamo.config.recompile_limit, 64)
-        _STEPS[mode] = tuple(_guarded(torch.compile(f, dynamic=False, fullgraph=True), f)
-                             for f in (forward_step, backward_step))
+        fwd, bwd = (_guarded(torch.compile(f, dynamic=False, fullgraph=True), f)
+                    for f in (forward_step, _backward_step_returning))
+        _STEPS[mode] = (fwd, _writing(bwd))
     return _STEPS[mode]
 
 
@@ -117,22 +155,25 @@ def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
     s, t_max, b, _ = gx.shape
     h0, rest0 = split(state, hidden)
     hs = gx.new_empty(s, t_max + 1, b, hidden)
-    hs[:, 0] = h0
+    h_at = hs.unbind(1)  # every step's view made once: indexing per step is a large part of a small step's time
+    h_at[0].copy_(h0)
+    rest_at = [None] * (t_max + 1)
     rests = None
     if rest0 is not None:
         rests = gx.new_empty(s, t_max + 1, b, rest0.shape[-1])
-        rests[:, 0] = rest0
+        rest_at = rests.unbind(1)
+        rest_at[0].copy_(rest0)
     saved = []
-    for t in range(t_max):
-        h, rest = hs[:, t], None if rests is None else rests[:, t]
+    for t, (gx_t, keep) in enumerate(zip(gx.unbind(1), _held_steps(mask, t_max))):
+        h, rest = h_at[t], rest_at[t]
         gh = torch.bmm(h, w_h) if b_h is None else torch.baddbmm(b_h, h, w_h)
-        h, rest, sv = fwd(cell, gx[:, t], gh, h, rest, None if mask is None else mask[:, :, t, None])
-        hs[:, t + 1] = h
+        h, rest, sv = fwd(cell, gx_t, gh, h, rest, keep)
+        h_at[t + 1].copy_(h)
         if rests is not None:
-            rests[:, t + 1] = rest
+            rest_at[t + 1].copy_(rest)
         if keep_saved:
             saved.append(sv)
-    final = join(hs[:, t_max], None if rests is None else rests[:, t_max])
+    final = join(h_at[t_max], rest_at[t_max])
     return hs, rests, final, saved
 
 
@@ -152,22 +193,29 @@ class _Recurrence(torch.autograd.Function):
         bwd = steps(d_out.device)[1]
         s, b, t_max, _ = d_out.shape
         g = w_h.shape[-1]
+        n_blocks = g // hidden
         d_gx = d_out.new_empty(s, t_max, b, g)   # time-major, as the forward read gx
         d_gh = d_gx if cell.gh_is_gx else d_out.new_empty(s, t_max, b, g)
+        # views made once (see _run): each step's gate blocks, ∂gh, h, rest, and the outputs' gradient
+        gx_blocks = list(zip(*(x.unbind(1) for x in d_gx.split(hidden, -1))))
+        gh_blocks = gx_blocks if cell.gh_is_gx else list(zip(*(x.unbind(1) for x in d_gh.split(hidden, -1))))
+        gh_at, h_at, d_out_at = d_gh.unbind(1), hs.unbind(1), d_out.unbind(2)
+        rest_at = [None] * t_max if rests is None else rests.unbind(1)
+        keeps = _held_steps(mask, t_max)
         w_t = w_h.transpose(1, 2)
         d_h, d_rest = split(d_final, hidden)
-        d_h = d_h + d_out[:, :, t_max - 1]
+        d_h = d_h + d_out_at[t_max - 1]
         for t in reversed(range(t_max)):
-            dx, dh, d_h_prev, d_rest = bwd(cell, saved[t], hs[:, t], None if rests is None else rests[:, t], d_h,
-                                           d_rest, None if mask is None else mask[:, :, t, None])
-            torch.cat(dx, -1, out=d_gx[:, t])
-            if dh is not None:
-                torch.cat(dh, -1, out=d_gh[:, t])
-            d_h = torch.bmm(d_gh[:, t], w_t)
+            d_h_prev, d_rest = bwd(cell, saved[t], h_at[t], rest_at[t], d_h, d_rest, keeps[t], gx_blocks[t],
+                                   gh_blocks[t])
+            d_h = torch.bmm(gh_at[t], w_t)
             if t > 0:  # summed in this order so that the results do not depend on how the loop is written
-                d_h += d_out[:, :, t - 1]
+                d_h += d_out_at[t - 1]
             if d_h_prev is not None:
                 d_h = d_h_prev + d_h
+        if cell.shared_blocks:  # once for the whole sequence, not a copy per step
+            k = cell.shared_blocks * hidden
+            d_gx[..., :k] = d_gh[..., :k]
         d_gh = d_gh.view(s, t_max * b, g)
         d_w = torch.bmm(hs[:, :t_max].reshape(s, t_max * b, hidden).transpose(1, 2), d_gh) \
             if ctx.needs_input_grad[4] else None
