@@ -14,7 +14,8 @@ freed memory held (attnrepro.allocator) against malloc as it was, on one machine
     python bench/training_time.py /tmp/wf_held held /tmp/wf_default default --out bench/results/training_time.json
 
 (the checkpoints go, so that the rerun trains instead of resuming at the last step). The two runs are not
-simultaneous, so the machine's load may differ between them (this machine is shared).
+simultaneous, so the machine's load may differ between them (this machine is shared): ``other_jobs`` sums the jobs
+both runs ran outside training, whose change is the load's where their code did not change.
 """
 
 from __future__ import annotations
@@ -32,16 +33,33 @@ from attnrepro.io import write_json  # noqa: E402
 TRAINING = ("train", "snell2021/train")  # folders of results/benchmarks holding the training jobs
 
 
+def job_seconds(workdir: Path) -> pd.Series:
+    """Seconds of every job of the run in ``workdir``, by job name (its benchmark file's path)."""
+    root = workdir / "results" / "benchmarks"
+    return pd.Series({tsv.relative_to(root).as_posix()[:-4]: float(pd.read_csv(tsv, sep="\t").iloc[-1]["s"])
+                      for tsv in sorted(root.rglob("*.tsv"))}, name="s", dtype=float)
+
+
+def is_training(job: str) -> bool:
+    return any(job.startswith(folder + "/") for folder in TRAINING)
+
+
 def training_jobs(workdir: Path) -> pd.Series:
     """Seconds of each training job of the run in ``workdir``, by job name (its benchmark file's path)."""
-    root = workdir / "results" / "benchmarks"
-    rows = {}
-    for folder in TRAINING:
-        for tsv in sorted((root / folder).rglob("*.tsv")):
-            rows[tsv.relative_to(root).as_posix()[:-4]] = float(pd.read_csv(tsv, sep="\t").iloc[-1]["s"])
-    if not rows:
+    jobs = job_seconds(workdir)
+    jobs = jobs[[is_training(j) for j in jobs.index]]
+    if jobs.empty:
         raise SystemExit(f"{workdir}: no training job's benchmark under results/benchmarks/{{{','.join(TRAINING)}}}")
-    return pd.Series(rows, name="s")
+    return jobs
+
+
+def control(new_dir: Path, old_dir: Path) -> dict:
+    """The other jobs both runs ran (data, export, analysis, figures, ...), summed: where their code is the same in
+    both runs, their change is the machine's, and the training's change is to be read against it."""
+    new, old = job_seconds(new_dir), job_seconds(old_dir)
+    both = [j for j in new.index if j in old.index and not is_training(j)]
+    n, o = new[both].sum(), old[both].sum()
+    return {"n_jobs": len(both), "new_s": round(n, 1), "old_s": round(o, 1), "change": round(n / o - 1, 4)}
 
 
 def compare(new: pd.Series, old: pd.Series) -> dict:
@@ -69,7 +87,8 @@ def main() -> None:
     p.add_argument("--out", type=Path, default=Path("bench/results/training_time.json"))
     args = p.parse_args()
     out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
-           **compare(training_jobs(args.new_dir), training_jobs(args.old_dir))}
+           **compare(training_jobs(args.new_dir), training_jobs(args.old_dir)),
+           "other_jobs": control(args.new_dir, args.old_dir)}
     write_json(out, args.out)
     print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
 

@@ -1,0 +1,36 @@
+"""bench/training_time.py (issue 31): two runs' training jobs compared job by job, beside the other jobs both ran,
+whose change is the machine's load where their code is the same."""
+
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "bench"))
+import training_time  # noqa: E402
+
+
+def run_dir(root, seconds: dict):
+    for job, s in seconds.items():
+        tsv = root / "results" / "benchmarks" / f"{job}.tsv"
+        tsv.parent.mkdir(parents=True, exist_ok=True)
+        tsv.write_text(f"s\th:m:s\tmax_rss\n{s}\t0:00:{s}\t100\n")
+    return root
+
+
+def test_training_is_compared_beside_the_other_jobs(tmp_path):
+    new = run_dir(tmp_path / "new", {"train/a/s0": 90, "snell2021/train/b": 30, "data/x": 12, "figures/y": 10,
+                                     "only/new": 5})
+    old = run_dir(tmp_path / "old", {"train/a/s0": 100, "snell2021/train/b": 50, "data/x": 10, "figures/y": 10})
+    out = training_time.compare(training_time.training_jobs(new), training_time.training_jobs(old))
+    assert out["n_jobs"] == 2 and out["change"] == pytest.approx(120 / 150 - 1)
+    assert out["by_rule"]["train"]["change"] == pytest.approx(-0.1)
+    assert training_time.control(new, old) == {"n_jobs": 2, "new_s": 22.0, "old_s": 20.0, "change": 0.1}
+
+
+def test_runs_that_trained_different_jobs_are_refused(tmp_path):
+    new = run_dir(tmp_path / "new", {"train/a/s0": 90})
+    old = run_dir(tmp_path / "old", {"train/b/s0": 90})
+    with pytest.raises(SystemExit, match="different jobs"):
+        training_time.compare(training_time.training_jobs(new), training_time.training_jobs(old))
