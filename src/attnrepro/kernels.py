@@ -22,7 +22,7 @@ more in its call than in its arithmetic, so the loops issue as few as they can, 
 gate's derivative is written straight into its block of ∂gx / ∂gh (no concatenation per step), every per-step view
 is made once before the loop (``unbind``; indexing [:, t] per step costs as much as a small operator), and a step
 where no sequence is held skips the masking. Measured against the code before (bench/results/kernel_profile.md,
-issue 31): the default AED-GRU's training step 1.14× faster, its recurrence 1.09–1.23×, every number bit for bit.
+issue 31): the default AED-GRU's training step 1.09–1.14× faster, its recurrence 1.09–1.23×, every number bit for bit.
 """
 
 from __future__ import annotations
