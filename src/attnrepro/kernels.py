@@ -193,7 +193,6 @@ class _Recurrence(torch.autograd.Function):
         bwd = steps(d_out.device)[1]
         s, b, t_max, _ = d_out.shape
         g = w_h.shape[-1]
-        n_blocks = g // hidden
         d_gx = d_out.new_empty(s, t_max, b, g)   # time-major, as the forward read gx
         d_gh = d_gx if cell.gh_is_gx else d_out.new_empty(s, t_max, b, g)
         # views made once (see _run): each step's gate blocks, ∂gh, h, rest, and the outputs' gradient
