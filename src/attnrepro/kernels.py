@@ -146,10 +146,10 @@ def _guarded(compiled, eager):
     return run
 
 
-def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
-    """The forward loop over time-major buffers: h_0..h_T as ``hs`` [S, T+1, B, H] (so that h_0..h_{T−1} are the
-    B·T rows of the weight gradient without a copy), the rest of the state likewise (or None), the final state
-    and what each step saved."""
+def _run(cell, hidden, gx, state, w_h, b_h, keeps: list, keep_saved: bool):
+    """The forward loop over time-major buffers, each step masked by its entry of ``keeps`` (:func:`_held_steps`):
+    h_0..h_T as ``hs`` [S, T+1, B, H] (so that h_0..h_{T−1} are the B·T rows of the weight gradient without a
+    copy), the rest of the state likewise (or None), the final state and what each step saved."""
     fwd = steps(gx.device)[0]
     gx = gx.transpose(1, 2).contiguous()   # [S, T, B, G]; no copy for input_projection's time-major storage
     s, t_max, b, _ = gx.shape
@@ -164,7 +164,7 @@ def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
         rest_at = rests.unbind(1)
         rest_at[0].copy_(rest0)
     saved = []
-    for t, (gx_t, keep) in enumerate(zip(gx.unbind(1), _held_steps(mask, t_max))):
+    for t, (gx_t, keep) in enumerate(zip(gx.unbind(1), keeps)):
         h, rest = h_at[t], rest_at[t]
         gh = torch.bmm(h, w_h) if b_h is None else torch.baddbmm(b_h, h, w_h)
         h, rest, sv = fwd(cell, gx_t, gh, h, rest, keep)
@@ -180,8 +180,9 @@ def _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved: bool):
 class _Recurrence(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cell, hidden, gx, state, w_h, b_h, mask):
-        hs, rests, final, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=True)
-        ctx.cell, ctx.hidden, ctx.mask = cell, hidden, mask
+        ctx.keeps = _held_steps(mask, gx.shape[2])  # read once, for both loops
+        hs, rests, final, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, ctx.keeps, keep_saved=True)
+        ctx.cell, ctx.hidden = cell, hidden
         ctx.save_for_backward(w_h, hs, *(() if rests is None else (rests,)))
         return hs[:, 1:].transpose(1, 2), final
 
@@ -189,7 +190,7 @@ class _Recurrence(torch.autograd.Function):
     def backward(ctx, d_out, d_final):
         w_h, hs, *rests = ctx.saved_tensors
         rests = rests[0] if rests else None
-        cell, hidden, mask, saved = ctx.cell, ctx.hidden, ctx.mask, ctx.saved
+        cell, hidden, keeps, saved = ctx.cell, ctx.hidden, ctx.keeps, ctx.saved
         bwd = steps(d_out.device)[1]
         s, b, t_max, _ = d_out.shape
         g = w_h.shape[-1]
@@ -200,7 +201,6 @@ class _Recurrence(torch.autograd.Function):
         gh_blocks = gx_blocks if cell.gh_is_gx else list(zip(*(x.unbind(1) for x in d_gh.split(hidden, -1))))
         gh_at, h_at, d_out_at = d_gh.unbind(1), hs.unbind(1), d_out.unbind(2)
         rest_at = [None] * t_max if rests is None else rests.unbind(1)
-        keeps = _held_steps(mask, t_max)
         w_t = w_h.transpose(1, 2)
         d_h, d_rest = split(d_final, hidden)
         d_h = d_h + d_out_at[t_max - 1]
@@ -235,5 +235,5 @@ def recurrence(cell, hidden: int, gx: torch.Tensor, state: torch.Tensor, w_h: to
     tensors = (gx, state, w_h, b_h)
     if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors):
         return _Recurrence.apply(cell, hidden, gx, state, w_h, b_h, mask)
-    hs, _, final, _ = _run(cell, hidden, gx, state, w_h, b_h, mask, keep_saved=False)
+    hs, _, final, _ = _run(cell, hidden, gx, state, w_h, b_h, _held_steps(mask, gx.shape[2]), keep_saved=False)
     return hs[:, 1:].transpose(1, 2), final
