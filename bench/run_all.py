@@ -105,10 +105,9 @@ def summary_rows() -> list[str]:
         elif name == "kernel_profile" and "before" in next(iter(r["shapes"].values())):
             what = ", ".join(f"{k}={v}" for k, v in r.get("before_env", {}).items()) or r["versions"]["before"]
             for shape, by in r["shapes"].items():
-                key = "best_s_per_step" if "best_s_per_step" in by["this"] else "s_per_step"
-                b, t = by["before"][key], by["this"][key]
-                how = f"least of {r.get('rounds', 1)} alternating rounds" if key == "best_s_per_step" else "alternating"
-                rows.append(f"| one training step, {shape}, before ({what}) and now, {how} | {b:.4f} → "
+                b, t = by["before"]["best_s_per_step"], by["this"]["best_s_per_step"]
+                rows.append(f"| one training step, {shape}, before ({what}) and now, least of {r['rounds']} "
+                            f"alternating rounds | {b:.4f} → "
                             f"{t:.4f} s/step ({b / t:.2f}×) | – | – |")
         elif name == "export_analysis":
             rows.append(f"| export + Aitken decomposition, {r['experiment']} ({r['seeds']} seeds, {r['n_examples']} "

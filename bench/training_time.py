@@ -44,19 +44,18 @@ def is_training(job: str) -> bool:
     return any(job.startswith(folder + "/") for folder in TRAINING)
 
 
-def training_jobs(workdir: Path) -> pd.Series:
-    """Seconds of each training job of the run in ``workdir``, by job name (its benchmark file's path)."""
-    jobs = job_seconds(workdir)
+def training_jobs(jobs: pd.Series, workdir: Path) -> pd.Series:
+    """The training jobs among ``jobs`` (:func:`job_seconds` of the run in ``workdir``)."""
     jobs = jobs[[is_training(j) for j in jobs.index]]
     if jobs.empty:
         raise SystemExit(f"{workdir}: no training job's benchmark under results/benchmarks/{{{','.join(TRAINING)}}}")
     return jobs
 
 
-def control(new_dir: Path, old_dir: Path) -> dict:
-    """The other jobs both runs ran (data, export, analysis, figures, ...), summed: where their code is the same in
-    both runs, their change is the machine's, and the training's change is to be read against it."""
-    new, old = job_seconds(new_dir), job_seconds(old_dir)
+def control(new: pd.Series, old: pd.Series) -> dict:
+    """The other jobs both runs ran (data, export, analysis, figures, ...; ``new`` and ``old`` are
+    :func:`job_seconds`), summed: where their code is the same in both runs, their change is the machine's, and the
+    training's change is to be read against it."""
     both = [j for j in new.index if j in old.index and not is_training(j)]
     n, o = new[both].sum(), old[both].sum()
     return {"n_jobs": len(both), "new_s": round(n, 1), "old_s": round(o, 1), "change": round(n / o - 1, 4)}
@@ -86,9 +85,9 @@ def main() -> None:
     p.add_argument("old_label")
     p.add_argument("--out", type=Path, default=Path("bench/results/training_time.json"))
     args = p.parse_args()
+    new, old = job_seconds(args.new_dir), job_seconds(args.old_dir)
     out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
-           **compare(training_jobs(args.new_dir), training_jobs(args.old_dir)),
-           "other_jobs": control(args.new_dir, args.old_dir)}
+           **compare(training_jobs(new, args.new_dir), training_jobs(old, args.old_dir)), "other_jobs": control(new, old)}
     write_json(out, args.out)
     print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
 

@@ -23,14 +23,16 @@ def test_training_is_compared_beside_the_other_jobs(tmp_path):
     new = run_dir(tmp_path / "new", {"train/a/s0": 90, "snell2021/train/b": 30, "data/x": 12, "figures/y": 10,
                                      "only/new": 5})
     old = run_dir(tmp_path / "old", {"train/a/s0": 100, "snell2021/train/b": 50, "data/x": 10, "figures/y": 10})
-    out = training_time.compare(training_time.training_jobs(new), training_time.training_jobs(old))
+    new_jobs, old_jobs = training_time.job_seconds(new), training_time.job_seconds(old)
+    out = training_time.compare(training_time.training_jobs(new_jobs, new), training_time.training_jobs(old_jobs, old))
     assert out["n_jobs"] == 2 and out["change"] == pytest.approx(120 / 150 - 1)
     assert out["by_rule"]["train"]["change"] == pytest.approx(-0.1)
-    assert training_time.control(new, old) == {"n_jobs": 2, "new_s": 22.0, "old_s": 20.0, "change": 0.1}
+    assert training_time.control(new_jobs, old_jobs) == {"n_jobs": 2, "new_s": 22.0, "old_s": 20.0, "change": 0.1}
 
 
 def test_runs_that_trained_different_jobs_are_refused(tmp_path):
     new = run_dir(tmp_path / "new", {"train/a/s0": 90})
     old = run_dir(tmp_path / "old", {"train/b/s0": 90})
     with pytest.raises(SystemExit, match="different jobs"):
-        training_time.compare(training_time.training_jobs(new), training_time.training_jobs(old))
+        training_time.compare(training_time.training_jobs(training_time.job_seconds(new), new),
+                              training_time.training_jobs(training_time.job_seconds(old), old))
