@@ -5,9 +5,11 @@ import copy
 import io
 import json
 import math
+import pickle
 import subprocess
 import sys
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -16,8 +18,10 @@ import yaml
 from attnrepro.snell2021.run_tables import curve_summary
 from attnrepro.engine import fit
 from attnrepro.errors import AttnReproError
+from attnrepro.io import ragged_prefixes
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021 import multihead, runs
+from attnrepro.snell2021.probes import probe_table
 from conftest import ROOT, job_counts, kill_after_a_checkpoint, snakemake, tool_env
 
 
@@ -208,3 +212,25 @@ def test_app_a4_records_reach_the_table2_rows(tmp_path):
         assert ("xi_alpha_beta_uf_bleu_progress" in summary) == (family == "translation")
     mt = pd.read_csv(analysis / "mt_bible" / "summary.csv")
     assert (mt.xi_star_bleu >= 0).all() and "bleu" in pd.read_csv(analysis / "mt_bible" / "xi_curves.csv")
+
+
+def test_probe_records_as_arrow_lists_give_the_table_of_per_row_arrays():
+    """An evaluation's probe rows hold Arrow ``list<float32>`` columns (two buffers to pickle, not one array per
+    row); their table equals the one from per-row arrays, which is also what a record pickled before the change
+    (a run resumed across it) holds, alone or concatenated with new ones."""
+    rng = np.random.default_rng(0)
+    padded = rng.standard_normal((7, 5)).astype(np.float32)
+    lengths = np.array([5, 1, 3, 0, 2, 5, 4])
+    per_row = [padded[i, :n] for i, n in enumerate(lengths)]
+    assert ragged_prefixes(padded, lengths).to_pylist() == [r.tolist() for r in per_row]
+    keys = {"seed": [9] * 7, "member": [1, 0, 1, 0, 0, 1, 0], "step": [10] * 7, "example": [3, 2, 1, 0, 1, 2, 3],
+            "t": [0, 1, 0, 0, 0, 1, 1], "src_len": lengths}
+    new = pickle.loads(pickle.dumps(pd.DataFrame(keys | {"beta": pd.arrays.ArrowExtensionArray(
+        ragged_prefixes(padded, lengths))})))
+    old = pd.DataFrame(keys | {"beta": per_row})
+    table = probe_table(new, ["beta"])
+    assert table.equals(probe_table(old, ["beta"]))
+    assert table.schema == probe_table(None, ["beta"]).schema
+    assert table.column("beta").to_pylist()[0] == per_row[3].tolist()   # (member 0, example 0) first
+    both = probe_table(pd.concat([old, new.assign(step=20)], ignore_index=True), ["beta"])
+    assert both.equals(probe_table(pd.concat([old, old.assign(step=20)], ignore_index=True), ["beta"]))

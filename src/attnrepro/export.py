@@ -54,6 +54,7 @@ import torch
 
 from .data import Encoded, Vocab
 from .errors import AttnReproError
+from .io import ragged_prefixes
 from .model import EncoderDecoder
 from .tokens import EOS, SOS
 
@@ -61,13 +62,6 @@ from .tokens import EOS, SOS
 def _vectors(x: np.ndarray) -> pa.FixedSizeListArray:
     x = np.ascontiguousarray(x, dtype=np.float32)
     return pa.FixedSizeListArray.from_arrays(pa.array(x.reshape(-1)), x.shape[1])
-
-
-def _ragged(rows: list[np.ndarray]) -> pa.ListArray:
-    lengths = np.array([len(r) for r in rows])
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    values = np.concatenate(rows).astype(np.float32) if rows else np.zeros(0, np.float32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(values))
 
 
 def hypotheses(pred: np.ndarray, words: np.ndarray) -> np.ndarray:
@@ -153,8 +147,8 @@ def export_activations(model: EncoderDecoder, data: Encoded, vocab: Vocab, devic
             "h": _vectors(dec_h[k, dec_ex, dec_s]),
         }
         if has_attention:
-            dec["alpha"] = _ragged([alpha[k, e, s, : s_len[e]] for e, s in zip(dec_ex, dec_s)])
-            dec["scores"] = _ragged([scores[k, e, s, : s_len[e]] for e, s in zip(dec_ex, dec_s)])
+            dec["alpha"] = ragged_prefixes(alpha[k, dec_ex, dec_s], s_len[dec_ex])
+            dec["scores"] = ragged_prefixes(scores[k, dec_ex, dec_s], s_len[dec_ex])
         else:
             dec["alpha"] = pa.nulls(len(dec_ex), pa.list_(pa.float32()))
             dec["scores"] = pa.nulls(len(dec_ex), pa.list_(pa.float32()))

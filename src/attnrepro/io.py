@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import Iterator
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -110,6 +111,34 @@ def write_parquet(table: pa.Table | pd.DataFrame, path: str | os.PathLike, **opt
         table = pa.Table.from_pandas(table, preserve_index=False)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, **options)
+
+
+def ragged(rows) -> pa.ListArray:
+    """A ``list<float32>`` column from a sequence of 1-d arrays, one list per row."""
+    lengths = np.fromiter((len(r) for r in rows), dtype=np.int64, count=len(rows))
+    return _lists(np.concatenate(list(rows)) if len(rows) else np.zeros(0), lengths)
+
+
+def ragged_prefixes(padded: np.ndarray, lengths: np.ndarray) -> pa.ListArray:
+    """A ``list<float32>`` column whose row i is ``padded[i, :lengths[i]]`` (``padded`` [N, L]): one boolean
+    selection instead of an array per row (at a copy run's 25,000 rows per evaluation, the per-row arrays cost
+    more to build, pickle and gather than the probes cost to compute)."""
+    padded, lengths = np.asarray(padded), np.asarray(lengths)
+    return _lists(padded[np.arange(padded.shape[1]) < lengths[:, None]], lengths)
+
+
+def _lists(values: np.ndarray, lengths: np.ndarray) -> pa.ListArray:
+    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(np.asarray(values, dtype=np.float32)))
+
+
+def arrow_column(series: pd.Series) -> pa.Array:
+    """A ``list<float32>`` column as one Arrow array: an Arrow-backed one as it is (its chunks joined), one of
+    arrays or lists (e.g. read from a record pickled before records were Arrow-backed) through :func:`ragged`."""
+    if isinstance(series.dtype, pd.ArrowDtype):
+        column = pa.array(series)
+        return column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    return ragged(series.to_list())
 
 
 def move_aside(path: Path, suffix: str) -> Path:

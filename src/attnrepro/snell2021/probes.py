@@ -19,6 +19,7 @@ import pyarrow as pa
 import torch
 
 from ..data import Encoded
+from ..io import arrow_column, ragged_prefixes
 
 PROBES = ("alpha", "beta", "gamma")
 KEYS = {"seed": pa.int32(), "member": pa.int32(), "step": pa.int32(), "example": pa.int32(), "t": pa.int16(),
@@ -27,7 +28,8 @@ KEYS = {"seed": pa.int32(), "member": pa.int32(), "step": pa.int32(), "example":
 
 def rows(values: dict[str, torch.Tensor], batch: Encoded) -> pd.DataFrame:
     """Probes [S,B,T,L] of a stacked held-out batch as one row per (member, example, real target position t);
-    each probe column holds the example's ``src_len`` real values (a float32 array)."""
+    each probe column holds the example's ``src_len`` real values (an Arrow ``list<float32>``, which the engine
+    pickles as two buffers instead of one array per row)."""
     mask = batch.tgt_mask()[0].cpu().numpy()                     # the held-out set is the same for every member
     src_len = batch.src_len[0].cpu().numpy()
     example, t = np.nonzero(mask)
@@ -39,7 +41,7 @@ def rows(values: dict[str, torch.Tensor], batch: Encoded) -> pd.DataFrame:
     lengths = out.src_len.to_numpy()
     for name, value in values.items():
         flat = value[:, mask].float().cpu().numpy().reshape(-1, value.shape[-1])       # [S·N, L]
-        out[name] = [r[:n] for r, n in zip(flat, lengths)]
+        out[name] = pd.arrays.ArrowExtensionArray(ragged_prefixes(flat, lengths))
     return out
 
 
@@ -80,14 +82,6 @@ def head_alignment(model, batch: Encoded) -> dict[str, pd.DataFrame]:
                                    "align_acc": acc.flatten().cpu().numpy()})}
 
 
-def ragged(arrays) -> pa.ListArray:
-    """A list<float32> column from a sequence of 1-d arrays."""
-    lengths = np.fromiter((len(a) for a in arrays), dtype=np.int32, count=len(arrays))
-    offsets = np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
-    flat = np.concatenate(list(arrays)).astype(np.float32) if len(arrays) else np.zeros(0, np.float32)
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(flat))
-
-
 def probe_table(df: pd.DataFrame | None, probes: list[str]) -> pa.Table:
     """Recorded probe rows (of one evaluation) as the Parquet table of docs/activations.md, in (member, step,
     example, t) order; an empty table of that schema for ``None``."""
@@ -95,7 +89,7 @@ def probe_table(df: pd.DataFrame | None, probes: list[str]) -> pa.Table:
         df = pd.DataFrame({k: pd.Series(dtype="int64") for k in KEYS} | {p: pd.Series(dtype=object) for p in probes})
     df = df.sort_values(["member", "step", "example", "t"], kind="stable")
     columns = {k: pa.array(df[k].to_numpy(), type=v) for k, v in KEYS.items()}
-    columns.update({p: ragged(df[p].to_list()) for p in probes})
+    columns.update({p: arrow_column(df[p]) for p in probes})
     return pa.Table.from_pydict(columns)
 
 

@@ -31,12 +31,12 @@ from ..config import TrainConfig
 from ..data import Encoded, expand
 from ..engine import Member, Result, fit
 from ..errors import AttnReproError
-from ..io import atomic_path, quarantine, read_csv_checked, save_torch, write_csv, write_parquet
+from ..io import arrow_column, atomic_path, quarantine, read_csv_checked, save_torch, write_csv, write_parquet
 from ..seeding import generator, rng
 from ..tokens import SOS
 from . import tasks
 from .classifier import Classifier, ClassifierConfig
-from .probes import head_alignment, probe_table, ragged, recorder, rows
+from .probes import head_alignment, probe_table, recorder, rows
 from .proxy import Proxy, ProxyConfig
 from .seq2seq import Seq2Seq, Seq2SeqConfig
 
@@ -244,7 +244,7 @@ def export(path, device="cpu") -> tuple[pa.Table, pa.Table]:
     table["seed"] = [seeds[m] for m in table.member]
     saliency = pa.table({"seed": pa.array(table.seed, pa.int32()), "member": pa.array(table.member, pa.int32()),
                          "example": pa.array(table.example, pa.int32()), "t": pa.array(table.t, pa.int16()),
-                         "src_len": pa.array(table.src_len, pa.int16()), "delta": ragged(table.delta.to_list())})
+                         "src_len": pa.array(table.src_len, pa.int16()), "delta": arrow_column(table.delta)})
     decoded = pd.DataFrame({"member": pd.Series(dtype="int32"), "example": pd.Series(dtype="int32"),
                             "predicted": pd.Series(dtype=object)})
     if spec["model"]["type"] in ("seq2seq", "translation"):
@@ -271,7 +271,7 @@ def export_alpha_opt(path, iterations: int, device="cpu") -> pa.Table:
     return pa.table({"seed": pa.array([seeds[m] for m in table.member], pa.int32()),
                      "member": pa.array(table.member, pa.int32()), "example": pa.array(table.example, pa.int32()),
                      "t": pa.array(table.t, pa.int16()), "src_len": pa.array(table.src_len, pa.int16()),
-                     "alpha_opt": ragged(table.alpha_opt.to_list()), "beta": ragged(table.beta.to_list())})
+                     "alpha_opt": arrow_column(table.alpha_opt), "beta": arrow_column(table.beta)})
 
 
 def read_metrics(path) -> pd.DataFrame:
