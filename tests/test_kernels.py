@@ -147,7 +147,8 @@ def test_an_all_true_mask_gives_the_unmasked_numbers_bit_for_bit(mode, name):
 
 def test_only_steps_with_a_held_sequence_are_masked():
     mask = torch.tensor([[[True, True, True, False]], [[True, True, False, False]]])  # [S=2, B=1, T=4]
-    keeps = kernels._held_steps(mask, 4)
+    keeps = kernels._held_steps(mask, 4, 3)
     assert keeps[0] is None and keeps[1] is None
-    assert torch.equal(keeps[2], mask[:, :, 2, None]) and torch.equal(keeps[3], mask[:, :, 3, None])
-    assert kernels._held_steps(None, 3) == [None, None, None]
+    for t in (2, 3):  # spelt out over the hidden width, so that `where` does not broadcast
+        assert keeps[t].shape == (2, 1, 3) and torch.equal(keeps[t], mask[:, :, t, None].expand(-1, -1, 3))
+    assert kernels._held_steps(None, 3, 5) == [None, None, None]

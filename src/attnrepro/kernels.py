@@ -96,14 +96,17 @@ def _writing(returning):
     return run
 
 
-def _held_steps(mask: torch.Tensor | None, t_max: int) -> list:
-    """Per step, the mask's [S, B, 1] slice, or None where no sequence is held (every step of an unmasked run, and
+def _held_steps(mask: torch.Tensor | None, t_max: int, hidden: int) -> list:
+    """Per step, the mask's slice [S, B, H], or None where no sequence is held (every step of an unmasked run, and
     the steps before the shortest sequence ends): a step with nothing held skips the masking altogether, which
-    gives the same numbers (``where`` with an all-true mask is the identity)."""
+    gives the same numbers (``where`` with an all-true mask is the identity). The slices are spelt out over H
+    (time-major, one copy per sequence): ``where`` broadcasting a [S, B, 1] mask runs element by element, and at
+    the ParlSpeech classifier's shape (100 steps, 6 seeds, width 32) the broadcast made its step 1.07× slower."""
     if mask is None:
         return [None] * t_max
     full = mask.all(1).all(0).tolist()  # one host read per sequence
-    return [None if f else k for f, k in zip(full, mask[..., None].unbind(2))]
+    keeps = mask.transpose(1, 2)[..., None].expand(-1, -1, -1, hidden).contiguous().unbind(1)
+    return [None if f else k for f, k in zip(full, keeps)]
 
 
 _STEPS = {"eager": (forward_step, backward_step)}
@@ -180,7 +183,7 @@ def _run(cell, hidden, gx, state, w_h, b_h, keeps: list, keep_saved: bool):
 class _Recurrence(torch.autograd.Function):
     @staticmethod
     def forward(ctx, cell, hidden, gx, state, w_h, b_h, mask):
-        ctx.keeps = _held_steps(mask, gx.shape[2])  # read once, for both loops
+        ctx.keeps = _held_steps(mask, gx.shape[2], hidden)  # read once, for both loops
         hs, rests, final, ctx.saved = _run(cell, hidden, gx, state, w_h, b_h, ctx.keeps, keep_saved=True)
         ctx.cell, ctx.hidden = cell, hidden
         ctx.save_for_backward(w_h, hs, *(() if rests is None else (rests,)))
@@ -235,5 +238,5 @@ def recurrence(cell, hidden: int, gx: torch.Tensor, state: torch.Tensor, w_h: to
     tensors = (gx, state, w_h, b_h)
     if torch.is_grad_enabled() and any(x is not None and x.requires_grad for x in tensors):
         return _Recurrence.apply(cell, hidden, gx, state, w_h, b_h, mask)
-    hs, _, final, _ = _run(cell, hidden, gx, state, w_h, b_h, _held_steps(mask, gx.shape[2]), keep_saved=False)
+    hs, _, final, _ = _run(cell, hidden, gx, state, w_h, b_h, _held_steps(mask, gx.shape[2], hidden), keep_saved=False)
     return hs[:, 1:].transpose(1, 2), final
