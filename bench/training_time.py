@@ -16,11 +16,22 @@ freed memory held (attnrepro.allocator) against malloc as it was, on one machine
 (the checkpoints go, so that the rerun trains instead of resuming at the last step). The two runs are not
 simultaneous, so the machine's load may differ between them (this machine is shared): ``other_jobs`` sums the jobs
 both runs ran outside training, whose change is the load's where their code did not change.
+
+Two versions of the code, the same day and under the same load: run both at once, one core each (each training job
+uses one thread, as in the default workflow), each from its own worktree (``git worktree add /tmp/old REV``):
+
+    for v in old new; do PYTHONPATH=/tmp/$v/src snakemake --directory /tmp/ab_$v --snakefile /tmp/$v/Snakefile \
+        --configfile /tmp/$v/config/config.yaml --cores 1 \
+        --until train snell2021_train snell2021_candidates snell2021_multihead & done; wait
+    python bench/training_time.py /tmp/ab_new new /tmp/ab_old old --out bench/results/training_time_same_day.json
+
+``models`` says whether the two runs' models and metrics are the same bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -61,6 +72,20 @@ def control(new: pd.Series, old: pd.Series) -> dict:
     return {"n_jobs": len(both), "new_s": round(n, 1), "old_s": round(o, 1), "change": round(n / o - 1, 4)}
 
 
+def identical_models(new_dir: Path, old_dir: Path) -> dict:
+    """Whether the two runs' trained models and their metrics are the same bytes (``results/models/**``: a speed
+    change that keeps the numbers keeps these): how many files were compared and which differ or exist in one run
+    only."""
+    def files(d: Path) -> dict[str, str]:
+        root = d / "results" / "models"
+        return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in sorted(root.rglob("*")) if p.is_file()}
+    new, old = files(new_dir), files(old_dir)
+    return {"n_files": len(new.keys() & old.keys()), "differ": sorted(k for k in new.keys() & old.keys()
+                                                                     if new[k] != old[k]),
+            "one_run_only": sorted(new.keys() ^ old.keys())}
+
+
 def compare(new: pd.Series, old: pd.Series) -> dict:
     """Summed seconds of the two runs' training jobs (which must be the same jobs), by rule (Aitken ``train``,
     ``snell2021``) and in all."""
@@ -87,7 +112,8 @@ def main() -> None:
     args = p.parse_args()
     new, old = job_seconds(args.new_dir), job_seconds(args.old_dir)
     out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
-           **compare(training_jobs(new, args.new_dir), training_jobs(old, args.old_dir)), "other_jobs": control(new, old)}
+           **compare(training_jobs(new, args.new_dir), training_jobs(old, args.old_dir)), "other_jobs": control(new, old),
+           "models": identical_models(args.new_dir, args.old_dir)}
     write_json(out, args.out)
     print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
 

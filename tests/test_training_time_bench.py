@@ -36,3 +36,14 @@ def test_runs_that_trained_different_jobs_are_refused(tmp_path):
     with pytest.raises(SystemExit, match="different jobs"):
         training_time.compare(training_time.training_jobs(training_time.job_seconds(new), new),
                               training_time.training_jobs(training_time.job_seconds(old), old))
+
+
+def test_models_of_the_two_runs_are_compared_byte_for_byte(tmp_path):
+    for run, content in (("new", {"a/model.pt": b"1", "a/metrics.csv": b"x", "b/model.pt": b"2"}),
+                         ("old", {"a/model.pt": b"1", "a/metrics.csv": b"y", "c/model.pt": b"3"})):
+        for name, data in content.items():
+            path = tmp_path / run / "results" / "models" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+    assert training_time.identical_models(tmp_path / "new", tmp_path / "old") == {
+        "n_files": 2, "differ": ["a/metrics.csv"], "one_run_only": ["b/model.pt", "c/model.pt"]}
