@@ -30,6 +30,7 @@ def commands(quick: bool) -> list[list[str]]:
     reps = ["--repeats", "1"] if quick else ["--repeats", "3"]
     return [
         [py, "bench/export_layout.py", "--out", "bench/results/export_layout.json"],
+        [py, "bench/probe_records.py", "--rounds", "1" if quick else "5"],
         [py, "bench/export_analysis.py", *reps, *(["--train-steps", "5"] if quick else [])],
         [py, "bench/stacked_training.py", "--steps", "3" if quick else "20", *reps],
         [py, "bench/snell_copy.py", *(["--seeds", "2", "--short", "1", "--long", "2", "--peer-like", "2"]
@@ -97,11 +98,15 @@ def summary_rows() -> list[str]:
                             f"{r['arithmetic']['matmul_gflops']:.0f} GFLOP/s) over the estimated run | "
                             f"{floor:.2f} of the floor | ≥ {FLOOR_FRACTION:g} | "
                             f"{verdict(floor, FLOOR_FRACTION, higher_is_better=True)} |")
-        elif name == "training_time":  # issue 31: the default workflow's training jobs, two runs on one machine
-            rows.append(f"| the default workflow's {r['n_jobs']} training jobs, summed: {r['new']} vs {r['old']} | "
-                        f"{r['new_s'] / 60:.1f} vs {r['old_s'] / 60:.1f} min ({r['change']:+.0%}; "
-                        + ", ".join(f"{k} {v['change']:+.0%}" for k, v in r["by_rule"].items())
-                        + f") | ≤ −{TRAINING_CUT:.0%} | {verdict(-r['change'], TRAINING_CUT, higher_is_better=True)} |")
+        elif r.get("benchmark") == "training_time":  # issue 31: the default's training jobs, two runs on one machine
+            m = r.get("models")
+            same = (f"; models and metrics: {m['n_files'] - len(m['differ'])} of {m['n_files']} files byte-identical"
+                    if m else "")
+            rows.append(f"| the default workflow's {r['n_jobs']} training jobs, summed: {r['new']} vs {r['old']} "
+                        f"(`{name}.json`) | {r['new_s'] / 60:.1f} vs {r['old_s'] / 60:.1f} min ({r['change']:+.1%}; "
+                        + ", ".join(f"{k} {v['change']:+.1%}" for k, v in r["by_rule"].items())
+                        + f"{same}) | ≤ −{TRAINING_CUT:.0%} | "
+                          f"{verdict(-r['change'], TRAINING_CUT, higher_is_better=True)} |")
         elif name == "kernel_profile" and "before" in next(iter(r["shapes"].values())):
             what = ", ".join(f"{k}={v}" for k, v in r.get("before_env", {}).items()) or r["versions"]["before"]
             for shape, by in r["shapes"].items():
@@ -109,6 +114,11 @@ def summary_rows() -> list[str]:
                 rows.append(f"| one training step, {shape}, before ({what}) and now, least of {r['rounds']} "
                             f"alternating rounds | {b:.4f} → "
                             f"{t:.4f} s/step ({b / t:.2f}×) | – | – |")
+        elif name == "probe_records":  # issue 31: a Snell run's records at each evaluation, outside the model
+            t = r["seconds"]
+            rows.append(f"| Snell probe records of one evaluation ({r['rows']:,} rows of α and β): rows built, "
+                        f"pickled, read back, tabled | per-row arrays {t['per_row_arrays']:.3f} s, Arrow lists "
+                        f"{t['arrow_lists']:.3f} s ({r['speedup']:g}×; same table) | — | — |")
         elif name == "export_analysis":
             rows.append(f"| export + Aitken decomposition, {r['experiment']} ({r['seeds']} seeds, {r['n_examples']} "
                         f"examples) | {r['median_total_s']:.1f} s (export {r['median_export_s']:.1f} s at "
