@@ -23,6 +23,10 @@ uses one thread, as in the default workflow), each from its own worktree (``git 
     for v in old new; do PYTHONPATH=/tmp/$v/src snakemake --directory /tmp/ab_$v --snakefile /tmp/$v/Snakefile \
         --configfile /tmp/$v/config/config.yaml --cores 1 \
         --until train snell2021_train snell2021_candidates snell2021_multihead & done; wait
+    # --until leaves the three K-head runs unscheduled (Snakemake: "out of jobs ready"); run them by their outputs
+    for v in old new; do PYTHONPATH=/tmp/$v/src snakemake --directory /tmp/ab_$v --snakefile /tmp/$v/Snakefile \
+        --configfile /tmp/$v/config/config.yaml --cores 1 \
+        results/models/snell2021/multihead_{all_bad,one_good,random}/model.pt & done; wait
     python bench/training_time.py /tmp/ab_new new /tmp/ab_old old --out bench/results/training_time_same_day.json
 
 ``models`` says whether the two runs' models and metrics are the same bytes.
