@@ -116,8 +116,8 @@ def main() -> None:
     args = p.parse_args()
     new, old = job_seconds(args.new_dir), job_seconds(args.old_dir)
     out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
-           **compare(training_jobs(new, args.new_dir), training_jobs(old, args.old_dir)), "other_jobs": control(new, old),
-           "models": identical_models(args.new_dir, args.old_dir)}
+           **compare(training_jobs(new, args.new_dir), training_jobs(old, args.old_dir)),
+           "other_jobs": control(new, old), "models": identical_models(args.new_dir, args.old_dir)}
     write_json(out, args.out)
     print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
 
