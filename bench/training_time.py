@@ -35,7 +35,6 @@ uses one thread, as in the default workflow), each from its own worktree (``git 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import sys
 from pathlib import Path
@@ -44,6 +43,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
 from attnrepro.io import write_json  # noqa: E402
+from byte_identical import digests  # noqa: E402  (bench/, this script's folder)
 
 TRAINING = ("train", "snell2021/train")  # folders of results/benchmarks holding the training jobs
 
@@ -80,11 +80,7 @@ def identical_models(new_dir: Path, old_dir: Path) -> dict:
     """Whether the two runs' trained models and their metrics are the same bytes (``results/models/**``: a speed
     change that keeps the numbers keeps these): how many files were compared and which differ or exist in one run
     only."""
-    def files(d: Path) -> dict[str, str]:
-        root = d / "results" / "models"
-        return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-                for p in sorted(root.rglob("*")) if p.is_file()}
-    new, old = files(new_dir), files(old_dir)
+    (new, _), (old, _) = (digests(d / "results" / "models") for d in (new_dir, old_dir))
     return {"n_files": len(new.keys() & old.keys()), "differ": sorted(k for k in new.keys() & old.keys()
                                                                      if new[k] != old[k]),
             "one_run_only": sorted(new.keys() ^ old.keys())}
