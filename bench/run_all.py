@@ -107,6 +107,11 @@ def summary_rows() -> list[str]:
                         + ", ".join(f"{k} {v['change']:+.1%}" for k, v in r["by_rule"].items())
                         + f"{same}) | ≤ −{TRAINING_CUT:.0%} | "
                           f"{verdict(-r['change'], TRAINING_CUT, higher_is_better=True)} |")
+            if raised := r.get("seeds_raised"):  # the new code at the config whose seeds it raised
+                rows.append(f"| the same, the new code at the config with its raised seeds ({raised['n_jobs']} jobs "
+                            f"rerun at both configs at once, each scaled by its own ratio) vs {r['old']} | "
+                            f"{raised['new_s'] / 60:.1f} vs {raised['old_s'] / 60:.1f} min ({raised['change']:+.1%}) "
+                            f"| ≤ +0% | {'met' if raised['change'] <= 0 else '**missed**'} |")
         elif name == "kernel_profile" and "before" in next(iter(r["shapes"].values())):
             what = ", ".join(f"{k}={v}" for k, v in r.get("before_env", {}).items()) or r["versions"]["before"]
             for shape, by in r["shapes"].items():

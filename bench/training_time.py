@@ -17,19 +17,30 @@ freed memory held (attnrepro.allocator) against malloc as it was, on one machine
 simultaneous, so the machine's load may differ between them (this machine is shared): ``other_jobs`` sums the jobs
 both runs ran outside training, whose change is the load's where their code did not change.
 
-Two versions of the code, the same day and under the same load: run both at once, one core each (each training job
-uses one thread, as in the default workflow), each from its own worktree (``git worktree add /tmp/old REV``):
+Two versions of the code, the same day and under the same load: ``bench/training_time_ab.sh stage`` runs both
+training stages at once, one core each (each training job uses one thread, as in the default workflow), each from
+its own worktree (``git worktree add /tmp/old REV``), and then the three K-head runs, which ``--until`` leaves
+unscheduled:
 
-    for v in old new; do PYTHONPATH=/tmp/$v/src snakemake --directory /tmp/ab_$v --snakefile /tmp/$v/Snakefile \
-        --configfile /tmp/$v/config/config.yaml --cores 1 \
-        --until train snell2021_train snell2021_candidates snell2021_multihead & done; wait
-    # --until leaves the three K-head runs unscheduled (Snakemake: "out of jobs ready"); run them by their outputs
-    for v in old new; do PYTHONPATH=/tmp/$v/src snakemake --directory /tmp/ab_$v --snakefile /tmp/$v/Snakefile \
-        --configfile /tmp/$v/config/config.yaml --cores 1 \
-        results/models/snell2021/multihead_{all_bad,one_good,random}/model.pt & done; wait
+    bench/training_time_ab.sh stage /tmp/old /tmp/old/config/config.yaml /tmp/ab_old \
+        /tmp/new /tmp/new/config/config.yaml /tmp/ab_new
     python bench/training_time.py /tmp/ab_new new /tmp/ab_old old --out bench/results/training_time_same_day.json
 
 ``models`` says whether the two runs' models and metrics are the same bytes.
+
+Against the code the issue was filed on (085f514, the commit before its first change), whose config had fewer
+seeds: the new code runs a copy of today's config with that day's seeds (``/tmp/old_seeds.yaml``: Snell
+classification at 3 seeds, ``bleu_curve: false``) beside the old code at its own config. What the raised seeds cost
+is a second pair, with the new code: each job the raise changes, at today's config and at the old seeds at once, in
+copies of the new run's folder (``pairs``); ``--seeds-raised`` scales each such job of the first pair by its ratio:
+
+    bench/training_time_ab.sh stage /tmp/old /tmp/old/config/config.yaml /tmp/ab_old /tmp/new /tmp/old_seeds.yaml \
+        /tmp/ab_new
+    cp -a /tmp/ab_new /tmp/ab_raised && cp -a /tmp/ab_new /tmp/ab_same
+    bench/training_time_ab.sh pairs /tmp/new /tmp/new/config/config.yaml /tmp/ab_raised /tmp/old_seeds.yaml \
+        /tmp/ab_same mt_bible_learned cls_{parlspeech,rotten_tomatoes}_{learned,uniform,frozen_beta}
+    python bench/training_time.py /tmp/ab_new new /tmp/ab_old filing --seeds-raised /tmp/ab_raised /tmp/ab_same \
+        --out bench/results/training_time_since_filing.json
 """
 
 from __future__ import annotations
@@ -102,6 +113,24 @@ def compare(new: pd.Series, old: pd.Series) -> dict:
             "jobs": [{"job": j, "new_s": t.new_s, "old_s": t.old_s} for j, t in jobs.iterrows()]}
 
 
+def seeds_raised(compared: dict, raised: pd.Series, same: pd.Series) -> dict:
+    """The new code's summed training time at a config whose seeds are raised, from ``compared`` (:func:`compare`
+    of the new and old code at the old config) and a second pair of runs made at once: only the jobs the raise
+    changes, at the raised config (``raised``) and at the old one (``same``), both with the new code. Each such job's
+    time at the old config in ``compared`` is scaled by its own raised/same ratio, measured under one load."""
+    if set(raised.index) != set(same.index):
+        raise SystemExit(f"the seed pair trained different jobs: {sorted(set(raised.index) ^ set(same.index))}")
+    new = {j["job"]: j["new_s"] for j in compared["jobs"]}
+    if missing := sorted(set(raised.index) - new.keys()):
+        raise SystemExit(f"jobs of the seed pair that the compared runs did not train: {missing}")
+    ratio = raised / same[raised.index]
+    total = compared["new_s"] + sum(new[j] * (r - 1) for j, r in ratio.items())
+    return {"n_jobs": len(ratio), "new_s": round(total, 1), "old_s": compared["old_s"],
+            "change": round(total / compared["old_s"] - 1, 4),
+            "jobs": [{"job": j, "raised_s": raised[j], "same_s": same[j], "ratio": round(r, 3)}
+                     for j, r in ratio.sort_index().items()]}
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("new_dir", type=Path)
@@ -109,11 +138,17 @@ def main() -> None:
     p.add_argument("old_dir", type=Path)
     p.add_argument("old_label")
     p.add_argument("--out", type=Path, default=Path("bench/results/training_time.json"))
+    p.add_argument("--seeds-raised", nargs=2, type=Path, metavar=("RAISED_DIR", "SAME_DIR"),
+                   help="two runs at once of the jobs a raise of seeds changes, with the new code: at the raised "
+                        "config and at the compared one (estimates the new code's time at the raised config)")
     args = p.parse_args()
     new, old = job_seconds(args.new_dir), job_seconds(args.old_dir)
     out = {"benchmark": "training_time", "new": args.new_label, "old": args.old_label,
            **compare(training_jobs(new, args.new_dir), training_jobs(old, args.old_dir)),
            "other_jobs": control(new, old), "models": identical_models(args.new_dir, args.old_dir)}
+    if args.seeds_raised:
+        raised, same = (training_jobs(job_seconds(d), d) for d in args.seeds_raised)
+        out["seeds_raised"] = seeds_raised(out, raised, same)
     write_json(out, args.out)
     print(json.dumps({k: v for k, v in out.items() if k != "jobs"}, indent=2))
 
