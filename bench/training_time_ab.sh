@@ -54,7 +54,7 @@ pairs() {
     local long=$!
     smk "$tree" "$short_cfg" "$short_dir" --force "$target"
     while kill -0 "$long" 2>/dev/null; do
-      rm -rf "$scratch/results/checkpoints"
+      rm -rf "$scratch/$r/checkpoints"
       (smk "$tree" "$short_cfg" "$scratch" --force "$target" || true) &
       local fill=$!
       while kill -0 "$long" 2>/dev/null && kill -0 "$fill" 2>/dev/null; do sleep 1; done
