@@ -10,8 +10,8 @@ Writes ``--out`` (default ``bench/results/aitken_deviation_effects.json``):
 
 - ``accuracy`` (row "accuracy"): per experiment, the test split's shape (examples, padded width L = longest target
   + ``<eos>``, the share of the B·L positions that are real, target lengths) and per seed the greedy decodes'
-  ``token_acc`` (real positions, :func:`attnrepro.evaluation.accuracies`, what ``attnrepro evaluate`` reports),
-  ``padded_token_acc`` (the authors' accuracy_fun, :func:`attnrepro.evaluation.padded_token_accuracy`),
+  ``token_acc`` (real positions, :func:`attnrepro.seq2seq.evaluation.accuracies`, what ``attnrepro evaluate`` reports),
+  ``padded_token_acc`` (the authors' accuracy_fun, :func:`attnrepro.seq2seq.evaluation.padded_token_accuracy`),
   ``word_acc`` (1 − word error rate, the summary's definition) and ``seq_acc``; means over seeds; and
   ``check``: the largest |difference| from the run's own numbers: summary.csv's token_acc / word_acc (the
   analysed experiments; they read the exported greedy decodes of the first ``export.n_examples`` test examples,
@@ -33,7 +33,7 @@ the same :func:`attnrepro.aitken2021.analysis.analyze_exports`, first on the who
 run's summary.csv) and then on ``--draws`` random ``--sample``-subsets of the exported examples (draw d from
 ``numpy.random.default_rng([TESTSET_SEED, d])``; one subset per draw, shared by every seed and experiment, as one
 test set is). Each draw's summaries, with the run's other per-seed tables (aer_summary.csv), go through the claims
-step's own :func:`attnrepro.claims.summarize` and :func:`attnrepro.claims.by_claim`; reported per claim row: the
+step's own :func:`attnrepro.verdicts.claims.summarize` and :func:`attnrepro.verdicts.claims.by_claim`; reported per claim row: the
 full-set median and interval and their spread over draws, the verdicts the draws give and how often they differ
 from the full set's, and per seed the measure's spread. ``--cache FILE`` keeps the analysed summaries, so that a later
 run with more ``--draws`` analyses only the further ones (each draw has its own seed: the first are the same). On
@@ -65,13 +65,13 @@ from attnrepro.aitken2021.accuracy import edit_distance  # noqa: E402
 from attnrepro.aitken2021.analysis import _codes  # noqa: E402 (the words -> ids of analyze_seed)
 from attnrepro.aitken2021.alignment import word_offset_measures, word_temporal_dots  # noqa: E402
 from attnrepro.aitken2021.decomposition import decompose  # noqa: E402
-from attnrepro.bleu import sentences  # noqa: E402
+from attnrepro.seq2seq.bleu import sentences  # noqa: E402
 from attnrepro.cli.common import load_split  # noqa: E402
-from attnrepro.evaluation import accuracies, greedy_predictions, padded_token_accuracy  # noqa: E402
-from attnrepro.export import states  # noqa: E402
+from attnrepro.seq2seq.evaluation import accuracies, greedy_predictions, padded_token_accuracy  # noqa: E402
+from attnrepro.seq2seq.export import states  # noqa: E402
 from attnrepro.io import RESULTS_ROOT_ENV, read_csv_checked, read_json, read_parquet, read_parquet_table  # noqa: E402
-from attnrepro.tokens import SOS  # noqa: E402
-from attnrepro.train import load_model  # noqa: E402
+from attnrepro.data.tokens import SOS  # noqa: E402
+from attnrepro.seq2seq.train import load_model  # noqa: E402
 
 ACC_COLUMNS = ["token_acc", "padded_token_acc", "word_acc", "seq_acc"]
 TESTSET_SEED = 200  # the test-set subsets' numpy seed (draw d: default_rng([TESTSET_SEED, d]))
@@ -226,13 +226,15 @@ def testset_effect(a: argparse.Namespace, cfg: dict) -> dict:
     """Row "test set": the claims read on ``a.draws`` random ``a.sample``-subsets of the exported test examples."""
     import pandas as pd
 
-    from attnrepro import layout, results_root, tasks
+    from attnrepro.run import layout
+    from attnrepro.io import use_results_root
+    from attnrepro.data.vocab import tasks
     from attnrepro.aitken2021.analysis import analyze_exports
-    from attnrepro.claims import by_claim, merge_replicates, summarize
-    from attnrepro.config import task_spec
-    from attnrepro.papers import CLAIMS, model_check, tested_on
+    from attnrepro.verdicts.claims import by_claim, merge_replicates, summarize
+    from attnrepro.run.config import task_spec
+    from attnrepro.verdicts.papers import CLAIMS, model_check, tested_on
 
-    results_root.use({"results": str(a.results.resolve())})
+    use_results_root({"results": str(a.results.resolve())})
     sources = layout.claim_sources(cfg)
     experiments = {s.experiment: (s.task_kind, s.arch, s.cell, s.attention) for s in sources}
     tables: dict[str, list] = {}

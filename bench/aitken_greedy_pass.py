@@ -35,9 +35,10 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro import layout  # noqa: E402
-from attnrepro.config import task_spec  # noqa: E402
-from attnrepro.validation import validate  # noqa: E402
+from attnrepro.run import layout  # noqa: E402
+from attnrepro.io import use_results_root  # noqa: E402
+from attnrepro.run.config import task_spec  # noqa: E402
+from attnrepro.run.validation import validate  # noqa: E402
 
 CLI = [sys.executable, "-m", "attnrepro.cli"]
 ENV = {**os.environ, "PYTHONPATH": str(ROOT / "src"), "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
@@ -77,7 +78,7 @@ def greedy_analysis(results: Path, work: Path, config: dict, name: str, n_exampl
 
 def claims(config: dict, results: Path, swap: dict[str, Path], out: Path, confidence: float) -> pd.DataFrame:
     """The claims command over the run's tables, with ``swap``'s experiments' summary.csv replaced."""
-    root = layout.use_root(config)
+    root = use_results_root(config)
     sources = []
     for s in layout.claim_sources(config):
         d = dict(vars(s))

@@ -7,7 +7,7 @@ setting, compared on the claims' measures read from each arm's ``summary.csv``.
   (``max_len: 20``, the demo's task) against 15–19 (``max_len: 19``, the authors' ``randint(15, 20)`` and
   ``config/paper*.yaml``).
 - ``options``: one-to-one as ``lengths``' ``max_len 19`` arm (the ``baseline`` arm, the same run), against one
-  arm per option of Aitken et al.'s code (:data:`attnrepro.model.OPTIONS`, ``train.loss``): ``readout_bias
+  arm per option of Aitken et al.'s code (:data:`attnrepro.seq2seq.model.OPTIONS`, ``train.loss``): ``readout_bias
   false``, ``first_input uniform``, ``init aitken``, ``loss padded``, ``initial_state learned`` (docs/deviations.md,
   the Aitken rows of those names), and ``all five`` together; ``--labels`` runs some of them.
 - ``reversal``: the reversed task (§3 'Additional Tasks', Fig. 2g), lengths 15–19 as ``config/paper*.yaml``, AED
@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.aitken2021.alignment import temporal_antidiagonal  # noqa: E402
-from attnrepro.config import chunk_name, experiment_spec  # noqa: E402
+from attnrepro.run.config import chunk_name, experiment_spec  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
 
 # the measures the toy tasks' claims read (src/attnrepro/aitken2021/claims*.py) and the shares beside them

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-from attnrepro.intervals import NOT_TESTED, UNDECIDABLE, rank_depth
+from attnrepro.verdicts.intervals import NOT_TESTED, UNDECIDABLE, rank_depth
 
 ROW = re.compile(r"^\| \*\*(?P<claim>[\w]+)\*\*[^|]*(?:\\\|[^|]*)*\| (?P<experiment>[\w@]+) \| (?P<paper>[^|]*) \| "
                  r"(?P<ours>[^|]*) \| (?P<n>\d+) \| (?P<verdict>[\w ]+) \| `(?P<rule>[^`]*)` \|")

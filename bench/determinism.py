@@ -28,10 +28,10 @@ RUN = r"""
 import hashlib, io, json, sys, tempfile, time
 import torch
 from attnrepro import tasks
-from attnrepro.config import TrainConfig
-from attnrepro.data import Vocab, encode
-from attnrepro.model import ModelConfig
-from attnrepro.train import train
+from attnrepro.run.config import TrainConfig
+from attnrepro.data.vocab import Vocab, encode
+from attnrepro.seq2seq.model import ModelConfig
+from attnrepro.seq2seq.train import train
 torch.set_num_threads(int(sys.argv[1]))
 task = dict(kind="one_to_one", n_words=3, min_len=15, max_len=20, n_train=2000, n_valid=100, n_test=100, seed=1)
 splits = tasks.generate(task)

@@ -1,11 +1,11 @@
-"""Read speed of candidate Parquet layouts for exported hidden states (the choice behind attnrepro.export).
+"""Read speed of candidate Parquet layouts for exported hidden states (the choice behind attnrepro.seq2seq.export).
 
 The analyses read all states of one seed into an [N, H] array plus their (example, position, token) columns.
 Layouts compared, for the default scale (500 examples x ~18.5 positions x 5 seeds, H = 64 and the paper's 128):
 
 - ``fixed_list``:    one row per state, ``h`` a fixed_size_list<float32>[H], pyarrow's default writer settings
 - ``fixed_list_rg``: the same with one row group per seed and no dictionary encoding of the floats
-                     (what attnrepro.export writes)
+                     (what attnrepro.seq2seq.export writes)
 - ``wide``:          one row per state, H float32 columns h0 .. h{H-1}
 - ``wide_rg``:       the same with one row group per seed
 - ``nested``:        one row per sequence, ``h`` a list<list<float32>>

@@ -94,9 +94,9 @@ def aitken_profiles() -> dict:
     """:func:`kernel_busy` of Aitken's AED (H = 128, one-to-one, batch 128) per cell, 20 stacked seeds and one."""
     import stacked_training as st
 
-    from attnrepro import tasks
-    from attnrepro.data import Vocab, encode
-    from attnrepro.model import ModelConfig
+    from attnrepro.data.vocab import tasks
+    from attnrepro.data.vocab import Vocab, encode
+    from attnrepro.seq2seq.model import ModelConfig
 
     vocab = Vocab.from_words(*tasks.words(st.TASK))
     data = encode(tasks.generate(st.TASK)["train"], vocab)
@@ -150,7 +150,7 @@ def training_jobs(cfg: dict) -> list[dict]:
     """Every training job of a config: rule, job, shape key (bench/paper_cost.py's) and steps."""
     import paper_cost
 
-    from attnrepro import config as cfglib
+    from attnrepro.run import config as cfglib
     from attnrepro.snell2021 import config as snellcfg
 
     jobs = [{"rule": "train", "job": name, "shape": paper_cost.shape(cfg, name),

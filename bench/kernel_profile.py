@@ -7,7 +7,7 @@ of ``--repeats`` timings of about 2 s of steps each), the categories of
 bench/profiling.py (matrix products and their achieved rate, element-wise work, other operators, Python and
 dispatch) and the operators, by name and input shape, with the most self time.
 
-Each shape runs as the engine trains it, with freed memory held (attnrepro.allocator; code that has no such module
+Each shape runs as the engine trains it, with freed memory held (attnrepro.nn.allocator; code that has no such module
 runs without). ``--before DIR`` profiles the code of another checkout (its ``src``) in a subprocess, alternating
 with this one so that both see the same load, and the report sets the two side by side; ``--before-env NAME=VALUE``
 sets a variable for the before runs only (``--before . --before-env ATTNREPRO_HOLD_FREED_MEMORY=0``: this code with
@@ -105,8 +105,8 @@ def profile_one(name: str, step, repeats: int, top: int, rate: float) -> dict:
 def worker(shape: str, repeats: int, top: int, threads: int, rate: float) -> dict:
     torch.set_num_threads(threads)
     try:
-        from attnrepro.allocator import hold_freed_memory
-    except ImportError:  # code from before attnrepro.allocator
+        from attnrepro.nn.allocator import hold_freed_memory
+    except ImportError:  # code from before attnrepro.nn.allocator
         held = False
     else:
         held = hold_freed_memory()

@@ -42,8 +42,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro import budget, cluster  # noqa: E402
-from attnrepro import config as cfglib  # noqa: E402
+from attnrepro.run import budget, cluster  # noqa: E402
+from attnrepro.run import config as cfglib  # noqa: E402
 
 STEPS, FIRST, LAST = 30, 10, 30
 SNELL_STEPS, SNELL_EVERY = 20, 10
@@ -370,7 +370,7 @@ SIZED_BY_CONFIG = {"snell2021_candidates": "candidates", "snell2021_multihead": 
 
 def requested_mb(rule: str, config: dict, floor_mb: int) -> int:
     """The memory (MB) the workflow asks for one job of ``rule`` under ``config``: resources.yaml's ``floor_mb``, or,
-    for a rule sized by its config, the estimate of :func:`attnrepro.budget.multihead_bytes` × the cluster margin
+    for a rule sized by its config, the estimate of :func:`attnrepro.run.budget.multihead_bytes` × the cluster margin
     where that is more (as ``needs`` in workflow/rules/common.smk)."""
     if rule in SIZED_BY_CONFIG and config.get("snell2021"):
         return cluster.memory_mb(budget.multihead_bytes(config["snell2021"])[SIZED_BY_CONFIG[rule]], floor_mb)

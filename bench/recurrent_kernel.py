@@ -1,4 +1,4 @@
-"""The recurrent kernel (attnrepro.kernels) on its own: which point-wise implementation each device gets.
+"""The recurrent kernel (attnrepro.nn.kernels) on its own: which point-wise implementation each device gets.
 
 For each cell and shape, the time of one forward + backward pass of ``Cell.sequence`` over a masked sequence:
 ``autograd`` (autograd through a loop of ``Cell.step``: the op before issue 16), ``eager`` (hand-written backward,
@@ -30,9 +30,9 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro import kernels  # noqa: E402
-from attnrepro.cells import CELLS  # noqa: E402
-from attnrepro.stacked import init_stacked  # noqa: E402
+from attnrepro.nn import kernels  # noqa: E402
+from attnrepro.nn.cells import CELLS  # noqa: E402
+from attnrepro.nn.stacked import init_stacked  # noqa: E402
 
 SHAPES = {"aed": dict(batch=128, hidden=128, length=20, seeds=(8, 1), cells=("gru", "lstm", "ugrnn")),
           "snell_copy": dict(batch=128, hidden=256, length=41, seeds=(20, 1), cells=("lstm",))}

@@ -64,7 +64,7 @@ sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]  # the package, and the 
 from snell_rerun import CLAIM_COLUMNS, REPORTED, claim_readings, cli, member_rows, row_table, train_runs  # noqa: E402
 from snell_train_split import train_split  # noqa: E402
 
-from attnrepro.intervals import Rule, interval, verdict  # noqa: E402
+from attnrepro.verdicts.intervals import Rule, interval, verdict  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021.agreement_table import table2_from_runs  # noqa: E402

@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from attnrepro.config import TrainConfig  # noqa: E402
-from attnrepro.engine import Member, fit  # noqa: E402
+from attnrepro.training.config import TrainConfig  # noqa: E402
+from attnrepro.training.engine import Member, fit  # noqa: E402
 from attnrepro.snell2021 import tasks  # noqa: E402
 from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
 from attnrepro.seeding import generator  # noqa: E402

@@ -38,7 +38,7 @@ proxy's last evaluation, and Δ is negated before the call.
 - ``sample_size`` (row 7): each Fig. 6 claim's Clopper–Pearson interval at the run's n and, as a projection (each
   model succeeding at the observed rate), at n = 20 (config/paper.yaml's ``n_combos``) and 50 (the authors'): the
   interval at k = round(rate·n), the probability that n models decide the claim, and
-  :func:`~attnrepro.intervals.replicates_to_decide`; whether n different head sets of each kind can be drawn from
+  :func:`~attnrepro.verdicts.intervals.replicates_to_decide`; whether n different head sets of each kind can be drawn from
   the run's candidates; the random heads' pool (every candidate tried) against the authors' 30, and the chance
   that 8 heads drawn from it hold a good one (hypergeometric) against a pool of 30 with the same share of good heads
   and independent draws.
@@ -73,8 +73,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.errors import AttnReproError  # noqa: E402
-from attnrepro.intervals import (Interval, Rule, clopper_pearson, interval, replicates_to_decide,  # noqa: E402
-                                 verdict)
+from attnrepro.verdicts.intervals import Interval, Rule, clopper_pearson, interval, replicates_to_decide, verdict
 from attnrepro.io import RESULTS_ROOT_ENV, read_csv_checked, read_parquet  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021 import multihead as mh  # noqa: E402

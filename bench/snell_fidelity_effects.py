@@ -54,7 +54,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro.engine import token_hits  # noqa: E402
+from attnrepro.training.engine import token_hits  # noqa: E402
 from attnrepro.io import RESULTS_ROOT_ENV, read_csv_checked  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021.runs import load_data, load_run, read_metrics  # noqa: E402
@@ -102,7 +102,7 @@ def option_effect(a: argparse.Namespace) -> dict:
 @torch.no_grad()
 def per_sequence_hits(model, data, chunk: int = 100) -> tuple[np.ndarray, np.ndarray]:
     """(right tokens [S, M], real tokens [M]) of every sequence of ``data`` under teacher forcing, each stacked
-    seed: :func:`attnrepro.engine.teacher_forced`'s token accuracy (its :func:`~attnrepro.engine.token_hits`)
+    seed: :func:`attnrepro.training.engine.teacher_forced`'s token accuracy (its :func:`~attnrepro.training.engine.token_hits`)
     before its sum over the sequences."""
     hits = []
     for start in range(0, len(data), chunk):

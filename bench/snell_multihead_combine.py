@@ -7,7 +7,7 @@ K-head job is trained again through the project's CLI (``attnrepro snell2021 tra
 --candidates …``, which draws the same head sets) with ``combine: mean`` under ``--work``; the sum's models are the
 finished run's own. Both go through :func:`attnrepro.snell2021.run_tables.multihead_summary` (the analysis the
 claims read): per kind the models' final accuracies, successes (final accuracy ≥ ``good_above``), the success rate
-with its 95% Clopper–Pearson interval (:func:`attnrepro.intervals.clopper_pearson`) and the head sets (checked
+with its 95% Clopper–Pearson interval (:func:`attnrepro.verdicts.intervals.clopper_pearson`) and the head sets (checked
 equal under both). Writes ``--out``.
 
     nice -n 10 python bench/snell_multihead_combine.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/mh
@@ -27,7 +27,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro.intervals import clopper_pearson  # noqa: E402
+from attnrepro.verdicts.intervals import clopper_pearson  # noqa: E402
 from attnrepro.io import read_parquet  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021.run_tables import candidate_table, multihead_summary  # noqa: E402

@@ -77,8 +77,8 @@ def job_spec(block: dict, job: str, n_candidates: int | None) -> dict:
 
 def evaluations(train: dict) -> int:
     """How many evaluations a run of ``train`` makes (engine.is_eval_step over 0 … steps)."""
-    from attnrepro.config import TrainConfig
-    from attnrepro.engine import is_eval_step
+    from attnrepro.training.config import TrainConfig
+    from attnrepro.training.engine import is_eval_step
 
     cfg = TrainConfig.from_dict(train)
     return sum(is_eval_step(cfg, s) for s in range(cfg.steps + 1))

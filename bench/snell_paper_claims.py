@@ -38,8 +38,9 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro import cli, layout  # noqa: E402
-from attnrepro.io import write_csv  # noqa: E402
+from attnrepro import cli
+from attnrepro.run import layout  # noqa: E402
+from attnrepro.io import use_results_root, write_csv  # noqa: E402
 
 PREFIX = "snell2021_copy"
 TABLE2 = "snell2021_table2"
@@ -47,7 +48,7 @@ TABLE2 = "snell2021_table2"
 
 def copy_sources(config: dict, workdir: Path, prefix: str = PREFIX) -> list[dict]:
     """The config's claim sources named ``prefix``… whose table exists under ``workdir``, with absolute paths."""
-    layout.use_root(config)
+    use_results_root(config)
     return [{**vars(s), "path": str(workdir / s.path)} for s in layout.claim_sources(config)
             if s.experiment.startswith(prefix) and (workdir / s.path).is_file()]
 

@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 
-from attnrepro.intervals import Rule, interval, verdict  # noqa: E402
+from attnrepro.verdicts.intervals import Rule, interval, verdict  # noqa: E402
 
 # Table 2's claims (attnrepro.snell2021.claims): each reads the median over seeds of one column, above 0 by a rank
 # interval; the first three are A(α, β^uf), A(β^uf, β^px) and A(Δ, β^uf) against their nulls
@@ -45,7 +45,7 @@ def member_rows(frame: pd.DataFrame, n: int) -> pd.DataFrame:
 
 def claim_readings(rows: pd.DataFrame, columns: list[str]) -> dict:
     """Per column the claims' reading of Table 2's seeds: mean, median, the 95% rank interval of the median and the
-    verdict of "median > 0" (:func:`attnrepro.intervals.verdict`)."""
+    verdict of "median > 0" (:func:`attnrepro.verdicts.intervals.verdict`)."""
     rule, out = Rule(">", 0.0), {}
     for c in columns:
         v = rows[c].to_numpy(dtype=float)

@@ -1,7 +1,7 @@
 """Snell et al. 2021, deviations.md's Snell row 8: does a translation member's training depend on the stack it
 trains in? The authors' translation model (``architecture: authors``, dropout between its LSTM layers) drew its
 dropout masks from torch's global generator, which the members of a stack share, so a member's masks depended on
-which members shared its stack; since :mod:`attnrepro.dropout` each member draws them from its own stream, as every
+which members shared its stack; since :mod:`attnrepro.nn.dropout` each member draws them from its own stream, as every
 other draw (initialisation, batches), and stack minus alone should be float noise.
 
 At a tiny size — ``--config``'s snell2021 block (default: the smoke config: seeds, width, held-out size) with

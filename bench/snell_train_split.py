@@ -8,7 +8,7 @@ snell2021 train``; both record their probes on that many training pairs, ``train
 frozen-β run and the learned run's Δ read from the finished run ``--reuse`` (the runs are seeded: the retrained
 weights and every held-out column must equal the finished run's, checked), and Table 2's row computed by
 :func:`attnrepro.snell2021.agreement_table.table2_from_runs` with ``train_probes``. The verdicts are the claims
-step's own (:func:`train_split_readings`: :func:`attnrepro.claims.summarize` with the project's model checks):
+step's own (:func:`train_split_readings`: :func:`attnrepro.verdicts.claims.summarize` with the project's model checks):
 Table 7's claim ``classification_train_split_alpha_agrees_with_beta_uf`` (A(α, β^uf) − Â on training pairs) and
 the same column over its matched null, beside the held-out claim and its − Â. Writes
 ``snell_train_split_effect.json``.
@@ -29,10 +29,10 @@ import pandas as pd
 import yaml
 from snell_rerun import train_runs
 
-from attnrepro.claims import summarize
+from attnrepro.verdicts.claims import summarize
 from attnrepro.errors import AttnReproError
 from attnrepro.io import read_csv_checked, read_parquet
-from attnrepro.papers import CLAIMS, model_check, tested_on
+from attnrepro.verdicts.papers import CLAIMS, model_check, tested_on
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021.agreement_table import table2_from_runs
 from attnrepro.snell2021.runs import read_metrics
@@ -65,7 +65,7 @@ def with_train_sample(block: dict, n: int, row: str) -> tuple[dict, dict]:
 
 
 def train_split_readings(rows: pd.DataFrame, experiment: str) -> list[dict]:
-    """The claims step's rows (:func:`attnrepro.claims.summarize`, the project's model checks) for Table 2's row
+    """The claims step's rows (:func:`attnrepro.verdicts.claims.summarize`, the project's model checks) for Table 2's row
     ``rows`` of the classification experiment ``experiment``: Table 7's claim, A(α, β^uf) − Â on training pairs,
     and the same column over its matched null (``|excess_null``), beside Table 2's held-out claim (over the
     matched null) and its − Â (``|excess``)."""

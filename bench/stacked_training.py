@@ -2,7 +2,7 @@
 
 AED, hidden 128, one-to-one lengths 15-20, batch 128: the time of one training step (forward, backward, per-seed
 clipping, Adam) for S seeds stacked in one model against S one-seed models stepped one after the other (the
-same code), for each cell and each point-wise kernel of attnrepro.kernels (``eager``, ``compiled``); the
+same code), for each cell and each point-wise kernel of attnrepro.nn.kernels (``eager``, ``compiled``); the
 device's chosen kernel is the one the target is judged on. Stacked and one-seed runs alternate, so both see the
 same load. ``--profile`` adds, for the chosen kernel, where a step's time goes (bench/profiling.py). On a device
 that is not there (``--device cuda`` without a GPU) it records that and the command to run where there is one.
@@ -37,11 +37,12 @@ if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = tempfile.mkdtemp(prefix="attnrepro-bench-inductor-")
     atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], ignore_errors=True)
 
-from attnrepro import kernels, tasks  # noqa: E402
-from attnrepro.data import Vocab, encode, stack  # noqa: E402
-from attnrepro.engine import token_loss  # noqa: E402
-from attnrepro.model import EncoderDecoder, ModelConfig  # noqa: E402
-from attnrepro.stacked import clip_grad_norm_per_seed  # noqa: E402
+from attnrepro.nn import kernels
+from attnrepro.data.vocab import tasks  # noqa: E402
+from attnrepro.data.vocab import Vocab, encode, stack  # noqa: E402
+from attnrepro.training.engine import token_loss  # noqa: E402
+from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig  # noqa: E402
+from attnrepro.nn.stacked import clip_grad_norm_per_seed  # noqa: E402
 from profiling import explain, matmul_gflops, sync  # noqa: E402
 
 TASK = {"kind": "one_to_one", "n_words": 3, "min_len": 15, "max_len": 20, "n_train": 4096, "n_valid": 1,

@@ -4,7 +4,7 @@ Training is most of the default workflow's job time; this compares the training 
 ``bench/workflow.py --keep DIR`` (or of a rerun of only the training rules there), job by job, from Snakemake's
 own per-job benchmark files (``results/benchmarks/train/**`` and ``results/benchmarks/snell2021/train/**``: the
 Aitken and Transformer models, and every Snell run, its rounds of candidates and its K-head models). Made for
-freed memory held (attnrepro.allocator) against malloc as it was, on one machine:
+freed memory held (attnrepro.nn.allocator) against malloc as it was, on one machine:
 
     python bench/workflow.py --config config/config.yaml --keep /tmp/wf_held
     cp -r /tmp/wf_held /tmp/wf_default && rm -rf /tmp/wf_default/results/checkpoints

@@ -30,8 +30,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def results_root(config: Path) -> str:
-    """The folder a config writes under (its ``results`` key; attnrepro.results_root's default)."""
-    from attnrepro.results_root import DEFAULT
+    """The folder a config writes under (its ``results`` key; attnrepro.io.RESULTS, the default)."""
+    from attnrepro.io import RESULTS as DEFAULT
 
     return str(yaml.safe_load(config.read_text()).get("results", DEFAULT)).rstrip("/")
 

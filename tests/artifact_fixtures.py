@@ -4,14 +4,14 @@ import io
 import tarfile
 from pathlib import Path
 
-from attnrepro.artifact import ROOT, pack
+from attnrepro.archive.artifact import ROOT, pack
 
 
 def tiny_bag(directory: Path) -> Path:
     """``directory/artifact``: a BagIt bag whose payload is a Workflow Run RO-Crate of one job."""
     import bagit
 
-    from attnrepro.crate import run_crate
+    from attnrepro.archive.crate import run_crate
 
     bag = Path(directory) / ROOT
     (bag / "code").mkdir(parents=True)

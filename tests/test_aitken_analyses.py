@@ -189,8 +189,8 @@ def test_offset_alignment_matches_brute_force(pair):
 
 
 def test_token_projection_equals_the_one_hot_product():
-    from attnrepro.cells import make_cell
-    from attnrepro.stacked import init_stacked
+    from attnrepro.nn.cells import make_cell
+    from attnrepro.nn.stacked import init_stacked
 
     torch.manual_seed(0)
     cell = make_cell("gru", 2, 7, 4)
@@ -278,7 +278,7 @@ def test_a_decode_running_past_its_target_counts_every_extra_word():
     whole decode has three. Example 1 is right. The old reading (the rows' ``predicted``) gave 1 − 1/8; the whole
     decodes give 1 − 3/8. BLEU likewise reads the whole decode."""
     from attnrepro.aitken2021.accuracy import edit_distance, word_accuracy
-    from attnrepro.bleu import bleu, text
+    from attnrepro.seq2seq.bleu import bleu, text
 
     words = "the quick brown fox jumps over the lazy dog again".split()
     dec = decodes([("1 2 3 4 5 <eos>".split(), "1 2 3 4 5 5 5 5 <eos>".split()),

@@ -1,4 +1,4 @@
-"""The options that follow Aitken et al.'s code (docs/deviations.md, Aitken rows; attnrepro.model.OPTIONS), each on a
+"""The options that follow Aitken et al.'s code (docs/deviations.md, Aitken rows; attnrepro.seq2seq.model.OPTIONS), each on a
 hand case, with the defaults leaving the model as it was and a bad value stopped naming its key."""
 
 import json
@@ -9,12 +9,13 @@ import pytest
 import torch
 import yaml
 
-from attnrepro.config import TrainConfig, check
-from attnrepro.engine import token_loss
+from attnrepro.training.config import TrainConfig
+from attnrepro.run.config import check
+from attnrepro.training.engine import token_loss
 from attnrepro.errors import AttnReproError
-from attnrepro.model import EncoderDecoder, ModelConfig
-from attnrepro.stacked import affine
-from attnrepro.validation import validate
+from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
+from attnrepro.nn.stacked import affine
+from attnrepro.run.validation import validate
 
 from test_bad_input import SPEC, _data, with_change
 from test_model import V_SRC, V_TGT, batch
@@ -120,7 +121,7 @@ def test_learned_initial_state_is_a_parameter_with_a_gradient():
 
 
 def test_padded_loss_is_the_mean_over_batch_times_padded_length():
-    from attnrepro.data import Encoded
+    from attnrepro.data.vocab import Encoded
 
     logits = torch.tensor([[[[2.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 3.0]],
                             [[0.0, 0.0, 1.0], [1.0, 1.0, 1.0], [5.0, 0.0, 0.0]]]])  # [S=1, B=2, T=3, V=3]
@@ -161,7 +162,7 @@ def test_bad_option_values_name_their_key(smoke, root):
 
 def test_every_option_trains_saves_and_loads(tmp_path):
     from attnrepro.cli import main
-    from attnrepro.train import load_model
+    from attnrepro.seq2seq.train import load_model
 
     spec = {**SPEC, "model": {**SPEC["model"], "initial_state": "learned", "init": "aitken", "readout_bias": False,
                               "first_input": "uniform"}, "train": {**SPEC["train"], "loss": "padded"}}
@@ -179,7 +180,7 @@ def test_every_option_trains_saves_and_loads(tmp_path):
 
 
 def test_schema_offers_what_the_code_implements(root):
-    from attnrepro.model import OPTIONS
+    from attnrepro.seq2seq.model import OPTIONS
 
     schema = yaml.safe_load((root / "workflow" / "schemas" / "config.schema.yaml").read_text())["$defs"]
     for key, (default, allowed) in OPTIONS.items():

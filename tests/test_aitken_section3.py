@@ -11,8 +11,8 @@ from attnrepro.aitken2021.claims_section3 import CLAIMS
 from attnrepro.aitken2021.decomposition import alignment_terms, decompose
 from attnrepro.aitken2021.mechanisms import (attention_diagonal_share, average_map_fit, decoder_input_delta_ratio,
                                              readout_state_ratio, section3_measures, top_axes_variance)
-from attnrepro.claims import summarize
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
 
 SEEDS = list(range(8))
 _IDS = {c.claim_id for c in CLAIMS}

@@ -12,8 +12,8 @@ from attnrepro.aitken2021.escan_mechanisms import (attends_before, context_ratio
                                                    hide_everywhere, near_diagonal_share, preceding_words,
                                                    readout_maps_to, readout_max_hidden, subphrase_end_share,
                                                    subphrase_ends, temporal_offpeak_gain)
-from attnrepro.claims import summarize
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
 
 SEEDS = list(range(8))
 _IDS = {c.claim_id for c in CLAIMS}
@@ -178,7 +178,7 @@ def test_an_untrained_ao_already_has_small_deltas():
     """Why escan_ao_small_delta has no row: an untrained AO's projected relative delta norm is already small."""
     torch = pytest.importorskip("torch")
     from attnrepro.aitken2021.decomposition import projected_relative_delta
-    from attnrepro.model import EncoderDecoder, ModelConfig
+    from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
 
     torch.manual_seed(0)
     vocab, rng = 16, np.random.default_rng(0)

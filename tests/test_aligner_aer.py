@@ -12,15 +12,16 @@ import yaml
 
 from conftest import ROOT
 
-from attnrepro import layout, papers
-from attnrepro.claims import merge_replicates, summarize
+from attnrepro.run import layout
+from attnrepro.verdicts import papers
+from attnrepro.verdicts.claims import merge_replicates, summarize
 from attnrepro.cli import main
-from attnrepro.data import Vocab, write_task
+from attnrepro.data.vocab import Vocab, write_task
 from attnrepro.errors import AttnReproError
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
 from attnrepro.kobayashi2020 import statistical_aligner
 from attnrepro.kobayashi2020.aligner_aer import aligner_aer_table, norm_minus_aligner
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.papers import CLAIMS
 
 # two gold sentence pairs: sure links, and possible ones (⊇ sure)
 SURE = [{(0, 0), (1, 1)}, {(0, 1)}]

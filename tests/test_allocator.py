@@ -1,4 +1,4 @@
-"""attnrepro.allocator: a freed large block stays in the process for the next allocation, not given back.
+"""attnrepro.nn.allocator: a freed large block stays in the process for the next allocation, not given back.
 
 The setting is process-wide, so each case runs in a fresh interpreter: it mallocs a 64 MiB block, writes it, frees
 it, and counts the minor page faults of doing the same again. With malloc as glibc sets it (a block above 32 MiB is
@@ -17,12 +17,12 @@ import sys
 
 import pytest
 
-from attnrepro import allocator
+from attnrepro.nn import allocator
 from attnrepro.errors import AttnReproError
 
 PROBE = """
 import ctypes, ctypes.util, json, resource
-from attnrepro.allocator import hold_freed_memory
+from attnrepro.nn.allocator import hold_freed_memory
 held = hold_freed_memory()
 libc = ctypes.CDLL(ctypes.util.find_library("c"))
 libc.malloc.restype, libc.malloc.argtypes = ctypes.c_void_p, [ctypes.c_size_t]

@@ -12,7 +12,7 @@ import tarfile
 import pytest
 import yaml
 
-from attnrepro.artifact import unpack, verify
+from attnrepro.archive.artifact import unpack, verify
 from attnrepro.cli import main
 
 from attnrepro.aitken2021.panels import PANELS

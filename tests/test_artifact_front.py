@@ -13,9 +13,9 @@ import pytest
 import yaml
 
 import attnrepro
-from attnrepro.artifact import ROOT, pack, payload_oxum, unpack, verify
+from attnrepro.archive.artifact import ROOT, pack, payload_oxum, unpack, verify
 from attnrepro.errors import AttnReproError
-from attnrepro.jobrecord import PREFIX, format_record, job_record, read_records
+from attnrepro.run.jobrecord import PREFIX, format_record, job_record, read_records
 
 from artifact_fixtures import tiny_bag
 from conftest import ROOT as REPO, tool_env
@@ -135,7 +135,7 @@ def test_unpack_stops_a_decompression_bomb_before_writing_it(tmp_path):
 
 
 def test_a_job_without_its_own_record_takes_times_and_memory_from_its_benchmark(tmp_path):
-    from attnrepro.crate import job_provenance
+    from attnrepro.archive.crate import job_provenance
 
     bench = tmp_path / "b.tsv"
     bench.write_text("s\th:m:s\tmax_rss\tmax_vms\n2.5\t0:00:02\t120.5\t300\n")

@@ -4,9 +4,9 @@ import sqlite3
 
 import pytest
 
-from attnrepro import tasks
-from attnrepro.tasks.bible import bible
-from attnrepro.tokens import UNK, bible_words
+from attnrepro.data.vocab import tasks
+from attnrepro.data.tasks.bible import bible
+from attnrepro.data.tokens import UNK, bible_words
 
 
 @pytest.fixture

@@ -7,9 +7,9 @@ import pytest
 
 from attnrepro.aitken2021.accuracy import early_late_accuracy, early_late_gap
 from attnrepro.aitken2021.blog003 import CLAIMS
-from attnrepro.claims import summarize
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
-from attnrepro.learning_curve import seed_steps_to_threshold, steps_to_threshold
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.training.learning_curve import seed_steps_to_threshold, steps_to_threshold
 
 SEEDS = list(range(8))
 BY_ID = {c.claim_id: c for c in CLAIMS}

@@ -1,5 +1,5 @@
 """The Kobayashi cache job's memory follows the configured encoder's shape (issue 27): one estimate
-(attnrepro.budget.encoder_cache_bytes) that the config check and the cluster request both read, calibrated on the
+(attnrepro.run.budget.encoder_cache_bytes) that the config check and the cluster request both read, calibrated on the
 one measured job (MiniLM, bench/results/paper_cost.json) and scaled by layers × heads × sequences × tokens."""
 
 import json
@@ -8,8 +8,8 @@ import re
 import pytest
 import yaml
 
-from attnrepro import budget
-from attnrepro.cluster import MARGIN, memory_mb, read_resources
+from attnrepro.run import budget
+from attnrepro.run.cluster import MARGIN, memory_mb, read_resources
 from attnrepro.errors import AttnReproError
 from conftest import ROOT, snakemake
 

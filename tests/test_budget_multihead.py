@@ -1,5 +1,5 @@
 """Fig. 6's jobs ask for the memory their block's shape needs (Snell et al. 2021, §5.2): one estimate
-(attnrepro.budget.multihead_bytes) that the config check and the cluster requests of snell2021_candidates and
+(attnrepro.run.budget.multihead_bytes) that the config check and the cluster requests of snell2021_candidates and
 snell2021_multihead both read, calibrated on config/paper.yaml's two measured jobs
 (bench/results/snell_multihead_cost.json) and scaled by members, heads, length, width, batch and held-out set."""
 
@@ -10,8 +10,8 @@ import re
 import pytest
 import yaml
 
-from attnrepro import budget
-from attnrepro.cluster import MARGIN, memory_mb, read_resources
+from attnrepro.run import budget
+from attnrepro.run.cluster import MARGIN, memory_mb, read_resources
 from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
 from conftest import ROOT, snakemake

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from attnrepro.cells import CELLS, FeedForwardCell, GRUCell, LSTMCell, UGRNNCell
-from attnrepro.model import EncoderDecoder, ModelConfig
-from attnrepro.stacked import init_stacked, lookup
+from attnrepro.nn.cells import CELLS, FeedForwardCell, GRUCell, LSTMCell, UGRNNCell
+from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
+from attnrepro.nn.stacked import init_stacked, lookup
 
 
 def made(cell):

@@ -2,10 +2,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.claims import COLUMNS, Claim, model_quality, summarize
-from attnrepro.papers import CLAIMS
-from attnrepro.claims_markdown import to_markdown
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED, UNDECIDABLE
+from attnrepro.verdicts.claims import COLUMNS, Claim, model_quality, summarize
+from attnrepro.verdicts.papers import CLAIMS
+from attnrepro.verdicts.markdown import to_markdown
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED, UNDECIDABLE
 
 BASE = dict(paper="p", claim_id="c", section="§1", quote="q", reading="r", measure="m", kind="continuous",
             direction=">", threshold=0.5, task_kinds=("one_to_one",), archs=("aed",), reference_value=0.9,
@@ -83,7 +83,7 @@ def test_a_claim_of_named_cells_rows_only_their_experiments():
     assert table[table.claim_id == "c"].experiment.tolist() == ["g", "l", "x"]
     assert lstm.applies_to("one_to_one", "aed", "lstm") and not lstm.applies_to("one_to_one", "aed", "gru")
     assert not lstm.applies_to("one_to_one", "aed") and CLAIM.applies_to("one_to_one", "aed")
-    from attnrepro.claims import unmeasured
+    from attnrepro.verdicts.claims import unmeasured
     why = unmeasured(table[table.claim_id == "c"], summaries, {"g": exps["g"]}, (lstm,)).why.tolist()
     assert why == ["no experiment of its task and model in this config"]
 
@@ -226,7 +226,7 @@ def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
 
 
 def test_a_claim_without_a_row_is_listed_with_its_reason():
-    from attnrepro.claims import unmeasured
+    from attnrepro.verdicts.claims import unmeasured
 
     other = Claim(**{**BASE, "claim_id": "elsewhere", "task_kinds": ("sort",)})
     routed = Claim(**{**BASE, "claim_id": "routed", "task_kinds": ("wmt16",), "measured_by": "config/paper.yaml"})
@@ -255,7 +255,7 @@ def test_a_claim_without_a_row_is_listed_with_its_reason():
 
 
 def test_tables_of_one_experiment_join_on_seed_and_refuse_a_measure_twice():
-    from attnrepro.claims import merge_replicates
+    from attnrepro.verdicts.claims import merge_replicates
     from attnrepro.errors import AttnReproError
 
     a = pd.DataFrame({"seed": [0, 1], "m": [0.1, 0.2]})
@@ -267,7 +267,7 @@ def test_tables_of_one_experiment_join_on_seed_and_refuse_a_measure_twice():
 
 
 def test_committed_tables_are_shown_beside_this_run_per_claim():
-    from attnrepro.claims_markdown import beside
+    from attnrepro.verdicts.markdown import beside
 
     experiments = {"a": ("one_to_one", "aed"), "b": ("one_to_one", "aed")}
     ours = summarize({"a": pd.DataFrame({"seed": SIX, "m": [0.8, 0.82, 0.81, 0.8, 0.8, 0.8]})},
@@ -300,9 +300,9 @@ def test_a_zero_width_median_interval_shows_the_sign_test_it_rests_on(values, ve
     """The guide: no verdict rests on a zero-width interval. Tied replicates give the median's interval no width;
     the verdict is then the sign test's, whose share of replicates on the claimed side has a Clopper–Pearson
     interval, and the row shows it."""
-    from attnrepro.claims_markdown import _ours
-    from attnrepro.intervals import Rule, interval
-    from attnrepro.intervals import verdict as judge
+    from attnrepro.verdicts.markdown import _ours
+    from attnrepro.verdicts.intervals import Rule, interval
+    from attnrepro.verdicts.intervals import verdict as judge
 
     rule = Rule(">", 0.9)
     iv = interval(np.array(values), "continuous", rule, 0.95, (0.0, 1.0))

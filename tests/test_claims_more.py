@@ -9,10 +9,10 @@ import pytest
 
 from attnrepro.aitken2021.alignment import temporal_argmax_correlation, temporal_diagonal_share
 from attnrepro.aitken2021.mechanisms import attention_target_share
-from attnrepro.claims import summarize
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
 from attnrepro.kobayashi2020 import analysis as kb
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.papers import CLAIMS
 
 SEEDS = list(range(6))
 NEW = {"aitken2021": ("sort_attention_permutes", "escan_aed_temporal_diagonal", "escan_ao_temporal_follow",
@@ -57,7 +57,7 @@ def _untrained(arch, seed, task, n=40, hidden=32):
     eSCAN-like words with 'and' and separators, outputs longer than inputs; "one_to_one"): its summary row."""
     torch = pytest.importorskip("torch")
     from attnrepro.aitken2021.analysis import analyze_seed
-    from attnrepro.model import EncoderDecoder, ModelConfig
+    from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
 
     torch.manual_seed(seed)
     rng = np.random.default_rng(seed)

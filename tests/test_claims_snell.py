@@ -1,13 +1,13 @@
 """The Snell et al. 2021 claims of :mod:`attnrepro.snell2021.claims_appendix`: each measure on a hand case, and each
-claim through :func:`attnrepro.claims.summarize` on a case where it must fail and one where it holds."""
+claim through :func:`attnrepro.verdicts.claims.summarize` on a case where it must fail and one where it holds."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.claims import summarize, unmeasured
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.claims import summarize, unmeasured
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.papers import CLAIMS
 from attnrepro.snell2021 import count_table as ct
 from attnrepro.snell2021.agreement import relative_spread
 from attnrepro.snell2021.agreement_table import (checkpoint_bleu, second_run_curve, table2_row, table2_table,
@@ -253,8 +253,8 @@ def test_multihead_judge_step_moves_labels_and_success_to_the_authors_last_evalu
 
 def test_sms_gate_is_above_the_majority_class():
     # the SMS Spam Collection is 87% ham: a model that always says "ham" must not test App. A.9's claim
-    from attnrepro import papers
-    from attnrepro.intervals import NOT_TESTED
+    from attnrepro.verdicts import papers
+    from attnrepro.verdicts.intervals import NOT_TESTED
 
     claim = _claim("sms_attention_unstable_across_seeds")
     def row(acc):

@@ -8,8 +8,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from attnrepro import claims
-from attnrepro.intervals import DECIDED
+from attnrepro.verdicts import claims
+from attnrepro.verdicts.intervals import DECIDED
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
 TABLES = ("claims_config", "claims_paper_slice")

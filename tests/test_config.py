@@ -4,7 +4,7 @@
 import pytest
 import yaml
 
-from attnrepro.config import attention, check, experiment_spec, seed_chunks
+from attnrepro.run.config import attention, check, experiment_spec, seed_chunks
 from attnrepro.errors import AttnReproError
 
 from test_bad_input import with_change
@@ -52,10 +52,10 @@ def test_every_config_is_valid(root):
 
 
 def test_schema_names_what_the_code_implements(root):
-    from attnrepro.cells import CELLS
-    from attnrepro.attention import ATTENTIONS
-    from attnrepro.model import ARCHS
-    from attnrepro.tasks import KINDS
+    from attnrepro.nn.cells import CELLS
+    from attnrepro.nn.attention import ATTENTIONS
+    from attnrepro.seq2seq.model import ARCHS
+    from attnrepro.data.tasks import KINDS
 
     schema = yaml.safe_load((root / "workflow" / "schemas" / "config.schema.yaml").read_text())
     assert set(schema["$defs"]["task"]["properties"]["kind"]["enum"]) == set(KINDS)

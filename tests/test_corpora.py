@@ -4,13 +4,13 @@ import pandas as pd
 import pytest
 
 import corpus_fixtures as fx
-from attnrepro.bleu import bleu
-from attnrepro.config import check_corpora
-from attnrepro.corpora import FORMATS, text
-from attnrepro.corpora.prepare import prepare
-from attnrepro.data import Vocab, encode
+from attnrepro.seq2seq.bleu import bleu
+from attnrepro.run.config import check_corpora
+from attnrepro.data.corpora import FORMATS, text
+from attnrepro.data.corpora.prepare import prepare
+from attnrepro.data.vocab import Vocab, encode
 from attnrepro.errors import AttnReproError
-from attnrepro.tokens import map_unk
+from attnrepro.data.tokens import map_unk
 
 
 def raw_dir(tmp_path, files):

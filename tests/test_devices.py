@@ -18,13 +18,13 @@ import torch
 import yaml
 from torch.overrides import TorchFunctionMode
 
-from attnrepro import tasks
-from attnrepro.config import TrainConfig
-from attnrepro.data import Vocab, encode
-from attnrepro.model import ModelConfig
+from attnrepro.data.vocab import tasks
+from attnrepro.training.config import TrainConfig
+from attnrepro.data.vocab import Vocab, encode
+from attnrepro.seq2seq.model import ModelConfig
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021 import runs
-from attnrepro.train import train
+from attnrepro.seq2seq.train import train
 from conftest import ROOT, Interrupt, assert_same_weights, stop_at
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
@@ -222,8 +222,8 @@ def test_an_export_on_the_device_equals_the_cpu_export_of_the_same_weights(data,
     to float32 rounding (different kernels sum in another order)."""
     import numpy as np
 
-    from attnrepro.export import export_activations
-    from attnrepro.model import EncoderDecoder
+    from attnrepro.seq2seq.export import export_activations
+    from attnrepro.seq2seq.model import EncoderDecoder
 
     vocab, _, va = data
     cfg = ModelConfig(arch, "gru", 8, len(vocab.src), len(vocab.tgt), input_dim=16 if arch == "ao" else 0,

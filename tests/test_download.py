@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from attnrepro.download import fetch
+from attnrepro.data.download import fetch
 from attnrepro.errors import AttnReproError
 from corpus_fixtures import Server, imdb, sha256
 
@@ -132,6 +132,6 @@ def test_cli_reports_one_line_and_exit_2(server, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "attnrepro.cli", "download", "--url", f"{server.url}/nope.tgz",
                            "--sha256", GOOD, "--out", str(tmp_path / "nope.tgz")], capture_output=True, text=True)
     assert proc.returncode == 2
-    run_line, *rest = proc.stderr.strip().splitlines()  # a job's log opens with where it ran (attnrepro.runinfo)
+    run_line, *rest = proc.stderr.strip().splitlines()  # a job's log opens with where it ran (attnrepro.run.runinfo)
     assert run_line.startswith("run: ") and rest == [f"attnrepro download: error: {server.url}/nope.tgz: HTTP 404 "
                                                 f"Not Found; nothing was kept"]

@@ -52,7 +52,7 @@ def test_paper_config_plans_every_corpus(tmp_path):
     the formats, so a corpus added to paper.yaml is counted without editing this test)."""
     from collections import Counter
 
-    from attnrepro.corpora import family
+    from attnrepro.data.corpora import family
 
     corpora = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["corpora"]
     proc = snakemake("-n", "corpora", "--configfile", str(ROOT / "config" / "paper.yaml"), cwd=tmp_path)
@@ -133,7 +133,7 @@ def test_snell_classification_reads_a_downloaded_corpus(tmp_path):
 
 
 def test_snell_classification_set_must_be_offline_or_a_binary_corpus():
-    from attnrepro.config import check
+    from attnrepro.run.config import check
     from attnrepro.errors import AttnReproError
 
     cfg = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())

@@ -1,4 +1,4 @@
-"""Per-member dropout (attnrepro.dropout): a member's masks come from its own seed's stream, whatever shares its
+"""Per-member dropout (attnrepro.nn.dropout): a member's masks come from its own seed's stream, whatever shares its
 stack and however far the stack pads; the engine checkpoints them, so a dropout run resumes bitwise; a model without
 dropout trains and checkpoints as before."""
 
@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro import engine
-from attnrepro.config import TrainConfig
-from attnrepro.data import Encoded
-from attnrepro.dropout import StackedDropout
-from attnrepro.engine import Member, fit
+from attnrepro.training import engine
+from attnrepro.training.config import TrainConfig
+from attnrepro.data.vocab import Encoded
+from attnrepro.nn.dropout import StackedDropout
+from attnrepro.training.engine import Member, fit
 from attnrepro.snell2021.translation_seq2seq import TranslationConfig, TranslationSeq2Seq
 
 TRAIN = dict(steps=6, batch_size=4, lr=1e-2, lr_decay=1.0, betas=[0.9, 0.999], eps=1e-8, grad_clip=None, l2=0.0,

@@ -5,10 +5,10 @@ import io
 
 import torch
 
-from attnrepro.config import TrainConfig
-from attnrepro.data import Encoded, draw, stack
-from attnrepro.engine import Member, is_eval_step
-from attnrepro.progress import progress
+from attnrepro.training.config import TrainConfig
+from attnrepro.data.vocab import Encoded, draw, stack
+from attnrepro.training.engine import Member, is_eval_step
+from attnrepro.training.progress import progress
 from attnrepro.seeding import generator, stream_seeds
 
 TRAIN = dict(steps=600, batch_size=32, lr=1e-3, lr_decay=1.0, betas=[0.9, 0.999], eps=1e-8, grad_clip=None, l2=0.0,
@@ -51,10 +51,11 @@ def test_one_progress_line_per_evaluation():
 
 def test_long_runs_write_a_line_at_each_checkpoint_and_every_few_minutes(tmp_path, monkeypatch):
     """A run with no evaluation for a long time still reports (here: a heartbeat of 0 s), and each checkpoint."""
-    from attnrepro import engine, tasks
-    from attnrepro.data import Vocab, encode
-    from attnrepro.model import ModelConfig
-    from attnrepro.train import train
+    from attnrepro.training import engine
+    from attnrepro.data.vocab import tasks
+    from attnrepro.data.vocab import Vocab, encode
+    from attnrepro.seq2seq.model import ModelConfig
+    from attnrepro.seq2seq.train import train
 
     task = dict(kind="one_to_one", n_words=3, min_len=3, max_len=5, n_train=32, n_valid=4, n_test=4, seed=0)
     vocab = Vocab.from_words(*tasks.words(task))

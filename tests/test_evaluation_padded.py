@@ -1,9 +1,9 @@
 """The authors' padded token accuracy (Aitken et al. 2021, their accuracy_fun) against the project's real-position
-one (:func:`attnrepro.evaluation.accuracies`) on hand cases."""
+one (:func:`attnrepro.seq2seq.evaluation.accuracies`) on hand cases."""
 
 import torch
 
-from attnrepro.evaluation import accuracies, padded_token_accuracy
+from attnrepro.seq2seq.evaluation import accuracies, padded_token_accuracy
 
 # two targets of one split, width 4: "5 6 <eos>" and "5 <eos>" (<eos> = 2, padding = 0): 5 real positions of 8
 TGT = torch.tensor([[[5, 6, 2, 0], [5, 2, 0, 0]]])

@@ -4,13 +4,13 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from attnrepro import tasks
+from attnrepro.data.vocab import tasks
 from attnrepro.aitken2021.analysis import analyze_seed
 from attnrepro.aitken2021.decomposition import TERMS
-from attnrepro.data import Vocab, encode
-from attnrepro.export import export_activations, states, vectors
+from attnrepro.data.vocab import Vocab, encode
+from attnrepro.seq2seq.export import export_activations, states, vectors
 from attnrepro.io import write_parquet
-from attnrepro.model import EncoderDecoder, ModelConfig
+from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
 
 
 @pytest.fixture(params=["dot", "qkv"])
@@ -89,7 +89,7 @@ def test_cli_export_writes_one_row_group_per_seed(tiny_task, tmp_path):
     import json
 
     from attnrepro.cli import main
-    from attnrepro.train import save_model
+    from attnrepro.seq2seq.train import save_model
 
     data = tmp_path / "data"
     assert main(["data", "--task-json", json.dumps(tiny_task), "--out-dir", str(data)]) == 0
@@ -107,12 +107,12 @@ def test_cli_export_writes_one_row_group_per_seed(tiny_task, tmp_path):
 
 
 def test_hypothesis_is_the_whole_greedy_decode(exported):
-    """Each example's ``hypothesis`` is what :func:`attnrepro.evaluation.greedy_predictions` decodes (the path of
+    """Each example's ``hypothesis`` is what :func:`attnrepro.seq2seq.evaluation.greedy_predictions` decodes (the path of
     ``attnrepro evaluate``), cut after its first <eos>, even where the decode runs past the target's length and
     so past the example's rows; the rows' ``predicted`` words are its first steps."""
     from attnrepro.aitken2021.accuracy import sentences
-    from attnrepro.bleu import sentences as id_sentences
-    from attnrepro.evaluation import greedy_predictions
+    from attnrepro.seq2seq.bleu import sentences as id_sentences
+    from attnrepro.seq2seq.evaluation import greedy_predictions
 
     model, test, vocab, path = exported
     dec = pd.read_parquet(path / "decoder.parquet")
@@ -132,7 +132,7 @@ def test_hypothesis_is_the_whole_greedy_decode(exported):
 
 def test_hypotheses_need_words_without_white_space():
     from attnrepro.errors import AttnReproError
-    from attnrepro.export import hypotheses
+    from attnrepro.seq2seq.export import hypotheses
 
     words = np.array(["<pad>", "<sos>", "<eos>", "a", "b"], dtype=object)
     assert hypotheses(np.array([[3, 4, 2, 3], [4, 4, 4, 4]]), words).tolist() == ["a b <eos>", "b b b b"]

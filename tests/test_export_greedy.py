@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro import tasks
-from attnrepro.data import Vocab, encode
+from attnrepro.data.vocab import tasks
+from attnrepro.data.vocab import Vocab, encode
 from attnrepro.errors import AttnReproError
-from attnrepro.export import PASSES, export_activations
+from attnrepro.seq2seq.export import PASSES, export_activations
 
 
 @pytest.fixture(scope="module")
@@ -17,7 +17,7 @@ def untrained():
     spec = dict(kind="one_to_one", n_words=3, min_len=4, max_len=7, n_train=200, n_valid=16, n_test=16, seed=3)
     vocab = Vocab.from_words(*tasks.words(spec))
     test = encode(tasks.generate(spec)["test"], vocab)
-    from attnrepro.model import EncoderDecoder, ModelConfig
+    from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
 
     model = EncoderDecoder(ModelConfig("aed", "gru", 8, len(vocab.src), len(vocab.tgt)), [4, 9])
     greedy = {k: t.to_pandas() for k, t in export_activations(model, test, vocab, pass_="greedy").items()}
@@ -96,7 +96,7 @@ def test_a_bad_pass_is_refused_by_name(untrained):
 def test_the_config_key_offers_the_passes_defaults_to_teacher_forced_and_names_a_bad_value(root):
     import yaml
 
-    from attnrepro.validation import validate
+    from attnrepro.run.validation import validate
 
     schema = root / "workflow" / "schemas" / "config.schema.yaml"
     key = yaml.safe_load(schema.read_text())["properties"]["export"]["properties"]["pass"]

@@ -23,9 +23,10 @@ import pytest
 import torch
 import yaml
 
-import attnrepro.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
-from attnrepro import budget, seeding, validation
-from attnrepro import config as cfglib
+import attnrepro.seq2seq.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
+from attnrepro.run import budget, validation
+from attnrepro import seeding
+from attnrepro.run import config as cfglib
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
@@ -228,8 +229,8 @@ def test_snakemake_stops_with_one_short_message(tmp_path, smoke, case, monkeypat
 
 # -- seeds: one function of the seed --------------------------------------------------------------------------
 def test_ao_seeds_0_and_2_to_the_29_get_different_rotations():
-    from attnrepro.model import ModelConfig
-    from attnrepro.train import build_model
+    from attnrepro.seq2seq.model import ModelConfig
+    from attnrepro.seq2seq.train import build_model
 
     cfg = ModelConfig(arch="ao", cell="gru", hidden=4, src_vocab=5, tgt_vocab=5, input_dim=8, max_positions=6)
     model = build_model(cfg, [0, 2**29])  # seed*1000+salt made these equal modulo 2**32
@@ -285,7 +286,7 @@ def _device(tmp_path, capsys):
 
 @case("issue msg: disk full during a checkpoint")
 def _disk_full(tmp_path, capsys, monkeypatch):
-    import attnrepro.train as atrain
+    import attnrepro.seq2seq.train as atrain
 
     data = _data(tmp_path)
     real_save, real_usage = torch.save, shutil.disk_usage
@@ -408,7 +409,7 @@ def _truncated_download(tmp_path, capsys):
 
 @case("new: unpinned archive truncated")
 def _unpinned_truncated(tmp_path, capsys):
-    from attnrepro.download import verify_download
+    from attnrepro.data.download import verify_download
 
     corpus, name, raw, mirror = _download_setup(tmp_path)
     with pytest.raises(AttnReproError, match="damaged archive .*the rerun fetches it again"):

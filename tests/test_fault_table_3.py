@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 import yaml
 
-import attnrepro.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
+import attnrepro.seq2seq.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
@@ -223,8 +223,8 @@ def _digest(path):
 
 
 def test_model_files_are_byte_identical_across_folders(tmp_path):
-    from attnrepro.model import ModelConfig
-    from attnrepro.train import build_model, save_model
+    from attnrepro.seq2seq.model import ModelConfig
+    from attnrepro.seq2seq.train import build_model, save_model
 
     model = build_model(ModelConfig("aed", "gru", 8, 6, 7), [0, 1])
     vocab = {"src": list("abcdef"), "tgt": list("abcdefg")}

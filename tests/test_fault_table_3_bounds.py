@@ -19,8 +19,8 @@ import pandas as pd
 import pytest
 import torch
 
-import attnrepro.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
-from attnrepro import budget, validation
+import attnrepro.seq2seq.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
+from attnrepro.run import budget, validation
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
@@ -80,7 +80,7 @@ class Trickle:
 
 
 def test_a_trickling_download_times_out_over_the_transfer(world):
-    from attnrepro.download import fetch
+    from attnrepro.data.download import fetch
 
     results, outside = world
     server = Trickle(gap=0.2)  # every read returns well within the timeout
@@ -198,7 +198,7 @@ def test_a_checkpoint_that_does_not_fit_is_moved_aside_and_training_starts_afres
 
 
 def test_a_checkpoint_of_another_format_is_stale(world, monkeypatch):
-    import attnrepro.engine as engine
+    import attnrepro.training.engine as engine
 
     results, outside = world
     data = _data(results)

@@ -11,13 +11,13 @@ import torch
 from attnrepro.kobayashi2020.alignment_readout import source_target_alignments
 from attnrepro.kobayashi2020.aer import extract, format_pharaoh
 from attnrepro.cli import main
-from attnrepro.config import check
-from attnrepro.data import Vocab, encode, write_task
+from attnrepro.run.config import check
+from attnrepro.data.vocab import Vocab, encode, write_task
 from attnrepro.errors import AttnReproError
-from attnrepro.bleu import sentences
-from attnrepro.evaluation import scores
-from attnrepro.model import ModelConfig
-from attnrepro.train import build_model, save_model
+from attnrepro.seq2seq.bleu import sentences
+from attnrepro.seq2seq.evaluation import scores
+from attnrepro.seq2seq.model import ModelConfig
+from attnrepro.seq2seq.train import build_model, save_model
 
 SRC_WORDS = ["in", "the", "beginning", "god", "created", "heaven", "and", "earth", "<unk>"]
 TGT_WORDS = ["au", "commencement", "dieu", "créa", "les", "cieux", "et", "la", "terre", "<unk>"]
@@ -59,7 +59,7 @@ def _run(d, alignment, index_base=0, models=("m01.pt", "m2.pt"), source="src.txt
 
 def _own_alignment(d):
     """The layer-1 attention-weight alignments of seed 0, as the model reads the pairs (unknown words -> <unk>)."""
-    from attnrepro.train import load_model
+    from attnrepro.seq2seq.train import load_model
 
     vocab = _vocab()
     known_s, known_t = set(vocab.src), set(vocab.tgt)

@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from attnrepro.intervals import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, UNDECIDABLE, Rule, clopper_pearson, fragile,
-                                 interval, rank_depth, replicates_to_decide, size_vs_reference, student_t, verdict)
+from attnrepro.verdicts.intervals import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, UNDECIDABLE, Rule,
+                                          clopper_pearson, fragile, interval, rank_depth, replicates_to_decide,
+                                          size_vs_reference, student_t, verdict)
 
 
 def decide(values, kind, direction, threshold, bounds=(-np.inf, np.inf)):

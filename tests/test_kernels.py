@@ -1,4 +1,4 @@
-"""The recurrent sequence op (attnrepro.kernels) against autograd through a loop of ``Cell.step``.
+"""The recurrent sequence op (attnrepro.nn.kernels) against autograd through a loop of ``Cell.step``.
 
 Each cell's equations exist once (``gates``); ``step`` runs them under autograd, so the reference below shares
 the forward with the op and checks the hand-written derivatives (``gates_backward``) and the loop around them.
@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from attnrepro import kernels
-from attnrepro.cells import CELLS, RECURRENT_CELLS
-from attnrepro.stacked import init_stacked
+from attnrepro.nn import kernels
+from attnrepro.nn.cells import CELLS, RECURRENT_CELLS
+from attnrepro.nn.stacked import init_stacked
 
 MODES = list(kernels.MODES)
 

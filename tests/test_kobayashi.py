@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from attnrepro.kobayashi2020 import analysis as kb
-from attnrepro.claims import summarize
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.papers import CLAIMS
 from attnrepro.kobayashi2020 import figures as kf
 from attnrepro.figures import save
 
@@ -258,7 +258,7 @@ def test_a_kobayashi_figure_redraws_from_the_artifact_without_training(kobayashi
     """Issue 33: an artifact packed with the models and analyses redraws a figure with no other job."""
     import yaml
 
-    from attnrepro.artifact import unpack, verify
+    from attnrepro.archive.artifact import unpack, verify
     from conftest import job_counts, snakemake
 
     cfg = yaml.safe_load((kobayashi_run / "kob.yaml").read_text())

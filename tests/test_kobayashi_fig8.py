@@ -93,10 +93,10 @@ def test_aer_job_on_a_synthetic_task_keeps_its_words_and_fig8_draws_them(tmp_pat
     model (no training: only the plumbing is checked), and `soft-figure` draws it (no period: the first pair)."""
     import torch
 
-    from attnrepro import tasks
-    from attnrepro.data import Vocab, write_task
-    from attnrepro.model import ModelConfig
-    from attnrepro.train import build_model, save_model
+    from attnrepro.data.vocab import tasks
+    from attnrepro.data.vocab import Vocab, write_task
+    from attnrepro.seq2seq.model import ModelConfig
+    from attnrepro.seq2seq.train import build_model, save_model
 
     torch.manual_seed(0)
     task = dict(kind="one_to_one", n_words=3, min_len=4, max_len=6, n_train=8, n_valid=4, n_test=8, seed=1)

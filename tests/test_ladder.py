@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from attnrepro import ladder
+from attnrepro.verdicts import ladder
 from attnrepro.errors import AttnReproError
 
 from conftest import core_config, job_counts, snakemake

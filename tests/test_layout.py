@@ -1,4 +1,4 @@
-"""attnrepro.layout: which table each claim reads, decided once for the rules and the CLI."""
+"""attnrepro.run.layout: which table each claim reads, decided once for the rules and the CLI."""
 
 import json
 
@@ -7,7 +7,7 @@ import yaml
 
 from conftest import ROOT
 
-from attnrepro import layout
+from attnrepro.run import layout
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 

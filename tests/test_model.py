@@ -1,7 +1,7 @@
 import pytest
 import torch
 
-from attnrepro.model import EncoderDecoder, ModelConfig
+from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
 
 V_SRC, V_TGT = 5, 6
 
@@ -161,7 +161,7 @@ def test_ao_positional_code_scale_and_width():
     wide = EncoderDecoder(ModelConfig("ao", "gru", 4, 3000, 3000, max_positions=4, pe_norm=1.0), [0])
     assert wide.pe_src.shape == (1, 4, 3000)
     gram = wide.pe_src[0] @ wide.pe_src[0].T  # the spread keeps the code's geometry
-    from attnrepro.model import PE_WIDTH, sinusoidal_encoding
+    from attnrepro.seq2seq.model import PE_WIDTH, sinusoidal_encoding
     pe = sinusoidal_encoding(4, PE_WIDTH) / (PE_WIDTH / 2) ** 0.5
     assert gram == pytest.approx(pe @ pe.T, abs=1e-5)
 
@@ -189,7 +189,7 @@ def test_ao_positional_code_similarity_at_the_authors_time_scales(width, time_sc
 @pytest.mark.parametrize("shape", [(3, 5), (3, 4, 5), (3, 2, 4, 5)])
 def test_stacked_affine_is_each_members_own_product(shape):
     """stacked.affine, the one stacked linear map of every model: member s's rows times member s's weights."""
-    from attnrepro.stacked import affine
+    from attnrepro.nn.stacked import affine
 
     gen = torch.Generator().manual_seed(0)
     x = torch.randn(*shape, generator=gen)

@@ -14,7 +14,7 @@ from attnrepro.kobayashi2020.norms import (affine_singular_values,
     transformed,
     value_map_per_head,
     vector_norms)
-from attnrepro.model import EncoderDecoder, ModelConfig
+from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
 
 
 @pytest.mark.parametrize("arch", ["aed", "ao"])

@@ -9,7 +9,7 @@ import yaml
 
 from conftest import ROOT
 
-from attnrepro.cluster import read_resources
+from attnrepro.run.cluster import read_resources
 from attnrepro.errors import AttnReproError
 
 sys.path.insert(0, str(ROOT / "bench"))

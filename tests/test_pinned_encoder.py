@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from attnrepro.cli import main
-from attnrepro.download import sha256_of
+from attnrepro.data.download import sha256_of
 
 # specials at their bert-base-uncased places relative to each other; words of the news text, pieces and characters
 VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", ",", ".", "'", "a", "s", "the", "of", "and", "to", "in",

@@ -18,7 +18,7 @@ from typing import Callable
 import pandas as pd
 import pytest
 
-from attnrepro.claims import PAPERS
+from attnrepro.verdicts.claims import PAPERS
 from conftest import ROOT, job_counts, tool_env
 from headless import Browser, chromium
 

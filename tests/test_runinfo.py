@@ -10,7 +10,7 @@ import subprocess
 import pytest
 import torch
 
-from attnrepro import runinfo
+from attnrepro.run import runinfo
 from attnrepro.cli import main
 from conftest import ROOT
 
@@ -89,7 +89,7 @@ def test_make_install_with_another_torch_index_reinstalls_torch(tmp_path):
 
 
 def test_runtime_plan_uses_the_margin_the_cap_and_segments():
-    from attnrepro.cluster import MARGIN, plan_minutes
+    from attnrepro.run.cluster import MARGIN, plan_minutes
 
     assert plan_minutes(600, 999, 1440) == (max(10, round(MARGIN * 10)), 1)  # 10 min predicted
     assert plan_minutes(60, 999, 1440) == (10, 1)                           # at least 10 minutes
@@ -100,7 +100,7 @@ def test_runtime_plan_uses_the_margin_the_cap_and_segments():
 
 
 def test_rule_retries_follow_the_longest_job_up_to_the_cap():
-    from attnrepro.cluster import MAX_RETRIES, rule_retries
+    from attnrepro.run.cluster import MAX_RETRIES, rule_retries
 
     assert rule_retries([]) == 1 and rule_retries([1, 1]) == 1
     assert rule_retries([1, 3, 2]) == 3                          # the longest job's segments
@@ -108,7 +108,7 @@ def test_rule_retries_follow_the_longest_job_up_to_the_cap():
 
 
 def test_predicted_seconds_rescale_to_the_config_steps_and_bound_unmeasured_runs():
-    from attnrepro.cluster import predicted_seconds
+    from attnrepro.run.cluster import predicted_seconds
 
     cost = {"rows": [{"rule": "t", "job": "a", "s": 100.0, "source": "10 steps × 9.5 s/step × 1.05"},
                      {"rule": "t", "job": "b", "s": 40.0, "source": "20 steps × 2 s/step"},
@@ -121,7 +121,7 @@ def test_predicted_seconds_rescale_to_the_config_steps_and_bound_unmeasured_runs
 
 
 def test_partition_cap_is_the_longest_limit_that_holds_the_job(tmp_path):
-    from attnrepro.cluster import partition_cap
+    from attnrepro.run.cluster import partition_cap
 
     path = tmp_path / "p.yaml"
     path.write_text("partitions:\n  cpu: {max_gpu: 0, max_runtime: 300}\n  gpu: {max_gpu: 4, max_runtime: 2880}\n"
@@ -136,11 +136,12 @@ def test_a_run_past_its_time_budget_checkpoints_exits_and_resumes_to_the_same_we
     attempt resumes and finishes with the weights of an uninterrupted run."""
     import io
 
-    from attnrepro import engine, tasks
-    from attnrepro.config import TrainConfig
-    from attnrepro.data import Vocab, encode
-    from attnrepro.model import ModelConfig
-    from attnrepro.train import train
+    from attnrepro.training import engine
+    from attnrepro.data.vocab import tasks
+    from attnrepro.training.config import TrainConfig
+    from attnrepro.data.vocab import Vocab, encode
+    from attnrepro.seq2seq.model import ModelConfig
+    from attnrepro.seq2seq.train import train
 
     task = dict(kind="one_to_one", n_words=3, min_len=3, max_len=5, n_train=32, n_valid=4, n_test=4, seed=0)
     vocab = Vocab.from_words(*tasks.words(task))

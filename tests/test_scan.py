@@ -1,7 +1,7 @@
 import subprocess
 import sys
 
-from attnrepro.tasks import scan
+from attnrepro.data.tasks import scan
 
 
 def test_counts():
@@ -29,7 +29,7 @@ def test_longest_output_is_48_actions():
 
 
 def test_command_line_prints_the_release_format():
-    out = subprocess.run([sys.executable, "-m", "attnrepro.tasks.scan"], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "attnrepro.data.tasks.scan"], capture_output=True, text=True, check=True)
     lines = out.stdout.splitlines()
     assert len(lines) == 20_910
     assert "IN: turn opposite left OUT: I_TURN_LEFT I_TURN_LEFT" in lines
@@ -37,7 +37,7 @@ def test_command_line_prints_the_release_format():
 
 
 def test_escan_lengths_words_and_alignment():
-    from attnrepro.tasks import escan
+    from attnrepro.data.tasks import escan
 
     src, tgt = escan.escan(15, 20, 300, seed=4)
     assert len(src) == 300
@@ -54,7 +54,7 @@ def test_escan_lengths_words_and_alignment():
 
 
 def test_escan_is_seeded():
-    from attnrepro.tasks import escan
+    from attnrepro.data.tasks import escan
 
     assert escan.escan(15, 20, 5, seed=1) == escan.escan(15, 20, 5, seed=1)
     assert escan.escan(15, 20, 5, seed=1) != escan.escan(15, 20, 5, seed=2)
@@ -63,7 +63,7 @@ def test_escan_is_seeded():
 def test_escan_authors_generator_bounds_the_output_and_ends_every_command():
     """The authors' generator (window 'output', 10-15; inputs over 27 rejected; '<.>' after every command, the
     last included, on both sides) on the 90 commands of their word subset."""
-    from attnrepro.tasks import escan
+    from attnrepro.data.tasks import escan
 
     assert len(escan.phrases()) == 90
     src, tgt = escan.escan(10, 15, 400, seed=4, window="output", max_in_len=27, trailing_separator=True)

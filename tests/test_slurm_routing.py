@@ -18,8 +18,8 @@ from conftest import ROOT, tool_env, user_profile
 
 import yaml
 
-from attnrepro.cluster import MARGIN, predicted_seconds, read_resources
-from attnrepro.config import experiment_spec
+from attnrepro.run.cluster import MARGIN, predicted_seconds, read_resources
+from attnrepro.run.config import experiment_spec
 from attnrepro.snell2021.config import runs as snell_runs
 
 PAPER = ROOT / "config" / "paper.yaml"
@@ -225,7 +225,7 @@ def test_profile_names_no_rule_and_rejects_an_unknown_gpu_request(tmp_path):
 
 
 def test_gpu_requests_map_to_one_plugin_resource():
-    from attnrepro.cluster import gpu_resources
+    from attnrepro.run.cluster import gpu_resources
 
     assert gpu_resources(None, 1) == {"gpu": 1}
     assert gpu_resources("gpus:a100", 2) == {"gpu": 2, "gpu_model": "a100"}

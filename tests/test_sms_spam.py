@@ -9,14 +9,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.claims import summarize
-from attnrepro.config import check_corpora
-from attnrepro.corpora import FORMATS, sms_spam
-from attnrepro.corpora.prepare import prepare
-from attnrepro.download import fetch, sha256_of
+from attnrepro.verdicts.claims import summarize
+from attnrepro.run.config import check_corpora
+from attnrepro.data.corpora import FORMATS, sms_spam
+from attnrepro.data.corpora.prepare import prepare
+from attnrepro.data.download import fetch, sha256_of
 from attnrepro.errors import AttnReproError
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.papers import CLAIMS
 from attnrepro.snell2021.agreement_table import seeds_agreement
 
 URL = "https://archive.ics.uci.edu/static/public/228/sms+spam+collection.zip"

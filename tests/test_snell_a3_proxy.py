@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 import yaml
 
-from attnrepro.claims import summarize
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.papers import CLAIMS
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021 import runs
 from attnrepro.snell2021.run_tables import proxy_spread

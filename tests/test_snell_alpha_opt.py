@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.claims import summarize
+from attnrepro.verdicts.claims import summarize
 from attnrepro.errors import AttnReproError
-from attnrepro.intervals import NOT_REPRODUCED, REPRODUCED
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
+from attnrepro.verdicts.papers import CLAIMS
 from attnrepro.snell2021 import config_appendix as appendix
 from attnrepro.snell2021.optimal_attention import (alpha_opt_agreement, alpha_opt_summary, eq32_loss,
                                                    model_alpha_opt, optimal_attention, project_simplex)

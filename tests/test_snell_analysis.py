@@ -202,7 +202,7 @@ def test_xi_marked_and_averaged_curve():
 
 def test_rotten_tomatoes_loads_and_encodes():
     from attnrepro.snell2021 import classification_sets as text
-    from attnrepro.tokens import classification_words
+    from attnrepro.data.tokens import classification_words
 
     df = text.load("rotten_tomatoes")
     assert len(df) == 7403 + 5405 and df.label.mean() == pytest.approx(7403 / 12808)
@@ -241,7 +241,7 @@ def test_second_run_curve_and_target_token_rows():
 
 
 def test_bleu_sentences_cut_at_eos_and_drop_padding():
-    from attnrepro.bleu import bleu, sentences
+    from attnrepro.seq2seq.bleu import bleu, sentences
 
     words = ["<pad>", "<eos>", "<sos>", "le", "chat", "dort", "<unk>"]
     assert sentences([[3, 4, 5, 1, 4], [0, 3, 0, 4, 0], [1, 3]], words, "hypothesis") == ["le chat dort", "le chat", ""]
@@ -252,7 +252,7 @@ def test_bleu_sentences_cut_at_eos_and_drop_padding():
 
 def test_joint_vocab_shares_words_spelt_alike():
     from attnrepro.snell2021.parallel import joint_vocab, remap
-    from attnrepro.data import Encoded
+    from attnrepro.data.vocab import Encoded
     import torch
 
     src = ["<pad>", "<eos>", "the", "cat", "<unk>"]
@@ -325,7 +325,7 @@ def test_keyword_orders_need_the_approximate_equalities_of_eq24_and_eq25():
 
 def test_member_bleu_scores_each_member_against_the_padded_references():
     from attnrepro.snell2021.agreement_table import member_bleu
-    from attnrepro.tokens import EOS, PAD, SOS
+    from attnrepro.data.tokens import EOS, PAD, SOS
 
     words = [PAD, SOS, EOS, "the", "cat", "sat", "on", "mat", "dog"]
     refs = pd.DataFrame({"example": [1, 0], "tgt": [np.array([3, 8, 5, 6, 3, 7, 2]), np.array([3, 4, 5, 6, 3, 7, 2])]})

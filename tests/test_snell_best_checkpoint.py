@@ -9,7 +9,7 @@ import pytest
 import torch
 import yaml
 
-from attnrepro.engine import best_update
+from attnrepro.training.engine import best_update
 from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
 from attnrepro.snell2021 import runs

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.config import TrainConfig
-from attnrepro.data import expand, stack
-from attnrepro.engine import Member, fit, token_loss
+from attnrepro.training.config import TrainConfig
+from attnrepro.data.vocab import expand, stack
+from attnrepro.training.engine import Member, fit, token_loss
 from attnrepro.snell2021 import tasks
 from attnrepro.snell2021.classifier import Classifier, ClassifierConfig
 from attnrepro.snell2021.proxy import Proxy, ProxyConfig

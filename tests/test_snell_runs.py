@@ -16,7 +16,7 @@ import torch
 import yaml
 
 from attnrepro.snell2021.run_tables import curve_summary
-from attnrepro.engine import fit
+from attnrepro.training.engine import fit
 from attnrepro.errors import AttnReproError
 from attnrepro.io import ragged_prefixes
 from attnrepro.snell2021 import config as snellcfg
@@ -63,7 +63,7 @@ def test_a_diverged_member_is_frozen_and_the_others_train_as_alone(tmp_path):
     _, valid, vocab = runs.load_data(spec["data"], spec["train"]["n_eval"])
     source, _, _ = runs.load_data(spec["data"], 1)
     members = runs.members_of(spec)
-    from attnrepro.config import TrainConfig
+    from attnrepro.training.config import TrainConfig
 
     cfg = TrainConfig.from_dict(spec["train"])
     model = runs.build_model(spec["model"], vocab, members)
@@ -90,8 +90,8 @@ def test_infinite_learning_rate_counts_runs_as_diverged_not_failed(tmp_path):
     result, _ = runs.train(spec_of("copy_same", lr=math.inf), tmp_path, name="copy_same", log=io.StringIO())
     s = curve_summary(result.metrics, 0.6, 0.95)
     assert (s.diverged == 1).all() and s.failed.isna().all()
-    from attnrepro.claims import summarize
-    from attnrepro.papers import CLAIMS
+    from attnrepro.verdicts.claims import summarize
+    from attnrepro.verdicts.papers import CLAIMS
 
     table = summarize({"snell2021_copy_same": s}, {"snell2021_copy_same": ("copy_same", "lstm_attention", "")}, CLAIMS)
     row = table.set_index("claim_id").loc["copy_same_some_seeds_fail"]
@@ -110,12 +110,12 @@ def test_divergence_stops_a_run_whose_result_is_not_a_rate_and_writes_nothing(tm
 
 
 def test_aitken_training_stops_on_divergence_naming_experiment_seed_and_step(tmp_path, tiny_task):
-    from attnrepro import tasks
+    from attnrepro.data.vocab import tasks
     from attnrepro.cli import main
-    from attnrepro.config import TrainConfig
-    from attnrepro.data import Vocab, encode
-    from attnrepro.model import ModelConfig
-    from attnrepro.train import train
+    from attnrepro.training.config import TrainConfig
+    from attnrepro.data.vocab import Vocab, encode
+    from attnrepro.seq2seq.model import ModelConfig
+    from attnrepro.seq2seq.train import train
 
     splits = tasks.generate(tiny_task)
     vocab = Vocab.from_words(*tasks.words(tiny_task))

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from attnrepro import config as cfglib
+from attnrepro.run import config as cfglib
 from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
 from conftest import ROOT, job_counts, snakemake
@@ -51,7 +51,7 @@ def smoke_with(path: tuple[str, ...], value) -> dict:
     (("translation", "bleu_curve"), "yes", r"'snell2021\.translation\.bleu_curve': 'yes' is not true or false"),
 ])
 def test_the_schema_names_app_a4_keys(path, value, message):
-    from attnrepro.validation import validate
+    from attnrepro.run.validation import validate
 
     with pytest.raises(AttnReproError, match=message):
         validate(smoke_with(path, value), ROOT / "workflow" / "schemas" / "config.schema.yaml")

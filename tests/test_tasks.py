@@ -1,7 +1,7 @@
 import pytest
 
-from attnrepro import tasks
-from attnrepro.data import Vocab, encode
+from attnrepro.data.vocab import tasks
+from attnrepro.data.vocab import Vocab, encode
 
 
 def make(kind, **kw):

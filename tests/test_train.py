@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro import tasks
-from attnrepro.config import TrainConfig
-from attnrepro.data import Vocab, encode
-from attnrepro.model import ModelConfig
-from attnrepro.train import load_model, save_model, train
+from attnrepro.data.vocab import tasks
+from attnrepro.training.config import TrainConfig
+from attnrepro.data.vocab import Vocab, encode
+from attnrepro.seq2seq.model import ModelConfig
+from attnrepro.seq2seq.train import load_model, save_model, train
 
 from conftest import Interrupt, assert_same_weights, kill_after_a_checkpoint, stop_at, tool_env
 
@@ -162,7 +162,7 @@ def test_sigkilled_training_job_resumes_to_identical_weights(tmp_path, tiny_task
 
 
 def test_same_config_and_seed_give_identical_metrics_and_activations(data, tmp_path):
-    from attnrepro.export import export_activations
+    from attnrepro.seq2seq.export import export_activations
 
     vocab, _, va = data
     runs = [run(data, tmp_path / name, seeds=(3,)) for name in ("first", "second")]

@@ -8,16 +8,17 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro import tasks
+from attnrepro.data.vocab import tasks
 from attnrepro.kobayashi2020.norms import decomposed_output
-from attnrepro.config import TrainConfig, check
-from attnrepro.data import Vocab, encode, write_task
+from attnrepro.training.config import TrainConfig
+from attnrepro.run.config import check
+from attnrepro.data.vocab import Vocab, encode, write_task
 from attnrepro.errors import AttnReproError
-from attnrepro.model import ModelConfig
+from attnrepro.seq2seq.model import ModelConfig
 from attnrepro.kobayashi2020.task_gold import gold
-from attnrepro.train import build_model, load_model, save_model, train
+from attnrepro.seq2seq.train import build_model, load_model, save_model, train
 from attnrepro.kobayashi2020.alignment_readout import source_target_alignments
-from attnrepro.transformer import Transformer
+from attnrepro.seq2seq.transformer import Transformer
 
 
 def cfg(**kw):

@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 
 from attnrepro.aitken2021.alignment import temporal_antidiagonal, temporal_argmax_correlation, temporal_diagonal_share
-from attnrepro.claims import by_claim, summarize
-from attnrepro.intervals import NOT_TESTED, REPRODUCED, Rule, interval, student_t
-from attnrepro import papers
-from attnrepro.papers import CLAIMS
+from attnrepro.verdicts.claims import by_claim, summarize
+from attnrepro.verdicts.intervals import NOT_TESTED, REPRODUCED, Rule, interval, student_t
+from attnrepro.verdicts import papers
+from attnrepro.verdicts.papers import CLAIMS
 from attnrepro.snell2021.agreement_table import peak_inside, peak_inside_excess
 
 SEEDS = list(range(6))

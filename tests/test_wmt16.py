@@ -11,8 +11,8 @@ import yaml
 from corpus_fixtures import sentences, tar_gz
 from test_bad_input import with_change
 
-from attnrepro.config import check, task_spec
-from attnrepro.corpora import FORMATS, has_gold, wmt16
+from attnrepro.run.config import check, task_spec
+from attnrepro.data.corpora import FORMATS, has_gold, wmt16
 from attnrepro.errors import AttnReproError
 from attnrepro.kobayashi2020 import rwth
 
@@ -115,7 +115,7 @@ def test_the_aligner_without_eflomal_names_the_package_and_the_install_command(m
 
 
 def test_a_download_that_fails_its_digest_or_has_none_names_the_file(tmp_path):
-    from attnrepro.download import fetch
+    from attnrepro.data.download import fetch
 
     mirror = _gold_archive(tmp_path / "mirror")
     dest = tmp_path / "downloads" / wmt16.GOLD_FILE

@@ -27,7 +27,6 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from . import results_root
 from .errors import AttnReproError
 
 
@@ -148,8 +147,24 @@ def move_aside(path: Path, suffix: str) -> Path:
     return aside
 
 
-RESULTS = results_root.DEFAULT  # the workflow's outputs, relative to its directory, unless a config names another
+RESULTS = "results"  # the default config's results root; each shipped config names its own (key ``results``)
 RESULTS_ROOT_ENV = "ATTNREPRO_RESULTS_ROOT"
+_results = RESULTS
+
+
+def use_results_root(config: dict) -> str:
+    """Make ``config``'s results root (key ``results``; the schema checks it is relative, without ``..``) the one
+    every path builder names, and return it. The Snakefile calls it once; its jobs, which may quarantine what they
+    read, find the same folder in ``$ATTNREPRO_RESULTS_ROOT`` (:func:`results_root`). One root per config, so no
+    command run with one config rebuilds or overwrites another's outputs."""
+    global _results
+    _results = str(config.get("results", RESULTS)).rstrip("/")
+    return _results
+
+
+def results_dir() -> str:
+    """The results root in use, as the config names it (relative to the workflow's directory)."""
+    return _results
 
 
 def results_root() -> Path:

@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import AttnReproError
 
-if TYPE_CHECKING:  # torch is imported lazily: the Snakefile imports this module through attnrepro.config
+if TYPE_CHECKING:  # torch is imported lazily: the Snakefile imports this module through attnrepro.run.config
     import torch
 
 MAX_SEED = 2**32 - 1
@@ -43,7 +43,7 @@ STREAMS = {
     "corpus_test": 17,    # … of test examples
     "corpus_heldout": 19,  # … of the held-out set split into validation and test
     "train_sample": 21,   # training pairs whose probes Snell et al.'s Table 7 reads (App. A.4)
-    "dropout": 23,        # dropout masks while training (attnrepro.dropout)
+    "dropout": 23,        # dropout masks while training (attnrepro.nn.dropout)
 }
 
 

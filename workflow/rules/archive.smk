@@ -1,4 +1,4 @@
-# The paper artifact (attnrepro.artifact, docs/artifact.md): a BagIt bag holding a Workflow Run RO-Crate of
+# The paper artifact (attnrepro.archive.artifact, docs/artifact.md): a BagIt bag holding a Workflow Run RO-Crate of
 # exactly the jobs this config runs, packed reproducibly; and its check.
 
 

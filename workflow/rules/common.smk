@@ -17,12 +17,12 @@ os.environ.update(PATH=ENV_BIN + os.pathsep + os.environ.get("PATH", ""))
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 
-from attnrepro import config as cfglib  # noqa: E402
-from attnrepro import ladder as ladderlib  # noqa: E402
-from attnrepro import layout  # noqa: E402
-from attnrepro.io import RESULTS_ROOT_ENV  # noqa: E402
-from attnrepro import validation  # noqa: E402
-from attnrepro.config import task_spec  # noqa: E402
+from attnrepro.run import config as cfglib  # noqa: E402
+from attnrepro.verdicts import ladder as ladderlib  # noqa: E402
+from attnrepro.run import layout  # noqa: E402
+from attnrepro.io import RESULTS_ROOT_ENV, use_results_root  # noqa: E402
+from attnrepro.run import validation  # noqa: E402
+from attnrepro.run.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
 from attnrepro.aitken2021 import panels as aitken_panels  # noqa: E402
 
@@ -38,8 +38,8 @@ except AttnReproError as err:
     raise WorkflowError(f"config: {err}") from None
 
 # every output under the config's own results root (key `results`), so that a command run with one config never
-# rebuilds or overwrites another's; attnrepro.layout builds the paths the package names under the same root
-R = layout.use_root(config)
+# rebuilds or overwrites another's; attnrepro.run.layout builds the paths the package names under the same root
+R = use_results_root(config)
 # the jobs inherit it: their quarantine moves aside only files under this root (attnrepro.io.owned)
 os.environ[RESULTS_ROOT_ENV] = R
 
@@ -55,8 +55,8 @@ wildcard_constraints:
 
 
 # -- what a job needs; where it goes is the profile's business (slurm/config.yaml, slurm/partitions.yaml) --------
-from attnrepro import cluster  # noqa: E402
-from attnrepro.cluster import gpu_resources, read_resources  # noqa: E402
+from attnrepro.run import cluster  # noqa: E402
+from attnrepro.run.cluster import gpu_resources, read_resources  # noqa: E402
 
 # a config that trains on the CPU asks for no GPU
 GPUS_PER_JOB = 0 if config["device"] == "cpu" else 1
@@ -198,7 +198,7 @@ def aitken_figure_meta(wc):
 
 
 def claim_sources():
-    """Every per-seed table the claims step reads (attnrepro.layout decides; the ladder's points have their own)."""
+    """Every per-seed table the claims step reads (attnrepro.run.layout decides; the ladder's points have their own)."""
     return layout.claim_sources(config, exclude=set(LADDER_EXPERIMENTS))
 
 
@@ -273,7 +273,7 @@ def download_options(wildcards):
 # -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
 from attnrepro.kobayashi2020.panels import CACHE_TABLES as KOBAYASHI_CACHE  # noqa: E402
 from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
-from attnrepro.budget import encoder_cache_bytes  # noqa: E402
+from attnrepro.run.budget import encoder_cache_bytes  # noqa: E402
 
 KOBAYASHI_FIGURES = list(FIGURES)
 
@@ -282,7 +282,7 @@ KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
 
 
 KOBA = config.get("kobayashi2020", {})
-# the cache job's estimated peak for the configured encoder's shape (attnrepro.budget, the config check's own
+# the cache job's estimated peak for the configured encoder's shape (attnrepro.run.budget, the config check's own
 # estimate; the shape from kobayashi2020.encoder_shape: config.json is not downloaded yet when the DAG is built)
 KOBA_CACHE_BYTES = encoder_cache_bytes(KOBA) if KOBA else None
 
@@ -332,8 +332,8 @@ def gold_set(wc):
 
 
 def gold_corpus_pattern():
-    """The corpora whose release has a gold alignment set (attnrepro.corpora.has_gold), as a wildcard constraint."""
-    from attnrepro.corpora import has_gold
+    """The corpora whose release has a gold alignment set (attnrepro.data.corpora.has_gold), as a wildcard constraint."""
+    from attnrepro.data.corpora import has_gold
 
     names = [n for n, c in CORPORA.items() if has_gold(c)]
     return "|".join(names) if names else "(?!)"
@@ -347,12 +347,12 @@ def transformer_evaluations():
 # -- Snell et al. 2021 (the optional `snell2021:` block) -------------------------------------------------------
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021 import panels as snell_panels  # noqa: E402
-from attnrepro.budget import multihead_bytes  # noqa: E402
+from attnrepro.run.budget import multihead_bytes  # noqa: E402
 
 SNELL2021 = config.get("snell2021")
 SNELL2021_FIGURES = [n for n, f in snell_panels.FIGURES.items() if not f.table]  # Table 2, 10, Fig. 2: own rules
 SNELL2021_RUNS = snellcfg.runs(SNELL2021) if SNELL2021 else {}
-# Fig. 6's jobs' estimated peaks (attnrepro.budget.multihead_bytes, the config check's own, calibrated on the paper
+# Fig. 6's jobs' estimated peaks (attnrepro.run.budget.multihead_bytes, the config check's own, calibrated on the paper
 # config's measured jobs): a candidates round and a K-head job stack as many models as the block says, so a fixed
 # resources.yaml entry cannot fit both the paper config and the smoke config's small Slurm nodes
 SNELL2021_MULTIHEAD_BYTES = multihead_bytes(SNELL2021) if SNELL2021 else {}

@@ -1,4 +1,4 @@
-# The scale ladder (attnrepro.ladder): `snakemake ladder` trains the config's `ladder` points and draws each claim's
+# The scale ladder (attnrepro.verdicts.ladder): `snakemake ladder` trains the config's `ladder` points and draws each claim's
 # measure against width and steps. Not part of `all`.
 LADDER_POINTS = ladderlib.points(config)
 

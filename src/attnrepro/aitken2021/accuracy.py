@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..bleu import bleu, text
+from ..seq2seq.bleu import bleu, text
 from ..errors import AttnReproError
-from ..tokens import PAD
+from ..data.tokens import PAD
 
 
 def accuracy_by_length(dec: pd.DataFrame, src_len: pd.Series) -> pd.DataFrame:
@@ -38,9 +38,9 @@ def short_long_gap(by_length: pd.DataFrame) -> float:
 
 
 def sentences(dec: pd.DataFrame) -> tuple[list[str], list[str]]:
-    """Greedy translations and their references as the text BLEU reads (:func:`attnrepro.bleu.text`), one per
+    """Greedy translations and their references as the text BLEU reads (:func:`attnrepro.seq2seq.bleu.text`), one per
     example, ordered by example. The translation is the example's whole decode (column ``hypothesis``, see
-    :mod:`attnrepro.export`), not its ``predicted`` rows: those stop at the target's length, and words a decode
+    :mod:`attnrepro.seq2seq.export`), not its ``predicted`` rows: those stop at the target's length, and words a decode
     emits past it (one that runs long) must count against it."""
     if "hypothesis" not in dec.columns:
         raise AttnReproError("decoder rows have no 'hypothesis' column (the whole greedy decode per example): "
@@ -75,7 +75,7 @@ def edit_distance(hyp: list[str], ref: list[str]) -> int:
 def word_accuracy(dec: pd.DataFrame) -> float:
     """1 − word error rate of one seed's greedy decodes (Aitken et al. §4's eSCAN accuracy, claim
     ``escan_word_accuracy``): the edit distance of each whole decode to its target (each cut at ``<eos>``, as
-    :func:`attnrepro.bleu.text`; :func:`sentences`) summed over examples, over the number of target words. Unlike
+    :func:`attnrepro.seq2seq.bleu.text`; :func:`sentences`) summed over examples, over the number of target words. Unlike
     positional accuracy, one inserted or dropped word costs one error, not every word after it; a decode that runs
     past its target's end costs one insertion per extra word."""
     hyps, refs = sentences(dec)

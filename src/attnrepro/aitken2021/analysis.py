@@ -9,8 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..learning_curve import seed_steps_to_threshold
-from ..tokens import PAD
+from ..training.learning_curve import seed_steps_to_threshold
+from ..data.tokens import PAD
 from .accuracy import (accuracy_by_length, corpus_bleu, early_late_accuracy, early_late_gap, short_long_gap,
                        word_accuracy)
 from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, peak_measures, predicted_offset,
@@ -182,7 +182,7 @@ def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
     tables per group (docs/activations.md). Returns table name -> rows of all seeds (column ``seed``); a VED has no
     attention, and its attention-only tables are empty so that every architecture writes the same files.
     ``metrics``: the training evaluations of every seed (metrics.csv), read into the summary's ``steps_to_acc``."""
-    from ..export import states, vectors
+    from ..seq2seq.export import states, vectors
 
     collected: dict[str, list[pd.DataFrame]] = {}
     for enc, dec, readout in groups:

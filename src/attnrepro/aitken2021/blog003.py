@@ -5,14 +5,14 @@ The post argues from principle and measures nothing: its sentences are its claim
 the project's own tasks since the post names no setup (``tested_on`` "paper"), measured by ``short_long_gap``: token accuracy on the shortest third of input lengths
 minus on the longest third (:func:`attnrepro.aitken2021.accuracy.short_long_gap`), on the ``bottleneck`` tasks; and
 by ``early_late_gap`` (accuracy on early minus late output words) for the trade-off of reversal, and its two
-sides ``early_acc`` / ``late_acc``; and by ``steps_to_acc`` (:func:`attnrepro.learning_curve.steps_to_threshold`:
+sides ``early_acc`` / ``late_acc``; and by ``steps_to_acc`` (:func:`attnrepro.training.learning_curve.steps_to_threshold`:
 training steps until validation token accuracy reaches :data:`attnrepro.aitken2021.analysis.LEARNED`) for how
 fast attention learns.
 """
 
 import math
 
-from ..claims import Claim
+from ..verdicts.claims import Claim
 
 _FIG = "figures/aitken2021/bottleneck.png"
 _SECTION = "'The context vector bottleneck'"

@@ -12,7 +12,7 @@ level for either; stated gates for a model that learnt its task).
 
 from dataclasses import replace
 
-from ..claims import Claim, ModelCheck
+from ..verdicts.claims import Claim, ModelCheck
 from .claim_keys import ATTENTION, CORR, DROP, POSITIVE, RECURRENT, REAL, SHARE, TRANSLATION
 from .claim_keys import FIG as _FIG
 from .claims_section3 import CLAIMS as SECTION3_CLAIMS
@@ -256,7 +256,7 @@ def _top1_twin(claim: Claim) -> Claim:
 def main_text(claim: Claim) -> Claim:
     """A claim that names no cell is one of the main text's recurrent cells (§2); footnote 2's feed-forward AO
     (cell "ff") tests only the claims that name it. (An attention of footnote 1, "qkv", tests only the claims that
-    name it: :meth:`attnrepro.claims.Claim.applies_to`.)"""
+    name it: :meth:`attnrepro.verdicts.claims.Claim.applies_to`.)"""
     return claim if claim.cells else replace(claim, cells=RECURRENT)
 
 

@@ -12,7 +12,7 @@ translation AO, LSTM and UGRNN models are in config/paper.yaml.
 
 import math
 
-from ..claims import Claim
+from ..verdicts.claims import Claim
 from .claim_keys import ATTENTION, POSITIVE, REAL, SHARE, TRANSLATION
 from .claim_keys import FIG as _FIG
 from .claim_keys import PAPER_CONFIG as _PAPER

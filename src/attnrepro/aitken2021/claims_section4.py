@@ -7,7 +7,7 @@ components recurrence makes (Fig. 3c, 6a), words that hide from attention (Fig. 
 """
 
 
-from ..claims import Claim
+from ..verdicts.claims import Claim
 from .claim_keys import ATTENTION, CORR, POSITIVE, REAL, SHARE, TRANSLATION
 from .claim_keys import FIG as _FIG
 

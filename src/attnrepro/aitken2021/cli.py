@@ -15,7 +15,7 @@ def cmd_analyze(args) -> None:
     import pandas as pd
     import pyarrow as pa
 
-    from .. import tasks
+    from ..data import tasks
     from ..io import read_csv_checked, read_json, read_parquet_table, write_csv, write_parquet
     from .analysis import analyze_exports
 

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import AttnReproError
-from ..tokens import EOS
+from ..data.tokens import EOS
 from .alignment import hide_measures
 from .decomposition import Decomposition, alignment_shares, temporal_alignment, top_alignments
 from .readout import readout_best, readout_match

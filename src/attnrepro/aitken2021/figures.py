@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 import seaborn as sns
 
-from ..tokens import EOS, PAD, SOS, SPECIALS
+from ..data.tokens import EOS, PAD, SOS, SPECIALS
 from . import escan_mechanisms
 from .alignment import predicted_offset, softmax_over_t, temporal_offset
 from .decomposition import temporal_alignment
@@ -212,7 +212,7 @@ def fig5a(summaries: dict[str, pd.DataFrame], meta: dict[str, dict], title: str 
     """Mean over seeds (± 95% CI) of the shares of the top five alignments (the authors' metric): μμ, μχ + μΔ, the
     other six terms. The table also holds each of the nine terms' share (part ``term_<t>``) and map agreement
     (``agree_<t>``, where measured), so that which term wins is visible per experiment (sort variants included)."""
-    from ..claims import confidence_interval
+    from ..verdicts.claims import confidence_interval
     from .decomposition import TERMS
 
     rows = []
@@ -370,7 +370,7 @@ def fig6(t: dict, title: str = "", word: str = "twice", words: tuple[str, ...] =
 
 def bottleneck(accuracies: dict[str, pd.DataFrame], labels: dict[str, str], title: str = ""):
     """Sequence and token accuracy against input length, mean over seeds with a 95% CI band."""
-    from ..claims import confidence_interval
+    from ..verdicts.claims import confidence_interval
 
     rows = []
     for role, acc in accuracies.items():

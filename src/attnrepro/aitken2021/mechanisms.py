@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..tokens import PAD
+from ..data.tokens import PAD
 from .decomposition import Decomposition, term_scores, top_alignments
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..tokens import SPECIALS
+from ..data.tokens import SPECIALS
 from .decomposition import Decomposition
 
 

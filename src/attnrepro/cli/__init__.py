@@ -59,9 +59,9 @@ SEGMENT_EXIT = 75  # EX_TEMPFAIL: the job checkpointed at its time budget; its r
 
 
 def _log_run(args) -> None:
-    """The first line of every job's log: host, device, torch, CUDA (attnrepro.runinfo); a job given a GPU that
+    """The first line of every job's log: host, device, torch, CUDA (attnrepro.run.runinfo); a job given a GPU that
     torch cannot use stops here."""
-    from .. import runinfo
+    from ..run import runinfo
 
     device, problem = None, None
     if getattr(args, "device", None) is not None:
@@ -76,7 +76,7 @@ def _log_run(args) -> None:
     if problem is not None:
         raise problem
     if getattr(args, "time_budget", None):
-        from ..engine import set_time_budget
+        from ..training.engine import set_time_budget
 
         set_time_budget(args.time_budget)
 
@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
         with _exit_on_sigterm():
             args.func(args)
     except AttnReproError as err:
-        from ..engine import SegmentEnd
+        from ..training.engine import SegmentEnd
 
         if isinstance(err, SegmentEnd):  # not an error: the run continues in its next segment
             print(f"attnrepro {args.command}: {err}", file=sys.stderr)
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"attnrepro {args.command}: error: {err}", file=sys.stderr)
         return 2
     if argv is None:  # a command a job ran (not a test calling main): where and how it ran, into the job's log
-        from ..jobrecord import format_record, job_record
+        from ..run.jobrecord import format_record, job_record
 
         print(format_record(job_record(args.command, started)), file=sys.stderr)
     return 0

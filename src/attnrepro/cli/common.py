@@ -44,9 +44,9 @@ def threads(n: int | None) -> None:
 
 def load_split(data_dir: Path, split: str, task: str | None = None):
     """A task's vocabulary and one split, encoded; an empty or unencodable split is named. The split's stamp
-    (:func:`attnrepro.data.write_task`) must be of ``task`` (when given) and of this ``vocab.json``: a word missing
+    (:func:`attnrepro.data.vocab.write_task`) must be of ``task`` (when given) and of this ``vocab.json``: a word missing
     from a vocabulary that is not the one the split was made with blames (and moves aside) ``vocab.json``."""
-    from ..data import Vocab, encode
+    from ..data.vocab import Vocab, encode
     from ..io import quarantine, read_json, read_parquet
     from ..provenance import check, fingerprint, parquet_stamp
 
@@ -76,7 +76,7 @@ def load_split(data_dir: Path, split: str, task: str | None = None):
 
 
 def same_vocabulary(vocab, vocab_dict: dict, model_path, vocab_path) -> None:
-    from ..data import Vocab
+    from ..data.vocab import Vocab
 
     if vocab != Vocab.from_dict(vocab_dict):
         raise AttnReproError(f"{model_path}: trained on another vocabulary than {vocab_path}; retrain")

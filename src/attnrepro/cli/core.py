@@ -8,15 +8,15 @@ import sys
 from pathlib import Path
 
 from ..errors import AttnReproError
-from ..tokens import SOS
+from ..data.tokens import SOS
 from .common import (SPEC_HELP, device_threads, expected_experiment, load_split, pick_device, positive,
                      same_vocabulary, sub, threads)
 
 
 # -- data ---------------------------------------------------------------------------------------------------
 def cmd_data(args) -> None:
-    from .. import tasks
-    from ..data import Vocab, write_task
+    from ..data import tasks
+    from ..data.vocab import Vocab, write_task
 
     task = json.loads(args.task_json)
     out = Path(args.out_dir)
@@ -29,11 +29,11 @@ def cmd_data(args) -> None:
 
 # -- train --------------------------------------------------------------------------------------------------
 def cmd_train(args) -> None:
-    from ..budget import check_training_memory
-    from ..config import TrainConfig
+    from ..run.budget import check_training_memory
+    from ..training.config import TrainConfig
     from ..io import write_csv
-    from ..model import ModelConfig
-    from ..train import save_model, train
+    from ..seq2seq.model import ModelConfig
+    from ..seq2seq.train import save_model, train
 
     threads(args.threads)
     spec = json.loads(args.spec_json)
@@ -60,10 +60,10 @@ def cmd_train(args) -> None:
 
 # -- export -------------------------------------------------------------------------------------------------
 def cmd_export(args) -> None:
-    from ..data import Vocab
-    from ..export import export_activations, parquet_options
+    from ..data.vocab import Vocab
+    from ..seq2seq.export import export_activations, parquet_options
     from ..io import write_parquet
-    from ..train import load_model
+    from ..seq2seq.train import load_model
 
     threads(args.threads)
     device = pick_device(args.device)
@@ -80,10 +80,10 @@ def cmd_export(args) -> None:
 def cmd_evaluate(args) -> None:
     import pandas as pd
 
-    from ..data import Vocab
-    from ..evaluation import evaluate_split
+    from ..data.vocab import Vocab
+    from ..seq2seq.evaluation import evaluate_split
     from ..io import write_csv
-    from ..train import load_model
+    from ..seq2seq.train import load_model
 
     threads(args.threads)
     device = pick_device(args.device)

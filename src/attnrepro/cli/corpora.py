@@ -11,16 +11,16 @@ from .common import SPEC_HELP, sub
 
 # -- corpora: download / prepare (the papers' own data sets) ------------------------------------------------
 def cmd_download(args) -> None:
-    from ..download import fetch
+    from ..data.download import fetch
 
     fetch(args.url, args.out, args.sha256, md5=args.md5, local_dir=args.local_dir, local_name=args.local_name,
           allow_unpinned=args.allow_unpinned)
 
 
 def cmd_prepare(args) -> None:
-    from ..corpora.prepare import prepare
-    from ..download import verify_download
-    from ..data import write_task
+    from ..data.corpora.prepare import prepare
+    from ..data.download import verify_download
+    from ..data.vocab import write_task
     from ..io import atomic_path
 
     corpus = json.loads(args.corpus_json)
@@ -35,8 +35,8 @@ def cmd_prepare(args) -> None:
 
 
 def cmd_prepare_gold(args) -> None:
-    from ..corpora import FORMATS, has_gold
-    from ..download import verify_download
+    from ..data.corpora import FORMATS, has_gold
+    from ..data.download import verify_download
     from ..errors import AttnReproError
 
     from ..kobayashi2020.rwth import read_gold, write_gold  # the one release with gold so far: wmt16's RWTH set

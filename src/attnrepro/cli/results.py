@@ -13,11 +13,11 @@ from .common import SPEC_HELP, positive, sub
 
 # -- claims -------------------------------------------------------------------------------------------------
 def cmd_claims(args) -> None:
-    from ..claims import by_claim, merge_replicates, model_quality, summarize, unmeasured
-    from ..claims_markdown import to_markdown
-    from ..papers import CLAIMS, model_check, tested_on
+    from ..verdicts.claims import by_claim, merge_replicates, model_quality, summarize, unmeasured
+    from ..verdicts.markdown import to_markdown
+    from ..verdicts.papers import CLAIMS, model_check, tested_on
     from ..io import atomic_path, read_csv_checked, write_csv
-    from ..layout import ClaimSource
+    from ..run.layout import ClaimSource
 
     tables, experiments = {}, {}
     for s in ClaimSource.from_json(args.sources_json):
@@ -54,8 +54,8 @@ def cmd_ladder(args) -> None:
     from ..figures import save
     from ..figures.ladder import ladder_figure
     from ..io import read_csv_checked, write_csv
-    from ..ladder import ladder_table
-    from ..papers import CLAIMS
+    from ..verdicts.ladder import ladder_table
+    from ..verdicts.papers import CLAIMS
 
     spec = json.loads(args.spec_json)
     claims = {}
@@ -72,7 +72,7 @@ def cmd_ladder(args) -> None:
 
 # -- archive / verify ---------------------------------------------------------------------------------------
 def cmd_archive(args) -> None:
-    from ..artifact import build
+    from ..archive.artifact import build
     from ..io import read_json
 
     import yaml
@@ -85,9 +85,9 @@ def cmd_archive(args) -> None:
 
 
 def cmd_report_table(args) -> None:
-    from ..claims import PAPERS
+    from ..verdicts.claims import PAPERS
     from ..io import atomic_path, read_csv_checked
-    from ..report import page, sections
+    from ..archive.report import page, sections
 
     frame = read_csv_checked(args.csv)
     if args.group_by and args.group_by not in frame:
@@ -99,7 +99,7 @@ def cmd_report_table(args) -> None:
 def cmd_verify(args) -> None:
     import tempfile
 
-    from ..artifact import unpack, verify
+    from ..archive.artifact import unpack, verify
 
     target = Path(args.artifact)
     if not target.exists():
@@ -117,7 +117,7 @@ def add_parsers(subparsers) -> None:
              cmd_claims)
     c.add_argument("--sources-json", required=True,
                    help='[{"experiment", "task_kind", "arch", "cell", "path"}, ...]: the per-seed tables '
-                        "(attnrepro.layout.claim_sources; cell may be empty; an experiment's tables are joined on seed)")
+                        "(attnrepro.run.layout.claim_sources; cell may be empty; an experiment's tables are joined on seed)")
     c.add_argument("--confidence", type=float, default=0.95, help="interval level (default 0.95)")
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")

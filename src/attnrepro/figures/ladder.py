@@ -11,7 +11,7 @@ AXES = {"hidden": "hidden units", "steps": "training steps"}
 
 
 def ladder_figure(table: pd.DataFrame, thresholds: dict[str, float]) -> tuple[plt.Figure, pd.DataFrame]:
-    """One row of panels per (claim, experiment) of :func:`attnrepro.ladder.ladder_table`, one column per axis;
+    """One row of panels per (claim, experiment) of :func:`attnrepro.verdicts.ladder.ladder_table`, one column per axis;
     ``thresholds``: claim id -> the claim's threshold."""
     pairs = list(table[["claim_id", "experiment"]].drop_duplicates().itertuples(index=False, name=None))
     fig, axes = plt.subplots(max(len(pairs), 1), 2, figsize=(8, 2.4 * max(len(pairs), 1)), squeeze=False)

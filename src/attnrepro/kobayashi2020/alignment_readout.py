@@ -1,9 +1,9 @@
 """Soft source-target alignments of a trained model, read per layer from its attention as weights and as vector
 norms (Kobayashi et al. 2020, §5), with a check of Eq. 3 on the way.
 
-- :class:`attnrepro.transformer.Transformer`: every decoder layer's multi-head source-target attention;
+- :class:`attnrepro.seq2seq.transformer.Transformer`: every decoder layer's multi-head source-target attention;
   f^h(x) = v^h(x) W^O_h.
-- :class:`attnrepro.model.EncoderDecoder` with attention (AED, AO; dot or query/key/value): one layer, one
+- :class:`attnrepro.seq2seq.model.EncoderDecoder` with attention (AED, AO; dot or query/key/value): one layer, one
   head, no output map, so f(x) = v(x) (h^E itself for dot attention) and the module's output is the context.
 """
 
@@ -17,8 +17,8 @@ from .aer import aer_by_layer, best_and_mean, soft_alignments
 from .norms import check_eq3, decomposed_output
 from .periods import period_shares
 from .soft_examples import soft_alignment_table
-from ..model import EncoderDecoder
-from ..transformer import Transformer
+from ..seq2seq.model import EncoderDecoder
+from ..seq2seq.transformer import Transformer
 
 
 def _layers(model, cache) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:

@@ -9,13 +9,13 @@ paper's −0.06 and −0.08 are its reference values), "strongly positive" is ρ
 
 §5's AER claims are the paper's on real translation (a gold alignment set, ``kobayashi2020_aer.gold``) and the
 project's own check on the synthetic tasks with exact alignments. The paper's own De-En data (task kind ``wmt16``:
-corpus format :mod:`attnrepro.corpora.wmt16`) is measured by config/paper.yaml (``measured_by``), and Table 3's
+corpus format :mod:`attnrepro.data.corpora.wmt16`) is measured by config/paper.yaml (``measured_by``), and Table 3's
 numbers of other methods (SmoothGrad, fast_align) are compared with a wmt16 row only, never with a substitute's.
 """
 
 import math
 
-from ..claims import PAPER_SETUP, Claim, ModelCheck
+from ..verdicts.claims import PAPER_SETUP, Claim, ModelCheck
 
 RHO, POSITIVE, REAL = (-1.0, 1.0), (0.0, math.inf), (-math.inf, math.inf)
 _ENCODER = dict(paper="kobayashi2020", kind="continuous", task_kinds=("news",), archs=("pretrained",),

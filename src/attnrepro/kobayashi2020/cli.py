@@ -49,7 +49,7 @@ def _check_shape(encoder, text: str | None) -> None:
 def _rank_table(args, encoder, news_texts):
     """The authors' rank file when it is configured (one pinned file), else the substitute: word-piece counts
     over every sequence the news corpus packs into (:mod:`.ranks`)."""
-    from ..download import verified_files
+    from ..data.download import verified_files
     from . import news
     from .ranks import count_ranks, read_rank_file
 
@@ -132,7 +132,7 @@ def cmd_figure(args) -> None:
 
 def _models(paths, vocab, vocab_path):
     """(path, model) of every model file, each checked to have source-target attention and ``vocab``."""
-    from ..train import load_model
+    from ..seq2seq.train import load_model
     from .alignment_readout import has_source_target_attention
 
     out = []
@@ -181,10 +181,10 @@ def cmd_aer_gold(args) -> None:
     vocabulary (unknown words -> <unk>) and fed with teacher forcing, exactly like the synthetic tasks' test pairs."""
     import pandas as pd
 
-    from ..data import Vocab, encode
+    from ..data.vocab import Vocab, encode
     from ..io import read_json
     from .alignment_readout import aer_tables
-    from ..tokens import EOS, PAD, SOS
+    from ..data.tokens import EOS, PAD, SOS
     from .gold import check_lengths, in_vocabulary, read_gold_set
     from .periods import period_mask
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .aer import Links, read_pharaoh
 from ..errors import AttnReproError
-from ..tokens import UNK
+from ..data.tokens import UNK
 
 
 @dataclass(frozen=True)

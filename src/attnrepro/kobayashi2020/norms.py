@@ -10,7 +10,7 @@ input j to output i is read as ‖α_ij f(x_j)‖ instead of α_ij alone.
 
 Shapes: weights ``alpha`` [..., H, Q, K]; values ``value`` = x W^V + b^V split per head [..., H, K, d'];
 output map ``w_o`` = W^O split per head [H, d', d] (row-vector convention of the paper: y = v W^O). A module
-without an output map (our single-head :class:`attnrepro.attention.QKVAttention`, whose context c_s = Σ_t α_st v_t
+without an output map (our single-head :class:`attnrepro.nn.attention.QKVAttention`, whose context c_s = Σ_t α_st v_t
 is what the readout reads) has W^O = I, b^O = 0, so f(x) = v(x).
 
 The per-category statistics follow the authors' re-examination of BERT (re-examine.py): α and ‖αf‖ summed over

@@ -37,7 +37,7 @@ def model_dir(distribution: str = DISTRIBUTION, subdir: str = MODEL_DIR) -> Path
 def encoder_dir(spec: dict | None, downloads_dir: str | Path) -> Path:
     """The folder of the configured encoder: MiniLM's inside its wheel when ``spec`` is None, else
     ``downloads_dir/<name>`` with every file of ``spec['files']`` checked against its pinned digest."""
-    from ..download import verified_files
+    from ..data.download import verified_files
 
     if spec is None:
         return model_dir()
@@ -149,14 +149,14 @@ def norm_cache(encoder: Encoder, tokens, batch_size: int, pair_fraction: float, 
     - ``error``: per layer, max |Σ_h Σ_j α f + b^O − the dense output| (Eq. 3 checked on real data).
 
     Layers and heads are numbered from 1, as in the paper. One progress line per batch goes to ``log``
-    (:func:`attnrepro.progress.progress`)."""
+    (:func:`attnrepro.training.progress.progress`)."""
     import time
 
     import numpy as np
     import pandas as pd
 
     from .norms import output_map_per_head, split_heads, transformed
-    from ..progress import progress
+    from ..training.progress import progress
 
     n_heads = encoder.n_heads
     weights = [layer_weights(encoder, i) for i in range(encoder.n_layers)]

@@ -1,5 +1,5 @@
 """The RWTH De-En gold word alignments of Vilar et al. (2006), the gold set of Kobayashi et al. 2020 §5 (Table 3,
-Fig. 7), read from the release archive that the ``wmt16`` corpus downloads (:mod:`attnrepro.corpora.wmt16`, which
+Fig. 7), read from the release archive that the ``wmt16`` corpus downloads (:mod:`attnrepro.data.corpora.wmt16`, which
 describes the release's layout and its source) into :class:`.gold.GoldSet`: 0-based (source, target) links,
 possible ⊇ sure, tokens lower-cased as the corpus's training text is (not re-split: the links count these tokens).
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..corpora.wmt16 import GOLD_MEMBERS, gold_lines
+from ..data.corpora.wmt16 import GOLD_MEMBERS, gold_lines
 from ..errors import AttnReproError
 from .aer import parse_pharaoh_line
 from .gold import GoldSet

@@ -277,7 +277,7 @@ def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, sal
 def member_bleu(references: pd.DataFrame, decodes: pd.DataFrame, words: list[str]) -> list[float]:
     """Corpus BLEU of each member's greedy decodes (``decodes``: member, example, predicted) against the held-out
     targets (``references``: example, tgt), both word ids into ``words``; members in sorted order."""
-    from ..bleu import bleu, sentences
+    from ..seq2seq.bleu import bleu, sentences
 
     refs = references.sort_values("example")
     width = max(len(t) for t in refs.tgt)

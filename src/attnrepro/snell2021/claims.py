@@ -22,7 +22,7 @@ paper's closest set (SST; Multi30k), and the ``vs paper`` column says whether it
 
 from dataclasses import replace
 
-from ..claims import Claim, ModelCheck
+from ..verdicts.claims import Claim, ModelCheck
 from .claims_appendix import AGREE, APPENDIX_CLAIMS, FIG, REAL, TABLE2_QUOTE, TABLE2_SAMPLES, TAU
 _HEAD_POOL = "8-head models whose heads are drawn from one shared pool of ~10 candidate heads (not independent)"
 # translation must translate before its agreements count (the paper's Multi30k model: 37.9 BLEU, App. A.8; our

@@ -10,7 +10,7 @@ the measures of :func:`attnrepro.snell2021.agreement_table.table2_row`; Eq. 15 t
 import math
 from dataclasses import replace
 
-from ..claims import Claim
+from ..verdicts.claims import Claim
 
 # shared with :mod:`attnrepro.snell2021.claims`, which imports them (it imports this module's claims)
 AGREE, REAL = (-1.0, 1.0), (-math.inf, math.inf)  # differences of two agreements, each in [0, 1]

@@ -13,7 +13,7 @@ Tokenisation as the paper's App. A.8: lower-cased words (and punctuation marks),
 ``min_count`` (3) times in the training split map to ``<unk>``; inputs are cut to ``max_len`` words. The split is
 a seeded shuffle: ``n_test`` examples held out (the paper: at most 4,000), the rest train.
 
-Encoded as every model's input (:class:`attnrepro.data.Encoded`): the words are the source, the label (0/1) the one
+Encoded as every model's input (:class:`attnrepro.data.vocab.Encoded`): the words are the source, the label (0/1) the one
 target token (§2.4: classification is translation with T = 1 and |O| = 2).
 """
 
@@ -28,7 +28,7 @@ import pandas as pd
 
 from ..errors import AttnReproError
 from ..io import read_json, read_parquet
-from ..tokens import EOS, PAD, SOS, UNK, classification_words
+from ..data.tokens import EOS, PAD, SOS, UNK, classification_words
 
 UNK_ID = 1  # every vocabulary here starts [PAD, UNK]
 SOURCES = {
@@ -64,7 +64,7 @@ def with_bos_eos(tokens: list[list[str]], vocab: list[str]) -> tuple[list[list[s
 
 def from_prepared(data_dir: str | Path, max_len: int, bos_eos: bool = False):
     """(train, test, vocabulary) of a classification corpus prepared by ``attnrepro prepare``
-    (:mod:`attnrepro.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
+    (:mod:`attnrepro.data.corpora`): its words are already mapped to ``<unk>`` below the corpus's ``min_count``, its
     vocabulary starts ``<pad>``, ``<unk>`` as here; each input is cut to ``max_len`` words (then wrapped in
     ``<sos>``/``<eos>`` with ``bos_eos``)."""
     data_dir = Path(data_dir)
@@ -110,11 +110,11 @@ def prepare(df: pd.DataFrame, *, n_test: int, max_len: int, min_count: int, seed
 
 def _encode(tokens: list[list[str]], index: dict[str, int], labels: np.ndarray):
     """Word lists as right-padded ids (unknown words -> ``<unk>``) with their lengths, the label as the target:
-    an :class:`attnrepro.data.Encoded` (torch is imported here, not with the module: the config check reads
+    an :class:`attnrepro.data.vocab.Encoded` (torch is imported here, not with the module: the config check reads
     :data:`SOURCES` before any job starts)."""
     import torch
 
-    from ..data import Encoded
+    from ..data.vocab import Encoded
 
     x = np.zeros((len(tokens), max(map(len, tokens))), dtype=np.int64)
     for r, t in enumerate(tokens):

@@ -5,10 +5,10 @@ Eq. 8:  p_pos = σ(Wᵀ Σ_l α_l h_l) = σ(Σ_l α_l γ_l),  γ_l = Wᵀ h_l  (
 Eq. 9:  β_l = σ((2y − 1) γ_l)  — :meth:`Classifier.lexical_probe`.
 
 As §2.4 says, binary classification is "machine translation" with T = 1 and |O| = 2: the model reads a batch of
-:mod:`attnrepro.data` (the label is the one target token) and returns the logits [0, Σ_l α_l γ_l] over the two
+:mod:`attnrepro.data.vocab` (the label is the one target token) and returns the logits [0, Σ_l α_l γ_l] over the two
 classes, whose cross-entropy is the binary cross-entropy of Eq. 8.
 
-h_l = [→h_l; ←h_l] from a 1-layer BiLSTM (:class:`attnrepro.cells.LSTMCell` both ways, PyTorch's bias law as the
+h_l = [→h_l; ←h_l] from a 1-layer BiLSTM (:class:`attnrepro.nn.cells.LSTMCell` both ways, PyTorch's bias law as the
 authors' ``nn.LSTM``) over word embeddings (the authors' code: hidden 256 per direction, an attention MLP of width
 256; word embeddings of width ``embed``, 300 there). No biases in Eq. 7–8, as printed. Attention modes as the seq2seq model: ``learned``, ``uniform`` (α = 1/L,
 §3.2) and ``frozen_beta`` (only Q and v train, App. A.6).
@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 import torch
 
-from ..cells import LSTMCell
-from ..stacked import StackedModule, fan_in_bound, init_stacked, lookup_time_major
+from ..nn.cells import LSTMCell
+from ..nn.stacked import StackedModule, fan_in_bound, init_stacked, lookup_time_major
 from .seq2seq import ModeChecked
 
 

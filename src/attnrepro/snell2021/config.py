@@ -22,7 +22,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..errors import AttnReproError
-from ..results_root import get as root
+from ..io import results_dir as root
 from . import config_appendix as appendix
 from .table2_sets import (TRANSLATION_LABELS, classification_data, classification_sets,  # noqa: F401
                           prepared_dir, translation_label, translation_sets)
@@ -141,7 +141,7 @@ def appendix_records(block: dict[str, Any], family: str) -> dict[str, Any]:
 
 def copy_vocab(kind: str, length: int, n_words: int) -> int:
     """Model vocabulary of a copy task (words + <eos> + <sos>); here, not in :mod:`.tasks`, so that the memory
-    estimate of Fig. 6's jobs (attnrepro.budget) reads it without importing torch."""
+    estimate of Fig. 6's jobs (attnrepro.run.budget) reads it without importing torch."""
     return (2 * length if kind == "mixture" else n_words) + 2
 
 

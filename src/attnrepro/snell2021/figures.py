@@ -59,7 +59,7 @@ def fig3(same: pd.DataFrame, subset: pd.DataFrame, mixture: pd.DataFrame, unifor
 def fig3_failures(failures: pd.DataFrame, labels: dict[str, str], judge_step: int | None):
     """The failure rate of every copy run against the step (``failures``: run, step, n_seeds, n_below), with its
     95% Clopper–Pearson band; the dotted line marks where the runs are judged (the authors' last evaluation)."""
-    from ..intervals import clopper_pearson
+    from ..verdicts.intervals import clopper_pearson
 
     fig, ax = plt.subplots(figsize=(7, 4.2))
     for run, f in failures.sort_values("step").groupby("run", sort=False):

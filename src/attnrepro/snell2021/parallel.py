@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..data import Encoded, Vocab, encode
-from ..tokens import PAD
+from ..data.vocab import Encoded, Vocab, encode
+from ..data.tokens import PAD
 
 
 def joint_vocab(src: list[str], tgt: list[str]) -> tuple[list[str], np.ndarray, np.ndarray]:

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from ..data import Encoded
+from ..data.vocab import Encoded
 from ..io import arrow_column, ragged_prefixes
 
 PROBES = ("alpha", "beta", "gamma")

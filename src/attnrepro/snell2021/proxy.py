@@ -6,7 +6,7 @@ Eq. 6:  β^px_tl = σ(W e_{x_l})_{y_t};  Eq. 13: θ^px_io = σ(W e_i)_o
 e_i and W_o are drawn from N(0, I_d/d) (§4.1). With ``bias`` the logits get an output bias b while training and
 β^px / θ^px are read without it, as the authors' ``embedding_beta.py`` (Eq. 5 has none). Adam, mini-batches, the
 loss the mean over the real target tokens; which evaluation's β^px Table 2 reads (the best validation loss, as
-the authors keep the best epoch) is :func:`attnrepro.snell2021.agreement_table.table2_from_runs`'s choice. It reads a batch of :mod:`attnrepro.data` like every
+the authors keep the best epoch) is :func:`attnrepro.snell2021.agreement_table.table2_from_runs`'s choice. It reads a batch of :mod:`attnrepro.data.vocab` like every
 model of the project and trains through the same engine; its ``tgt_in`` is not read (Eq. 5 ignores the decoder).
 """
 
@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from ..stacked import StackedModule, init_stacked, lookup
+from ..nn.stacked import StackedModule, init_stacked, lookup
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,7 @@ A run *fails* when its teacher-forced token accuracy at its last evaluation is b
 bad-head rule, 0.6); ``judge_step`` moves that reading to the last evaluation at or before it (the authors' copy
 runs train 200 steps and evaluate last after 191 updates). A run *learns* at the first evaluation at or above
 ``good_above`` (their good-head rule, 0.95); a member whose loss or gradient went non-finite is *diverged*: marked
-apart here (its measures are NaN); the claims count it as a failed run and say how many (``attnrepro.claims``, a
+apart here (its measures are NaN); the claims count it as a failed run and say how many (``attnrepro.verdicts.claims``, a
 claim's ``diverged_value``).
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..learning_curve import steps_to_threshold
+from ..training.learning_curve import steps_to_threshold
 from .agreement import relative_spread
 from .probes import padded
 

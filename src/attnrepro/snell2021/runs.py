@@ -2,7 +2,7 @@
 
 A spec names the model (``seq2seq`` of §2.1/§5.2, ``classifier`` of §2.4, the bag-of-words ``proxy`` of §2.3),
 the data (a copy distribution, the keyword toy, a classification set, a prepared translation set), the training
-settings (:class:`attnrepro.config.TrainConfig`), the members, the probes recorded at every evaluation
+settings (:class:`attnrepro.run.config.TrainConfig`), the members, the probes recorded at every evaluation
 (:mod:`attnrepro.snell2021.probes`) and what a diverged member does (``freeze`` where the result is a rate over runs).
 
 The held-out set: of a synthetic task, ``n_eval`` examples of the ``evaluation`` stream of :data:`EVAL_SEED`, the
@@ -27,13 +27,13 @@ import pandas as pd
 import pyarrow as pa
 import torch
 
-from ..config import TrainConfig
-from ..data import Encoded, expand
-from ..engine import Member, Result, fit
+from ..training.config import TrainConfig
+from ..data.vocab import Encoded, expand
+from ..training.engine import Member, Result, fit
 from ..errors import AttnReproError
 from ..io import arrow_column, atomic_path, quarantine, read_csv_checked, save_torch, write_csv, write_parquet
 from ..seeding import generator, rng
-from ..tokens import SOS
+from ..data.tokens import SOS
 from . import tasks
 from .classifier import Classifier, ClassifierConfig
 from .probes import head_alignment, probe_table, recorder, rows

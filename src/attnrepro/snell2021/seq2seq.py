@@ -10,7 +10,7 @@ Eq. 4:  β_tl = N([h_l; s_t])_{y_t}  — the lexical probe (:meth:`Seq2Seq.lexic
 Where the paper is silent we follow the authors' code (``../shared/reference/authors-code.md``): one shared
 word embedding (dimension = hidden, N(0, 1)) for source and target (their multi-head code: one each,
 ``shared_embedding=False``); 1-layer LSTM encoder and decoder (GRU in their multi-head code, ``cell="gru"``)
-(:class:`attnrepro.cells.LSTMCell`, run by ``Cell.sequence``); the decoder starts from the encoder's final (h, c)
+(:class:`attnrepro.nn.cells.LSTMCell`, run by ``Cell.sequence``); the decoder starts from the encoder's final (h, c)
 and is teacher forced; each head's context goes through its own linear ``project_enc`` P_k before N; N = linear →
 tanh → linear. The K projected contexts are summed as Eq. 21 says, or averaged as the authors' multi-head code
 (a mean weakens a single good head K-fold at the start of training); the score has a bias or not
@@ -28,7 +28,7 @@ Initialisation: the backbone (embedding, LSTMs, N) of member s is drawn from ``b
 parameters (W^(k), P_k) from ``head_seeds[s][k]``, each from its own generator — so rejection sampling can keep a
 backbone fixed while trying heads (§5.2), and a member never depends on the others in the stack.
 
-Every method reads a batch as (``src`` [S,B,L], ``src_len`` [S,B], ``tgt_in`` [S,B,T]) of :mod:`attnrepro.data`.
+Every method reads a batch as (``src`` [S,B,L], ``src_len`` [S,B], ``tgt_in`` [S,B,T]) of :mod:`attnrepro.data.vocab`.
 """
 
 from __future__ import annotations
@@ -37,8 +37,8 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from ..cells import make_cell
-from ..stacked import StackedModule, affine, fan_in_bound, init_member, lookup_time_major
+from ..nn.cells import make_cell
+from ..nn.stacked import StackedModule, affine, fan_in_bound, init_member, lookup_time_major
 from ..seeding import stream_seeds
 
 MODES = ("learned", "uniform", "frozen_beta")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..results_root import get as root
+from ..io import results_dir as root
 
 
 def classification_sets(block: dict[str, Any]) -> list[str]:

@@ -14,7 +14,7 @@ paper balances the classes by rejection sampling; sampling the label first and t
 conditional (keyword at a uniform position, the rest uniform over {2..V}) is the same distribution, without waste.
 Here word w is id w−1, so the keyword is id 0.
 
-Each distribution is a callable ``(generator, n) -> Encoded`` (:mod:`attnrepro.data`), the engine's source of
+Each distribution is a callable ``(generator, n) -> Encoded`` (:mod:`attnrepro.data.vocab`), the engine's source of
 fresh training batches; the keyword toy's label is its one target token (0 = negative, 1 = positive).
 """
 
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import torch
 
-from ..data import Encoded
+from ..data.vocab import Encoded
 from .config import copy_vocab
 
 COPY_KINDS = ("permutation", "mixture", "permutation_function")

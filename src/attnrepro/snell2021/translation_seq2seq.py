@@ -8,7 +8,7 @@ Eq. 2 with the authors' read-out: c_t = P Σ_l α_tl h_l + b_P (2H -> H), p_t = 
 Eq. 4:  β_tl = p(y_t | c_t replaced by P h_l + b_P), through the full read-out (:meth:`lexical_probe`).
 
 As their ``nn.LSTM(..., dropout=0.5)``, dropout acts between the two layers of the encoder and of the decoder only,
-while training, each member's masks from its own stream (:class:`attnrepro.dropout.StackedDropout`). One shared
+while training, each member's masks from its own stream (:class:`attnrepro.nn.dropout.StackedDropout`). One shared
 word embedding (width H, N(0, 1)) for source and target. Non-embedding parameters at H = 256 and an 8,000-piece
 vocabulary: 6,132,544, the number of App. A.8. Attention modes as :mod:`.seq2seq`:
 ``learned``, ``uniform`` (zero scores over the real source positions), ``frozen_beta`` (only the score trains).
@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import torch
 
-from ..cells import LSTMCell
-from ..dropout import StackedDropout
-from ..stacked import Linear, StackedModule, init_stacked, lookup_time_major
+from ..nn.cells import LSTMCell
+from ..nn.dropout import StackedDropout
+from ..nn.stacked import Linear, StackedModule, init_stacked, lookup_time_major
 from .seq2seq import ModeChecked, gradient_times_input
 
 LAYERS = 2
