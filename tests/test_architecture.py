@@ -111,3 +111,89 @@ def test_every_wing_has_its_parts():
     for w in WINGS:
         have = {p.stem for p in (PACKAGE / w).glob("*.py")}
         assert {"__init__", "cli", "claims", "figures", "panels"} <= have, (w, have)
+
+
+# The layers, bottom up, and what each may import (docs/architecture.md). The foundation (the package's root
+# modules) serves every layer; a layer never imports one above it, so a network or a data set never knows the
+# workflow that runs it, nor a verdict the model it judges. The wings sit above the shared layers; run/ (the config's
+# edge), archive/ and cli/ sit at the top.
+FOUNDATION = "foundation"
+LAYERS = {
+    FOUNDATION: set(),
+    "nn": {FOUNDATION},
+    "data": {FOUNDATION},
+    "verdicts": {FOUNDATION},
+    "figures": {FOUNDATION},
+    "training": {FOUNDATION, "nn", "data"},
+    "seq2seq": {FOUNDATION, "nn", "data", "training"},
+    "wing": {FOUNDATION, "nn", "data", "training", "seq2seq", "verdicts", "figures"},
+    "run": {FOUNDATION, "nn", "data", "training", "seq2seq", "verdicts", "figures", "wing"},
+    "archive": {FOUNDATION, "verdicts", "run"},
+    "cli": {FOUNDATION, "nn", "data", "training", "seq2seq", "verdicts", "figures", "wing", "run", "archive"},
+}
+# the wings' own command lines (cli*.py) are the wings' edge: they read the config and share the command line's options
+# the verdicts that gather every paper's claims
+VERDICTS_TO_WING = {"attnrepro.verdicts.papers", "attnrepro.verdicts.ladder"}
+
+
+def layer(name: str) -> str:
+    parts = name.split(".")
+    if name == "attnrepro.__main__":  # `python -m attnrepro`: the package's face onto its command line
+        return "cli"
+    if len(parts) == 1 or (len(parts) == 2 and not (PACKAGE / parts[1]).is_dir()):
+        return FOUNDATION
+    return "wing" if parts[1] in WINGS else parts[1]
+
+
+def upward_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Imports that run against the layers' direction."""
+    out = []
+    for name, deps in graph.items():
+        src = layer(name)
+        for dep in deps:
+            dst = layer(dep)
+            if dst == src or dst in LAYERS[src]:
+                continue
+            if src == "wing" and name.split(".")[-1].startswith("cli") and dst in {"cli", "run"}:
+                continue
+            if name in VERDICTS_TO_WING and dst == "wing":
+                continue
+            out.append(f"{name} -> {dep}")
+    return sorted(out)
+
+
+def test_every_folder_of_the_package_is_a_layer_or_a_wing():
+    folders = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
+    assert folders == (set(LAYERS) - {FOUNDATION, "wing"}) | set(WINGS)
+
+
+def test_the_root_holds_the_packages_face_and_foundation_only():
+    assert len(list(PACKAGE.glob("*.py"))) <= 6
+
+
+def test_no_layer_imports_one_above_it():
+    assert upward_imports(import_graph()) == []
+
+
+def test_a_planted_upward_import_is_found():
+    planted = {"attnrepro.nn.cells": {"attnrepro.run.config", "attnrepro.seeding"},
+               "attnrepro.verdicts.claims": {"attnrepro.seq2seq.model"},
+               "attnrepro.snell2021.runs": {"attnrepro.run.config"},
+               "attnrepro.snell2021.cli": {"attnrepro.run.config"},
+               "attnrepro.io": {"attnrepro.data.vocab"}}
+    assert upward_imports(planted) == ["attnrepro.io -> attnrepro.data.vocab",
+                                       "attnrepro.nn.cells -> attnrepro.run.config",
+                                       "attnrepro.snell2021.runs -> attnrepro.run.config",
+                                       "attnrepro.verdicts.claims -> attnrepro.seq2seq.model"]
+
+
+def test_the_verdicts_and_the_configs_edge_import_no_torch():
+    """The Snakefile reads the config check and the claims registry at every start: no torch there."""
+    heavy = []
+    for name, (path, _) in modules().items():
+        if layer(name) in {"verdicts", "run"}:
+            tree = ast.parse(path.read_text())
+            top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
+            heavy += [name for n in top for a in getattr(n, "names", [])
+                      if (getattr(n, "module", None) or a.name).split(".")[0] in {"torch", "matplotlib"}]
+    assert heavy == []
