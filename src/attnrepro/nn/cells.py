@@ -80,7 +80,8 @@ class Cell(StackedModule):
         bit in the forward pass, and what keeps a 5,000-word vocabulary affordable; the bias is folded into the
         |V|-row table so that its gradient is a sum over |V| rows, not over B·T. Batch-major, unlike
         :meth:`input_projection`: the op copies it once into time-major order (cheap at one-hot widths), and the
-        table's gradient sums its B·T rows in batch-major order, the order the Aitken results were trained in, bit for bit."""
+        table's gradient sums its B·T rows in batch-major order, the order the Aitken results were trained in,
+        bit for bit."""
         gx = lookup(self.w_x + self.b_x, tokens)
         if extra is not None:
             gx = gx + affine(extra, self.w_x)[:, None]
