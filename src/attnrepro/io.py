@@ -120,8 +120,8 @@ def ragged(rows) -> pa.ListArray:
 
 def ragged_prefixes(padded: np.ndarray, lengths: np.ndarray) -> pa.ListArray:
     """A ``list<float32>`` column whose row i is ``padded[i, :lengths[i]]`` (``padded`` [N, L]): one boolean
-    selection instead of an array per row (a default copy run's evaluation has 12,600 rows of α and β: as per-row
-    arrays they took 0.28 s to build, pickle, read back and table, as lists 0.009 s; bench/probe_records.py)."""
+    selection instead of an array per row, which for a copy run's 12,600 rows of α and β per evaluation is what
+    building, pickling and reading the record costs (docs/speed.md, ``bench/probe_records.py``)."""
     padded, lengths = np.asarray(padded), np.asarray(lengths)
     return _lists(padded[np.arange(padded.shape[1]) < lengths[:, None]], lengths)
 

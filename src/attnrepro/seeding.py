@@ -4,8 +4,7 @@ A run seed ``s`` (config ``seeds``, ``snell2021.seeds``, … and every other ``s
 streams — the weight initialisation, the batch order, the dropout masks, the AO positional rotation, a corpus's samples. Stream
 ``name`` of seed ``s`` is
 
-- ``s`` itself for ``"init"`` (so ``torch.Generator().manual_seed(s)`` draws a run's initial weights, as in
-  every result so far), and
+- ``s`` itself for ``"init"`` (so ``torch.Generator().manual_seed(s)`` draws a run's initial weights), and
 - ``SeedSequence([s, STREAMS[name]]).generate_state(1)[0]`` for every other stream (numpy's hash of the pair,
   a 32-bit value independent of the other streams of ``s`` and of every stream of another seed).
 

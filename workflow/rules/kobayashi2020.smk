@@ -214,7 +214,7 @@ rule kobayashi2020_nmt_figure:
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
 
-# Table 3's fast_align row measured (§5, issue 29): a statistical aligner (eflomal, the optional extra `aligner`)
+# Table 3's fast_align row measured, not quoted (§5): a statistical aligner (eflomal, the optional extra `aligner`)
 # fitted on the training text of a gold set's corpus plus the gold sentence pairs, as Zenkel et al. ran the
 # fast_align whose AER the paper quotes, scored on the gold pairs; only for gold sets that name a corpus (the paper
 # config). Without eflomal the job stops with the wrapper's error naming the install command.

@@ -216,9 +216,9 @@ def temporal_antidiagonal(dec_mu: np.ndarray, enc_mu: np.ndarray, n_steps: int) 
     """§3 'Additional Tasks', Fig. 2g: the share of the first ``n_steps`` decoder steps whose argmax over every
     encoder step, t* = argmax_t μ_s^D·μ_t^E, lies on one anti-diagonal t* + s = c, with c the most common
     t* + s; returns (share, c). A length-T example mirrors s onto T − 1 − s, so the mean states of inputs of several
-    lengths mirror about a line the data set, not the shortest input's n − 1 − s: that fixed line scored 1/16 on
-    every trained reversal AED (2026-11-26), whose t* + s stays at 18 (the demo's inputs of 15–20 words) or 16–18
-    (15–19). A diagonal, a constant or a scattered argmax moves t* + s with s, so it still scores low."""
+    lengths mirror about a line that depends on the data set, not the shortest input's n − 1 − s
+    (docs/deviations.md, reversal's recipe). A diagonal, a constant or a scattered argmax moves t* + s with s, so
+    it still scores low."""
     scores = dec_mu[:n_steps] @ enc_mu.T
     best = np.array([np.nanargmax(row) if np.isfinite(row).any() else -1 for row in scores])
     offset = best + np.arange(len(best))

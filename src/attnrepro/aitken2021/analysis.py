@@ -63,8 +63,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
     (side, example, pos, token, v*), ``word_variance`` (Fig. 5c), ``accuracy`` (by input length),
     ``readout_alignment`` (Fig. 4c, 5d), for attention models ``terms`` (Eq. 3 at the top five alignments of
     every decoder step, column ``rank``), ``maps`` (alignment matrices of the first test examples) and ``offsets``
-    (Fig. 6b–d), and ``summary`` (one row of per-seed measures: the authors' shares ``share_*``, the project's
-    earlier top-1 pooled ones ``share_top1_*``, the map agreement ``agree_*``).
+    (Fig. 6b–d), and ``summary`` (one row of per-seed measures: the authors' shares ``share_*``, the top-1
+    pooled ones ``share_top1_*``, the map agreement ``agree_*``).
     """
     E = decompose(enc_h, enc["t"].to_numpy(), _codes(enc["token"], src_vocab), n_tokens=len(src_vocab))
     D = decompose(dec_h, dec["s"].to_numpy(), _codes(dec["token"], tgt_vocab), n_tokens=len(tgt_vocab))

@@ -245,7 +245,7 @@ _PAPER_CLAIMS: tuple[Claim, ...] = (
 
 
 def _top1_twin(claim: Claim) -> Claim:
-    """The same share claim read the project's earlier way (the single top alignment, rows pooled), beside the
+    """The same share claim read at the single top alignment, rows pooled (``share_top1_*``), beside the
     authors' reading so that the difference between the two metrics is visible in the claims table."""
     return replace(claim, claim_id=claim.claim_id + "_top1", origin="extension",
                    measure=claim.measure.replace("share_", "share_top1_", 1),

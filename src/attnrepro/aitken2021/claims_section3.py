@@ -1,5 +1,5 @@
-"""Claims of Aitken et al. 2021's §3, abstract and footnotes that :mod:`attnrepro.aitken2021.claims` lacked
-(issue 29), gathered into that wing's ``CLAIMS``. Measures: :mod:`attnrepro.aitken2021.mechanisms`, written to
+"""Claims of Aitken et al. 2021's §3, abstract and footnotes that :mod:`attnrepro.aitken2021.claims` does
+not hold, gathered into that wing's ``CLAIMS``. Measures: :mod:`attnrepro.aitken2021.mechanisms`, written to
 each experiment's ``summary.csv`` by :func:`attnrepro.aitken2021.analysis.analyze_seed`.
 
 Sentences an untrained network already bears out have no row of their own; the reading of the nearest row that can

@@ -119,7 +119,7 @@ TERMS = ("mu_mu", "mu_chi", "mu_delta", "chi_mu", "chi_chi", "chi_delta", "delta
 
 TOP_K = 5
 """Alignments per decoder step whose terms are read: the authors call ``calculate_dot_ratios(align_values, 5, …)``
-in every analysis of their notebook (``../shared/reference/authors-code.md``)."""
+in every analysis of their notebook (kaitken17/colab_based_projects, ``sythetic_analysis_seq2seq.ipynb``)."""
 
 
 def _padded(values: np.ndarray, example: np.ndarray, pos: np.ndarray, n_examples: int, length: int) -> np.ndarray:
@@ -181,7 +181,7 @@ def alignment_shares(terms: pd.DataFrame) -> pd.Series:
 
 
 def top_alignment_shares(terms: pd.DataFrame) -> pd.Series:
-    """The project's earlier reading, kept beside :func:`alignment_shares` so the difference shows: |term| /
+    """The top-1 pooled reading, beside :func:`alignment_shares` so the difference shows: |term| /
     Σ|terms| at the single top alignment (rank 0), pooled over all (example, step) rows, so that early steps,
     which every example reaches, weigh more than late ones. Indexed by :data:`TERMS`; sums to 1."""
     return _ratios(top_alignments(terms) if "rank" in terms else terms).mean()

@@ -12,8 +12,7 @@ from .decomposition import Decomposition
 
 def _spread(x: np.ndarray, group: np.ndarray, n_groups: int) -> tuple[np.ndarray, np.ndarray]:
     """Per group: Σ‖x − mean_group(x)‖² and the group size. Two passes: the one-pass Σx² − (Σx)²/n cancels to
-    noise, or below zero, for a word whose states barely vary (measured on the demo's Bible models: a ratio of
-    ±inf that made the mean drop NaN or −inf)."""
+    noise, or below zero, for a word whose states barely vary, and a ratio of ±inf would make the mean drop NaN."""
     x = np.asarray(x, dtype=float)
     counts = np.bincount(group, minlength=n_groups).astype(float)
     sums = np.zeros((n_groups, x.shape[1]))
@@ -51,7 +50,7 @@ def variance_drop(table: pd.DataFrame) -> float:
 
 
 def variance_drop_pooled(table: pd.DataFrame) -> float:
-    """The project's earlier reading, kept beside :func:`variance_drop`: 1 − (within-word variance without μ_t) /
+    """The pooled reading, beside :func:`variance_drop`: 1 − (within-word variance without μ_t) /
     (within-word variance), pooled over every word by occurrence, ``<eos>`` included."""
     total = (table.var_h * table.n).sum()
     return float(1 - (table.var_without_temporal * table.n).sum() / total) if total > 0 else float("nan")

@@ -7,14 +7,11 @@ step (the stacked gate pre-activations of Snell et al.'s copy model are 430 MB; 
 each), so by default each of them is fresh memory the kernel has to map and zero, page by page, every step.
 Raising both thresholds keeps freed blocks on the heap for the next step's same-sized allocation.
 
-Measured (bench/results/kernel_profile.md, issue 31; same code with and without, alternating): Snell's copy shape
-(20 seeds, LSTM 256, 2 threads) 5.44 → 3.38 s per step; the Aitken AED at H = 128, 8 seeds: GRU 0.23 → 0.20, LSTM
-0.38 → 0.25, UGRNN 0.16 → 0.13 s. At the default config's shapes (H = 64, 3 seeds, one thread) the buffers are
-small enough that malloc already reuses them: no change. It changes no number a model computes (allocation only;
-every model of a default workflow run is byte-identical with and without). The price is resident memory: a freed
-block is kept rather than returned, and blocks of the same size do not always fit one another again (malloc pads an
-aligned request), so the heap settles above the live set — Snell's copy shape 3.8 → 5.8 GB (+52%, reached by step 5
-and flat to step 40), the Aitken LSTM at H = 128, 8 seeds 0.91 → 1.12 GB (+22%, flat from step 200 to 800).
+It changes no number a model computes (allocation only): it saves the large shapes' page faults (Snell's copy
+model, the Aitken AED at H = 128) and does nothing at the default config's, whose buffers malloc already reuses.
+The price is resident memory: a freed block is kept rather than returned, and blocks of the same size do not always
+fit one another again (malloc pads an aligned request), so the heap settles above the live set. Both, measured:
+docs/speed.md (bench/results/kernel_profile.md).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ through a step loop slices ∂gx one step at a time (each ``gx[:, :, t]`` backwa
 O(T²) memory traffic), issues a small weight-gradient matmul per step and a dozen element-wise passes per gate.
 Here the backward loop only propagates ∂state (one matmul ∂gh W_hᵀ and one point-wise function per step), and
 ∂W_h = Σ_t h_{t−1}ᵀ ∂gh_t is one matmul over all B·T rows. The point-wise functions are compiled
-(:mod:`attnrepro.nn.kernels`, where the choice per device and its measurements live) or run eagerly.
+(:mod:`attnrepro.nn.kernels`, where the choice per device lives) or run eagerly.
 """
 
 from __future__ import annotations
@@ -80,7 +80,8 @@ class Cell(StackedModule):
         bit in the forward pass, and what keeps a 5,000-word vocabulary affordable; the bias is folded into the
         |V|-row table so that its gradient is a sum over |V| rows, not over B·T. Batch-major, unlike
         :meth:`input_projection`: the op copies it once into time-major order (cheap at one-hot widths), and the
-        table's gradient sums its B·T rows in batch-major order, as every Aitken run so far did, bit for bit."""
+        table's gradient sums its B·T rows in batch-major order, the order the Aitken results were trained in,
+        bit for bit."""
         gx = lookup(self.w_x + self.b_x, tokens)
         if extra is not None:
             gx = gx + affine(extra, self.w_x)[:, None]

@@ -38,7 +38,8 @@ class StackedDropout(nn.Module):
 
     @property
     def active(self) -> bool:
-        """Whether it ever draws (p > 0): a model without dropout keeps its checkpoints and fingerprint as before."""
+        """Whether it ever draws (p > 0): a model without dropout draws no mask and keeps no dropout state in its
+        checkpoints or fingerprint."""
         return self.p > 0.0
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -7,22 +7,19 @@ s_t = s_{t−1} (the state is held). Backward, for t = T..1, from ∂s_t (the la
 their derivatives live in :mod:`attnrepro.nn.cells`; this module only loops.
 
 Everything the loops touch is time-major ([S, T, B, ·]): gx, ∂gx, the h's and the rest of the state (the LSTM's
-c) each in a buffer of its own, so a step reads and writes contiguous blocks and never concatenates [h; c]
-(bench/results/kernel_profile.md: at Snell's copy shape this and the projected embedding table of
-``Cell.embedding_projection`` took a step from 9.9 to 6.1 s). The state the caller sees is still one tensor
-[S, B, state_size].
+c) each in a buffer of its own, so a step reads and writes contiguous blocks and never concatenates [h; c]. The
+state the caller sees is still one tensor [S, B, state_size].
 
 Per step the forward is one matmul and one point-wise function, the backward one point-wise function, one matmul
 and the sum of the three terms of ∂h (outside the point-wise function, in the order the results depend on). The
 point-wise functions run compiled (torch.compile: all of a step's gate arithmetic in one pass over
-memory) or eagerly; :data:`POINTWISE` holds the choice per device, with the measurements behind it.
+memory) or eagerly; :data:`POINTWISE` holds the choice per device.
 
 At the default config's shapes (3 seeds, H = 64, one thread) a step's tensors are ~100 KB and an operator costs
 more in its call than in its arithmetic, so the loops issue as few as they can, all with the same numbers: each
 gate's derivative is written straight into its block of ∂gx / ∂gh (no concatenation per step), every per-step view
 is made once before the loop (``unbind``; indexing [:, t] per step costs as much as a small operator), and a step
-where no sequence is held skips the masking. Measured against the code before (bench/results/kernel_profile.md,
-issue 31): the default AED-GRU's training step 1.09–1.14× faster, its recurrence 1.09–1.23×, every number bit for bit.
+where no sequence is held skips the masking (the timings: docs/speed.md, bench/results/kernel_profile.md).
 """
 
 from __future__ import annotations
@@ -32,11 +29,10 @@ import warnings
 
 import torch
 
-# Eager on the CPU (bench/results/stacked_training.json, 2 threads, AED H = 128, 8 seeds): compiling costs 5-15 s
-# per job and cell (cold cache; ~4 s warm) and gains little or loses (stacked s/step compiled vs eager: GRU 0.39 vs
-# 0.32, LSTM 0.40 vs 0.51, UGRNN 0.18 vs 0.21), so ~30 short default-workflow jobs would pay minutes for seconds.
-# CUDA: not measured (no GPU lent to issue 16's sessions), so eager too until bench/stacked_training.py --device
-# cuda says otherwise. ATTNREPRO_KERNEL=compiled opts in.
+# Eager on the CPU: compiling costs seconds per job and cell and gains little or loses at these shapes
+# (bench/results/stacked_training.json, docs/speed.md), so ~30 short default-workflow jobs would pay minutes for
+# seconds. CUDA: eager too, as no GPU has measured it (bench/stacked_training.py --device cuda would).
+# ATTNREPRO_KERNEL=compiled opts in.
 POINTWISE = {"cpu": "eager", "cuda": "eager"}
 MODES = ("compiled", "eager")
 ENV = "ATTNREPRO_KERNEL"  # overrides the choice for every device: "compiled" or "eager"
@@ -100,8 +96,8 @@ def _held_steps(mask: torch.Tensor | None, t_max: int, hidden: int) -> list:
     """Per step, the mask's slice [S, B, H], or None where no sequence is held (every step of an unmasked run, and
     the steps before the shortest sequence ends): a step with nothing held skips the masking altogether, which
     gives the same numbers (``where`` with an all-true mask is the identity). The slices are spelt out over H
-    (time-major, one copy per sequence): ``where`` broadcasting a [S, B, 1] mask runs element by element, and at
-    the ParlSpeech classifier's shape (100 steps, 6 seeds, width 32) the broadcast made its step 1.07× slower."""
+    (time-major, one copy per sequence): ``where`` broadcasting a [S, B, 1] mask runs element by element, a cost
+    docs/speed.md measures at the ParlSpeech classifier's shape."""
     if mask is None:
         return [None] * t_max
     full = mask.all(1).all(0).tolist()  # one host read per sequence

@@ -172,8 +172,8 @@ def copy_heads_count(*, members: int, heads: int, batch: int, n_eval: int, lengt
 
 def multihead_scale() -> float:
     """Measured peak over :func:`copy_heads_count` of the two measured jobs (:data:`MULTIHEAD_MEASURED`), the
-    larger, so the estimate is never below either measurement: 0.997, the K-head job's (the count leaves out the
-    process itself, ~0.3 GB of Python, torch and pandas, and lands within 6% of both jobs)."""
+    larger, so the estimate is never below either measurement (the count leaves out the process itself: Python,
+    torch and pandas; how close it lands: docs/deviations.md, the paper-scale Fig. 6 block)."""
     return max(m["peak_mib"] * MIB / copy_heads_count(members=m["members"], heads=m["heads"], **MULTIHEAD_SHAPE)
                for m in MULTIHEAD_MEASURED.values())
 

@@ -35,7 +35,7 @@ def _version(dist: str) -> str:
 
 def _torch_cuda() -> str:
     """The CUDA version torch was built with ("none" for a CPU build), without importing torch when the command
-    did not (an import costs a figure job 2 s): torch/version.py records it."""
+    did not (an import costs a figure job seconds): torch/version.py records it."""
     if "torch" in sys.modules:
         return sys.modules["torch"].version.cuda or "none"
     spec = util.find_spec("torch")

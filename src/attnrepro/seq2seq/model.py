@@ -6,24 +6,23 @@
   attention of footnote 1 (:mod:`attnrepro.nn.attention`), for AED and AO.
 - ``ao``:  no recurrence — each cell acts on a zero previous state (a feed-forward map) — and a fixed sinusoidal
   positional encoding added to the encoder and decoder inputs; readout of c_s. The readout of c_s alone follows
-  the authors' code (``../shared/reference/authors-code.md``); the paper does not say.
+  the authors' code (kaitken17/colab_based_projects, ``rnn_seq2seq/``); the paper does not say.
 
 Inputs are one-hot (the authors' choice). For ``ao`` the one-hot code sits in the first |V| of ``input_dim``
 dimensions and a sinusoidal positional code of width p = min(input_dim, 512) is spread over all of them by a fixed
 random map with orthonormal columns (the authors' code rotates it; a full rotation of a 30k-word input would be a
-30k × 30k QR). The paper gives no scale for the code. Its own norm is √(p/2) against the one-hot's 1: 4× at the
-toy tasks' p = 32, but 16× for the 500-word Bible, where AO then cannot read its words (measured, one seed, 1,000
-steps: BLEU 0.03 at 16×, 0.15 at 3×, 2.8 with the code scaled to norm 1); ``pe_norm`` sets it. The encoder holds its state after ``<eos>``; the decoder starts from the encoder's
-final state (``ved``/``aed``) and reads ``<sos>`` then the previous target word (teacher forcing).
+30k × 30k QR). The paper gives no scale for the code. Its own norm is √(p/2) against the one-hot's 1 (4× at the
+toy tasks' p = 32, 16× for the 500-word Bible, where it drowns the words: docs/deviations.md); ``pe_norm`` sets
+it. The encoder holds its state after ``<eos>``; the decoder starts from the encoder's final state
+(``ved``/``aed``) and reads ``<sos>`` then the previous target word (teacher forcing).
 
 :meth:`EncoderDecoder.run_with_cache` returns the logits and a dict of named activations (hook points, as in
 TransformerLens): ``encoder.h`` [S,B,T,H], ``decoder.h`` [S,B,S',H], ``attention.query`` [S,B,S',d],
 ``attention.key`` / ``attention.value`` [S,B,T,d], ``attention.scores`` / ``attention.alpha`` [S,B,S',T],
 ``attention.context`` [S,B,S',d].
 
-Four options follow the authors' code (``../shared/reference/authors-code.md``) where the project otherwise takes
-PyTorch's conventions; each is off by default, and a model built without them is the model built before they
-existed, draw for draw (docs/deviations.md, Aitken rows; measured by ``bench/aitken_toy_effects.py options``):
+Four options follow the authors' code where the project otherwise takes PyTorch's conventions; each is off by
+default, and off it changes no draw of the model's weights (their effects: docs/deviations.md, Aitken rows):
 
 - ``initial_state: learned``: the encoder starts from a learned state h_0 (zeros at the start, one per member),
   not from zeros (VED/AED; AO's cells act on a zero state by definition).
@@ -75,8 +74,8 @@ class ModelConfig:
     first_input: str = "sos"    # the decoder's first input: "sos" (one-hot) or "uniform" (1/|V|, the authors')
 
     def to_dict(self) -> dict:
-        """The fields, less the authors'-code options at their defaults, so that a model trained without them is
-        stamped as before they existed."""
+        """The fields, less the authors'-code options at their defaults, so that a model trained without them
+        keeps the fingerprint of a config that does not name them."""
         d = asdict(self)
         return {k: v for k, v in d.items() if k not in OPTION_DEFAULTS or v != OPTION_DEFAULTS[k]}
 

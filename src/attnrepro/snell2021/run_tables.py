@@ -150,8 +150,8 @@ def converged_step(curve: pd.DataFrame, rtol: float = 0.05, window: int = 3, spa
     """Where Eq. 25's "asymptotically" is read: the first evaluation from which none of the four γ statistics moves
     by more than ``rtol`` of its size (max(|γ|, 1)) at any later evaluation, with at least ``window`` later
     evaluations covering at least ``span`` of the run's last step to show it; NaN when training ended before that
-    (train longer). The span matters: three evaluations 50 steps apart hide a slow drift (the demo's γ's rose
-    6–13% over their last 300 of 1,500 steps, yet moved under 5% across the last 150)."""
+    (train longer). The span matters: three evaluations 50 steps apart can hide a slow drift (docs/deviations.md,
+    Snell row 18)."""
     c = curve.sort_values("step")
     values, steps = c[GAMMAS].to_numpy(), c.step.to_numpy()
     for i in range(len(c) - window):

@@ -7,7 +7,7 @@ Eq. 21: with K heads the projected contexts are summed before N (``heads_combine
         (``"mean"``, the authors' multihead.py, which made Fig. 6).
 Eq. 4:  β_tl = N([h_l; s_t])_{y_t}  — the lexical probe (:meth:`Seq2Seq.lexical_probe`).
 
-Where the paper is silent we follow the authors' code (``../shared/reference/authors-code.md``): one shared
+Where the paper is silent we follow the authors' code (Sea-Snell/AttentionDynamics): one shared
 word embedding (dimension = hidden, N(0, 1)) for source and target (their multi-head code: one each,
 ``shared_embedding=False``); 1-layer LSTM encoder and decoder (GRU in their multi-head code, ``cell="gru"``)
 (:class:`attnrepro.nn.cells.LSTMCell`, run by ``Cell.sequence``); the decoder starts from the encoder's final (h, c)

@@ -50,8 +50,8 @@ class TrainConfig:
         return cls(**{**d, "betas": tuple(d["betas"]), "eval_at": tuple(d.get("eval_at", ()))})
 
     def to_dict(self) -> dict[str, Any]:
-        """The fields; ``loss`` only where it is not the default, so that the checkpoints' fingerprint of a run
-        without it is the one it had before the key existed."""
+        """The fields; ``loss`` only where it is not the default, so that a run that leaves it at the default
+        keeps the checkpoints' fingerprint of a config without the key."""
         d = asdict(self)
         d["betas"], d["eval_at"] = list(self.betas), list(self.eval_at)
         if self.loss == "real":

@@ -1,4 +1,4 @@
-"""The scale ladder (issue 17): a claim's measure against model width and training steps, so a reader sees at
+"""The scale ladder: a claim's measure against model width and training steps, so a reader sees at
 which scale an effect appears rather than only whether it holds at one.
 
 The optional config block ``ladder`` names base experiments and the widths (``hidden``) and step counts

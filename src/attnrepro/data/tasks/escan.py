@@ -1,7 +1,7 @@
 """Extended SCAN (eSCAN), Aitken et al. 2021 §4: SCAN commands over a subset of its words, concatenated at random
 until the input (or, as in the authors' code, the output) has ``min_len``–``max_len`` words.
 
-Choices the paper leaves open, taken from the authors' code notes (``../shared/reference/authors-code.md``):
+Choices the paper leaves open, taken from the authors' code (kaitken17/colab_based_projects, ``rnn_seq2seq/``):
 
 - the word subset is a config value; the default ``run walk jump left and twice`` is the example in the authors'
   code and covers every word the paper's figures discuss ('twice', 'and', 'left');

@@ -2,9 +2,8 @@
 
 As in the paper's example, an input holds distinct letters (``distinct=True``): the output is then the sorted set
 and the word at output step s depends on which letters occur, not on s alone. With letters drawn with repetition
-from a few words (the project's first version: 8 letters over 15–20 positions) the output letter is nearly fixed
-by its position — a VED without attention sorted it at 98% token accuracy — so the task no longer needs the
-input-dependent attention the paper studies (Fig. 2h, where Δh^D·χ^E dominates).
+from a few words the output letter is nearly fixed by its position, so the task no longer needs the
+input-dependent attention the paper studies (Fig. 2h, where Δh^D·χ^E dominates; docs/deviations.md, sort task).
 """
 
 from __future__ import annotations
