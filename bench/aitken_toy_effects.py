@@ -51,7 +51,7 @@ from attnrepro.aitken2021.alignment import temporal_antidiagonal  # noqa: E402
 from attnrepro.run.config import chunk_name, experiment_spec  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
 
-# the measures the toy tasks' claims read (src/attnrepro/aitken2021/claims*.py) and the shares beside them
+# the measures the toy tasks' claims read (src/attnrepro/aitken2021/claims.py) and the shares beside them
 MEASURES = {
     "lengths": ["token_acc", "seq_acc", "share_mu_mu", "share_top1_mu_mu", "agree_mu_mu", "temporal_diagonal_share",
                 "temporal_argmax_rho", "encoder_delta_norm_projected", "cos_temporal_input_delta",

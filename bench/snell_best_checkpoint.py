@@ -67,6 +67,7 @@ from snell_train_split import train_split  # noqa: E402
 from attnrepro.verdicts.intervals import Rule, interval, verdict  # noqa: E402
 from attnrepro.io import read_csv_checked, read_parquet  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
+from attnrepro.snell2021.validation import check as snell_check  # noqa: E402
 from attnrepro.snell2021.agreement_table import table2_from_runs  # noqa: E402
 from attnrepro.snell2021.run_tables import curve_summary  # noqa: E402
 from attnrepro.snell2021.runs import BEST_MODEL, load_data, read_metrics  # noqa: E402
@@ -81,7 +82,7 @@ def block_for(a: argparse.Namespace) -> dict:
     if a.steps:
         cl["train"] = {**cl["train"], "steps": a.steps, "eval_every": a.eval_every or cl["train"]["eval_every"]}
     block["table2"]["export_at"] = "best"
-    snellcfg.check(block)
+    snell_check(block)
     return block
 
 
@@ -240,7 +241,7 @@ def paper_options(a: argparse.Namespace) -> dict:
     """Row 20 (see the module docstring)."""
     demo = yaml.safe_load(a.config.read_text())["snell2021"]
     block = with_paper_options(demo, yaml.safe_load(a.paper_config.read_text())["snell2021"], a.proxy_evals)
-    snellcfg.check(block)
+    snell_check(block)
     specs, prefix = snellcfg.runs(block), f"cls_{a.set}"
     roles = snellcfg.analyses(block)[prefix]["runs"]
     t0 = time.perf_counter()

@@ -34,6 +34,7 @@ from attnrepro.errors import AttnReproError
 from attnrepro.io import read_csv_checked, read_parquet
 from attnrepro.verdicts.papers import CLAIMS, model_check, tested_on
 from attnrepro.snell2021 import config as snellcfg
+from attnrepro.snell2021.validation import check as snell_check
 from attnrepro.snell2021.agreement_table import table2_from_runs
 from attnrepro.snell2021.runs import read_metrics
 
@@ -54,7 +55,7 @@ def with_train_sample(block: dict, n: int, row: str) -> tuple[dict, dict]:
     hold out 100), and only this row's runs are trained here."""
     b = copy.deepcopy(block)
     b["table2"]["train_sample"] = n
-    snellcfg.check({**b, "table2": {k: v for k, v in b["table2"].items() if k != "train_sample"}})
+    snell_check({**b, "table2": {k: v for k, v in b["table2"].items() if k != "train_sample"}})
     specs, roles = snellcfg.runs(b), snellcfg.analyses(b)[row]["runs"]
     for role in ("learned", "uniform"):
         spec = specs[roles[role]]

@@ -1,4 +1,4 @@
-"""Aitken et al. 2021 §3, abstract and footnotes (issue 29): each measure of aitken2021.mechanisms on a hand case
+"""Aitken et al. 2021 §3, abstract and footnotes: each measure of aitken2021.mechanisms on a hand case
 where its claim holds and one where it fails, run through the claims table."""
 
 import numpy as np
@@ -7,7 +7,7 @@ import pytest
 
 from attnrepro.aitken2021.analysis import analyze_seed
 from attnrepro.aitken2021.claims import CLAIMS as WING
-from attnrepro.aitken2021.claims_section3 import CLAIMS
+from attnrepro.aitken2021.claims import SECTION3_CLAIMS as CLAIMS
 from attnrepro.aitken2021.decomposition import alignment_terms, decompose
 from attnrepro.aitken2021.mechanisms import (attention_diagonal_share, average_map_fit, decoder_input_delta_ratio,
                                              readout_state_ratio, section3_measures, top_axes_variance)

@@ -1,12 +1,12 @@
-"""Aitken et al. 2021 §4 claims (aitken2021/claims_section4.py): each measure of escan_mechanisms on a hand case
-where its claim holds and one where it fails, run through the claims table."""
+"""Aitken et al. 2021 §4 claims (``SECTION4_CLAIMS`` of aitken2021/claims.py): each measure of escan_mechanisms on a
+hand case where its claim holds and one where it fails, run through the claims table."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
 from attnrepro.aitken2021.claims import CLAIMS as ALL_CLAIMS
-from attnrepro.aitken2021.claims_section4 import CLAIMS
+from attnrepro.aitken2021.claims import SECTION4_CLAIMS as CLAIMS
 from attnrepro.aitken2021.decomposition import TERMS, decompose
 from attnrepro.aitken2021.escan_mechanisms import (attends_before, context_ratio, early_mu_mu_margin,
                                                    hide_everywhere, near_diagonal_share, preceding_words,

@@ -1,5 +1,6 @@
-"""The Snell et al. 2021 claims of :mod:`attnrepro.snell2021.claims_appendix`: each measure on a hand case, and each
-claim through :func:`attnrepro.verdicts.claims.summarize` on a case where it must fail and one where it holds."""
+"""The Snell et al. 2021 claims of :data:`attnrepro.snell2021.claims.APPENDIX_CLAIMS`: each measure on a hand case,
+and each claim through :func:`attnrepro.verdicts.claims.summarize` on a case where it must fail and one where it
+holds."""
 
 import numpy as np
 import pandas as pd
@@ -12,7 +13,7 @@ from attnrepro.snell2021 import count_table as ct
 from attnrepro.snell2021.agreement import relative_spread
 from attnrepro.snell2021.agreement_table import (checkpoint_bleu, second_run_curve, table2_row, table2_table,
                                                 train_split_row)
-from attnrepro.snell2021.claims_appendix import APPENDIX_CLAIMS
+from attnrepro.snell2021.claims import APPENDIX_CLAIMS
 from attnrepro.snell2021.config import SMS_SET, claim_experiments
 from attnrepro.snell2021.run_tables import curve_summary, multihead_summary
 

@@ -1,4 +1,4 @@
-"""App. A.1 of Snell et al. 2021 (issue 29): α^opt of the linear-output model (Eq. 32) on hand cases whose optimum is
+"""App. A.1 of Snell et al. 2021: α^opt of the linear-output model (Eq. 32) on hand cases whose optimum is
 known, A(α^opt, β) − Â where the claim must fail and where it holds, the model's Eq. 34 terms, and the config."""
 
 import numpy as np
@@ -10,7 +10,8 @@ from attnrepro.verdicts.claims import summarize
 from attnrepro.errors import AttnReproError
 from attnrepro.verdicts.intervals import NOT_REPRODUCED, REPRODUCED
 from attnrepro.verdicts.papers import CLAIMS
-from attnrepro.snell2021 import config_appendix as appendix
+from attnrepro.snell2021.config import alpha_opt_iterations, alpha_opt_roles, alpha_opt_runs
+from attnrepro.snell2021.validation import check_alpha_opt
 from attnrepro.snell2021.optimal_attention import (alpha_opt_agreement, alpha_opt_summary, eq32_loss,
                                                    model_alpha_opt, optimal_attention, project_simplex)
 
@@ -139,12 +140,12 @@ def test_config_adds_an_eq32_run_per_set_and_checks_its_sets():
                              "alpha_opt": {"sets": ["multi30k"], "iterations": 10}}}
     learned = {"model": {"type": "translation", "hidden": 8, "attention": "learned"}, "record": ["alpha", "beta"],
                "members": [[0, 0, []]]}
-    runs = appendix.runs(block, {"mt_multi30k_learned": learned})
+    runs = alpha_opt_runs(block, {"mt_multi30k_learned": learned})
     assert runs == {"mt_multi30k_eq32": {**learned, "model": {**learned["model"], "readout": "linear"}, "record": []}}
-    assert appendix.analysis_roles(block, "mt_multi30k") == {"alpha_opt": "mt_multi30k_eq32"}
-    assert appendix.analysis_roles(block, "cls_sst") == {} and appendix.iterations(block) == 10
-    appendix.check(block)
+    assert alpha_opt_roles(block, "mt_multi30k") == {"alpha_opt": "mt_multi30k_eq32"}
+    assert alpha_opt_roles(block, "cls_sst") == {} and alpha_opt_iterations(block) == 10
+    check_alpha_opt(block)
     with pytest.raises(AttnReproError, match=r"alpha_opt.sets: 'iwslt14' is not a set"):
-        appendix.check({"translation": {**block["translation"], "alpha_opt": {"sets": ["iwslt14"], "iterations": 1}}})
+        check_alpha_opt({"translation": {**block["translation"], "alpha_opt": {"sets": ["iwslt14"], "iterations": 1}}})
     with pytest.raises(AttnReproError, match="architecture: authors"):
-        appendix.check({"translation": {**block["translation"], "architecture": "copy"}})
+        check_alpha_opt({"translation": {**block["translation"], "architecture": "copy"}})

@@ -12,6 +12,7 @@ import yaml
 from attnrepro.training.engine import best_update
 from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
+from attnrepro.snell2021.validation import check as snell_check
 from attnrepro.snell2021 import runs
 from conftest import ROOT
 
@@ -58,14 +59,14 @@ def test_export_at_best_keeps_the_learned_runs_best_and_leaves_the_default_specs
     default = snellcfg.runs(block)
     assert not any("keep_best" in s for s in default.values()) and snellcfg.export_model(block) == "model.pt"
     block["table2"]["export_at"] = "best"
-    snellcfg.check(block)
+    snell_check(block)
     best = snellcfg.runs(block)
     kept = sorted(r for r, s in best.items() if s.get("keep_best"))
     assert kept == sorted(snellcfg.exports(block)) and snellcfg.export_model(block) == "model_best.pt"
     assert all(best[r] == default[r] for r in default if r not in kept)
     block["table2"]["export_at"] = "last"
     with pytest.raises(AttnReproError, match="snell2021.table2.export_at: 'last'"):
-        snellcfg.check(block)
+        snell_check(block)
 
 
 def test_an_interrupted_keep_best_run_resumes_to_the_same_best_weights(tmp_path):
@@ -138,7 +139,7 @@ def test_with_paper_options_changes_the_recipe_options_only():
     assert cl["proxy"]["bias"] is True and cl["proxy"]["train"]["lr"] == 1.5e-4
     assert cl["proxy"]["train"]["steps"] == 1000 and cl["proxy"]["train"]["eval_every"] == 100
     assert cl["train"] == demo["classification"]["train"]
-    snellcfg.check(got)
+    snell_check(got)
     with pytest.raises(ValueError, match="--proxy-evals 7"):
         b.with_paper_options(demo, paper, 7)
 

@@ -20,6 +20,7 @@ from attnrepro.training.engine import fit
 from attnrepro.errors import AttnReproError
 from attnrepro.io import ragged_prefixes
 from attnrepro.snell2021 import config as snellcfg
+from attnrepro.snell2021.validation import check as snell_check
 from attnrepro.snell2021 import multihead, runs
 from attnrepro.snell2021.probes import probe_table
 from conftest import ROOT, job_counts, kill_after_a_checkpoint, snakemake, tool_env
@@ -162,10 +163,10 @@ def test_config_check_rejects_settings_that_cannot_give_distinct_draws(change, m
     block = smoke_block()
     block["multihead"].update({"heads": 8, "n_bad": 10, "n_good": 2, "n_combos": 3, "candidates_per_round": 16,
                                "max_rounds": 2})
-    snellcfg.check(block)
+    snell_check(block)
     block["multihead"].update(change)
     with pytest.raises(AttnReproError, match=message):
-        snellcfg.check(block)
+        snell_check(block)
 
 
 def test_an_analysis_parameter_reruns_analyses_not_training(tmp_path):

@@ -10,6 +10,7 @@ import yaml
 from attnrepro.run import config as cfglib
 from attnrepro.errors import AttnReproError
 from attnrepro.snell2021 import config as snellcfg
+from attnrepro.snell2021.validation import check as snell_check
 from conftest import ROOT, job_counts, snakemake
 
 FIGURES = ["fig2", "fig3", "fig3_failures", "sec6_2", "fig4", "fig6", "fig7", "table2", "table10"]
@@ -83,7 +84,7 @@ def test_app_a4_records_go_to_the_runs_that_table_2_reads_and_only_when_on():
 def test_every_config_resolves_its_jobs():
     for name in ("config", "paper", "smoke"):
         block = yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text())["snell2021"]
-        snellcfg.check(block)
+        snell_check(block)
         runs = snellcfg.runs(block)
         assert {"copy_same", "copy_subset", "copy_mixture", "copy_permute", "copy_subset_uniform"} <= set(runs)
         assert all(runs[f"{r}_uniform"]["model"]["attention"] == "uniform" for r in block["copy"]["uniform"])

@@ -12,7 +12,7 @@ if SNELL2021:
         run="|".join(snell2021_plain_runs()),
         combo="|".join(snellcfg.COMBOS),
         erun="|".join(snellcfg.exports(SNELL2021)),
-        aorun="|".join(snellcfg.appendix.run_name(n) for n in snellcfg.appendix.sets(SNELL2021)) or "(?!)",
+        aorun="|".join(snellcfg.alpha_opt_run(n) for n in snellcfg.alpha_opt_sets(SNELL2021)) or "(?!)",
         name="|".join(SNELL2021_FIGURES),
         table="table2|table10",
 
@@ -129,7 +129,7 @@ if SNELL2021:
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
-            iterations=lambda wc: snellcfg.appendix.iterations(SNELL2021),
+            iterations=lambda wc: snellcfg.alpha_opt_iterations(SNELL2021),
         threads: SNELL2021["threads"]
         resources:
             **needs("snell2021_alpha_opt", gpus=GPUS_PER_JOB),

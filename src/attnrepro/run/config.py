@@ -105,7 +105,7 @@ def check(config: dict[str, Any]) -> None:
     # sizes that cannot fit, with the estimate
     check_memory(config, {e["task"]: task_spec(config, e["task"]) for e in config.get("experiments", {}).values()})
     if "snell2021" in config:  # Snell et al. 2021's own block
-        from ..snell2021.config import check as check_snell2021
+        from ..snell2021.validation import check as check_snell2021
 
         check_snell2021(config["snell2021"])
         known = set(config["tasks"]) | set(config.get("corpora") or {})

@@ -1,4 +1,5 @@
-"""The ``snell2021:`` config block resolved into the jobs of its DAG, and its cross-field checks.
+"""The ``snell2021:`` config block resolved into the jobs of its DAG (its cross-field checks:
+:mod:`.validation`).
 
 Imports nothing heavy: the Snakefile calls it before any job starts. Each job receives one self-contained spec,
 so it reruns exactly when something it depends on changes:
@@ -7,7 +8,8 @@ so it reruns exactly when something it depends on changes:
   trained by the engine — the copy runs of Fig. 3 / §6.2 with learned attention and, for the runs in
   ``copy.uniform`` and Table 2's, frozen uniform attention; Fig. 6's candidates and its K-head models; the keyword
   toy; per Table 2 set the runs with learned / uniform / (classification) frozen-β attention and the proxy;
-  App. A.3's proxies, one per seed, on the copy distributions of ``A3_PROXY``.
+  App. A.3's proxies, one per seed, on the copy distributions of ``A3_PROXY``; App. A.1's Eq. 32 runs
+  (:func:`alpha_opt_runs`), whose final models rule ``snell2021_alpha_opt`` reads.
   Training settings are ``snell2021.train`` with a block's own ``train`` keys over it (the top-level ``train`` of
   the Aitken experiments works the same way).
 - *exports* (:func:`exports`): the model of each Table 2 learned run (final, or each member at its best
@@ -21,12 +23,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import AttnReproError
 from ..io import results_dir as root
-from . import config_appendix as appendix
 from .table2_sets import (TRANSLATION_LABELS, classification_data, classification_sets,  # noqa: F401
                           prepared_dir, translation_label, translation_sets)
-from .multihead_check import check_multihead
 
 # copy runs of Fig. 3 and §6.2: name -> (task kind, which vocabulary size)
 COPY_RUNS = {
@@ -55,45 +54,6 @@ def train_of(block: dict[str, Any], *overrides: dict[str, Any]) -> dict[str, Any
     for o in overrides:
         out.update(o or {})
     return out
-
-
-def check(block: dict[str, Any]) -> None:
-    n = block["table2"].get("train_sample", 0)
-    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-        raise AttnReproError(f"snell2021.table2.train_sample: {n!r} is not a number of training pairs (an integer "
-                             ">= 0; 0 = off)")
-    c = block["copy"]
-    if c["subset_words"] <= c["length"]:
-        raise AttnReproError(f"snell2021.copy.subset_words ({c['subset_words']}) must exceed copy.length "
-                             f"({c['length']}): the control draws L words out of more than L")
-    if block["fail_below"] >= block["good_above"]:
-        raise AttnReproError(f"snell2021.fail_below ({block['fail_below']}) must be below good_above "
-                             f"({block['good_above']})")
-    if len(set(block["seeds"])) != len(block["seeds"]):
-        raise AttnReproError(f"snell2021.seeds: repeated seed in {block['seeds']}")
-    for name in c.get("uniform", []):
-        if name not in COPY_RUNS:
-            raise AttnReproError(f"snell2021.copy.uniform: unknown run {name!r}; choose from {sorted(COPY_RUNS)}")
-    check_multihead(block["multihead"], train_of(block, block["multihead"].get("train")))
-    appendix.check(block)  # App. A.1's translation.alpha_opt
-    judge = c.get("judge_step")
-    if judge is not None and judge > block["train"]["steps"]:
-        raise AttnReproError(f"snell2021.copy.judge_step ({judge}) exceeds snell2021.train.steps "
-                             f"({block['train']['steps']})")
-    for run, spec in runs(block).items():
-        t = spec["train"]
-        if t["eval_every"] > t["steps"]:
-            raise AttnReproError(f"snell2021 run {run}: eval_every ({t['eval_every']}) exceeds steps ({t['steps']})")
-        if spec.get("train_sample", 0) > t["n_eval"]:  # one batch, as the held-out set: the memory estimate's bound
-            raise AttnReproError(f"snell2021.table2.train_sample ({spec['train_sample']}) exceeds the n_eval "
-                                 f"({t['n_eval']}) of run {run}: its training pairs are evaluated as one batch")
-    if (at := block["table2"].get("export_at", "final")) not in EXPORT_AT:
-        raise AttnReproError(f"snell2021.table2.export_at: {at!r} is not one of {EXPORT_AT}")
-    for where in ("table2.proxy", "classification.proxy", "translation.proxy"):
-        head, _, tail = where.partition(".")
-        if "n_eval" in block.get(head, {}).get(tail, {}).get("train", {}):
-            raise AttnReproError(f"snell2021.{where}.train.n_eval: the proxy's probe is read on its task's held-out "
-                                 "set; set n_eval in the task's train block")
 
 
 def _plain(seeds: list[int], offset: int = 0, heads: int = 1) -> list[list]:
@@ -221,8 +181,51 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                                 proxy_model(t["proxy"], t["hidden"]), t["proxy"]["seed"],
                                 {**train, **t["proxy"].get("train", {})}, keep_best,
                                 appendix_records(block, "translation")))
-    out.update(appendix.runs(block, out))  # App. A.1's Eq. 32 runs, copies of their sets' learned runs
+    out.update(alpha_opt_runs(block, out))  # App. A.1's Eq. 32 runs, copies of their sets' learned runs
     return out
+
+
+# App. A.1 (``translation.alpha_opt: {sets: [...], iterations: N}``): per named translation set, one run
+# ``mt_<set>_eq32`` of the set's Table 2 recipe (seeds, width, dropout, training) with the linear read-out of Eq. 32,
+# p_t = σ(W(c_t + d_t)) (model ``readout: linear``), learned attention and no probes recorded (α^opt and β are read
+# from its final model); the ``snell2021_alpha_opt`` rule solves α^opt per held-out target token with ``iterations``
+# projected-gradient steps (:mod:`.optimal_attention`); the set's Table 2 analysis reads that table and adds
+# A(α^opt, β) − Â to its summary
+EQ32_SUFFIX = "_eq32"
+
+
+def _alpha_opt(block: dict[str, Any]) -> dict[str, Any] | None:
+    return block.get("translation", {}).get("alpha_opt")
+
+
+def alpha_opt_sets(block: dict[str, Any]) -> list[str]:
+    a = _alpha_opt(block)
+    return list(a["sets"]) if a else []
+
+
+def alpha_opt_run(name: str) -> str:
+    return f"mt_{name}{EQ32_SUFFIX}"
+
+
+def alpha_opt_runs(block: dict[str, Any], table2_runs: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """The Eq. 32 runs: each a copy of its set's learned Table 2 run (``table2_runs``) with the linear read-out and
+    nothing recorded (App. A.4's records of the learned run, :func:`appendix_records`, left out too)."""
+    out = {}
+    for name in alpha_opt_sets(block):
+        learned = {k: v for k, v in table2_runs[f"mt_{name}_learned"].items()
+                   if k not in ("train_sample", "bleu_curve")}
+        out[alpha_opt_run(name)] = {**learned, "model": {**learned["model"], "readout": "linear"}, "record": []}
+    return out
+
+
+def alpha_opt_iterations(block: dict[str, Any]) -> int:
+    return int(_alpha_opt(block)["iterations"])
+
+
+def alpha_opt_roles(block: dict[str, Any], prefix: str) -> dict[str, str]:
+    """The Table 2 analysis ``prefix``'s extra spec key: the Eq. 32 run whose α^opt table it reads."""
+    name = prefix.removeprefix("mt_")
+    return {"alpha_opt": alpha_opt_run(name)} if prefix.startswith("mt_") and name in alpha_opt_sets(block) else {}
 
 
 def proxy_model(proxy: dict[str, Any], dim: int, classification: bool = False) -> dict[str, Any]:
@@ -293,7 +296,7 @@ def analyses(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
         if prefix.startswith("cls_"):
             roles["frozen_beta"] = f"{prefix}_frozen_beta"
         family = {"cls_": "classification", "mt_": "translation"}.get(prefix[:prefix.find("_") + 1], "copy")
-        out[name] = {"kind": "table2", "runs": roles, "exported": learned, **appendix.analysis_roles(block, prefix),
+        out[name] = {"kind": "table2", "runs": roles, "exported": learned, **alpha_opt_roles(block, prefix),
                      "translation": prepared_dir(prefix[3:]) if prefix.startswith("mt_") else None,
                      **appendix_records(block, family)}
     return out

@@ -1,6 +1,6 @@
 """Which Table 2 sets a ``snell2021:`` block names and where their data comes from: the classification sets (offline
 sources split by their own block, or prepared corpora) and the translation sets, with the row labels of Table 2 and
-Fig. 2. Split from :mod:`.config`, which re-exports these names; imports nothing heavy."""
+Fig. 2 (:mod:`.config` re-exports these names for the rules); imports nothing heavy."""
 
 from __future__ import annotations
 
