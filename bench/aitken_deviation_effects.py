@@ -228,7 +228,7 @@ def testset_effect(a: argparse.Namespace, cfg: dict) -> dict:
 
     from attnrepro.run import layout
     from attnrepro.io import use_results_root
-    from attnrepro.data.vocab import tasks
+    from attnrepro.data import tasks
     from attnrepro.aitken2021.analysis import analyze_exports
     from attnrepro.verdicts.claims import by_claim, merge_replicates, summarize
     from attnrepro.run.config import task_spec

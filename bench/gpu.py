@@ -94,7 +94,7 @@ def aitken_profiles() -> dict:
     """:func:`kernel_busy` of Aitken's AED (H = 128, one-to-one, batch 128) per cell, 20 stacked seeds and one."""
     import stacked_training as st
 
-    from attnrepro.data.vocab import tasks
+    from attnrepro.data import tasks
     from attnrepro.data.vocab import Vocab, encode
     from attnrepro.seq2seq.model import ModelConfig
 

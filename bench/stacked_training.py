@@ -38,7 +38,7 @@ if "TORCHINDUCTOR_CACHE_DIR" not in os.environ:
     atexit.register(shutil.rmtree, os.environ["TORCHINDUCTOR_CACHE_DIR"], ignore_errors=True)
 
 from attnrepro.nn import kernels
-from attnrepro.data.vocab import tasks  # noqa: E402
+from attnrepro.data import tasks  # noqa: E402
 from attnrepro.data.vocab import Vocab, encode, stack  # noqa: E402
 from attnrepro.training.engine import token_loss  # noqa: E402
 from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig  # noqa: E402
