@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.data.tasks.bible import bible
 from attnrepro.data.tokens import UNK, bible_words
 

@@ -18,7 +18,7 @@ import torch
 import yaml
 from torch.overrides import TorchFunctionMode
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.training.config import TrainConfig
 from attnrepro.data.vocab import Vocab, encode
 from attnrepro.seq2seq.model import ModelConfig

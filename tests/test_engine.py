@@ -52,7 +52,7 @@ def test_one_progress_line_per_evaluation():
 def test_long_runs_write_a_line_at_each_checkpoint_and_every_few_minutes(tmp_path, monkeypatch):
     """A run with no evaluation for a long time still reports (here: a heartbeat of 0 s), and each checkpoint."""
     from attnrepro.training import engine
-    from attnrepro.data.vocab import tasks
+    from attnrepro.data import tasks
     from attnrepro.data.vocab import Vocab, encode
     from attnrepro.seq2seq.model import ModelConfig
     from attnrepro.seq2seq.train import train

@@ -4,7 +4,7 @@ import pyarrow.parquet as pq
 import pytest
 import torch
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.aitken2021.analysis import analyze_seed
 from attnrepro.aitken2021.decomposition import TERMS
 from attnrepro.data.vocab import Vocab, encode

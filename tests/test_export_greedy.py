@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.data.vocab import Vocab, encode
 from attnrepro.errors import AttnReproError
 from attnrepro.seq2seq.export import PASSES, export_activations

@@ -93,7 +93,7 @@ def test_aer_job_on_a_synthetic_task_keeps_its_words_and_fig8_draws_them(tmp_pat
     model (no training: only the plumbing is checked), and `soft-figure` draws it (no period: the first pair)."""
     import torch
 
-    from attnrepro.data.vocab import tasks
+    from attnrepro.data import tasks
     from attnrepro.data.vocab import Vocab, write_task
     from attnrepro.seq2seq.model import ModelConfig
     from attnrepro.seq2seq.train import build_model, save_model

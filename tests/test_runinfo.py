@@ -137,7 +137,7 @@ def test_a_run_past_its_time_budget_checkpoints_exits_and_resumes_to_the_same_we
     import io
 
     from attnrepro.training import engine
-    from attnrepro.data.vocab import tasks
+    from attnrepro.data import tasks
     from attnrepro.training.config import TrainConfig
     from attnrepro.data.vocab import Vocab, encode
     from attnrepro.seq2seq.model import ModelConfig

@@ -110,7 +110,7 @@ def test_divergence_stops_a_run_whose_result_is_not_a_rate_and_writes_nothing(tm
 
 
 def test_aitken_training_stops_on_divergence_naming_experiment_seed_and_step(tmp_path, tiny_task):
-    from attnrepro.data.vocab import tasks
+    from attnrepro.data import tasks
     from attnrepro.cli import main
     from attnrepro.training.config import TrainConfig
     from attnrepro.data.vocab import Vocab, encode

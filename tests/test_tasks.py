@@ -1,6 +1,6 @@
 import pytest
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.data.vocab import Vocab, encode
 
 

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.training.config import TrainConfig
 from attnrepro.data.vocab import Vocab, encode
 from attnrepro.seq2seq.model import ModelConfig

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from attnrepro.data.vocab import tasks
+from attnrepro.data import tasks
 from attnrepro.kobayashi2020.norms import decomposed_output
 from attnrepro.training.config import TrainConfig
 from attnrepro.run.config import check
