@@ -1,4 +1,4 @@
-"""bench/gpu.py's arithmetic (issue 26): the paper config's GPU-hours from measured seconds per step, the
+"""bench/gpu.py's arithmetic: the paper config's GPU-hours from measured seconds per step, the
 evaluation overhead from the copy block's own jobs, and the one JSON collected from a device run's files."""
 
 import json

@@ -1,4 +1,4 @@
-"""bench/probe_records.py (issue 31): a Snell run's probe records in both forms give the same table, and the JSON
+"""bench/probe_records.py: a Snell run's probe records in both forms give the same table, and the JSON
 says what each form cost."""
 
 import json

@@ -1,4 +1,4 @@
-"""bench/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory (issue 28)."""
+"""bench/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory."""
 
 from tests.helpers import import_script
 

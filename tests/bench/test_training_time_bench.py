@@ -1,4 +1,4 @@
-"""bench/training_time.py (issue 31): two runs' training jobs compared job by job, beside the other jobs both ran,
+"""bench/training_time.py: two runs' training jobs compared job by job, beside the other jobs both ran,
 whose change is the machine's load where their code is the same."""
 
 import json

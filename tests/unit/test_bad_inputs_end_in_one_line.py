@@ -1,6 +1,6 @@
-"""Faults and bad input, round three (issue 32), part two: sizes and reads are bounded, and no bad input ends in
+"""Faults and bad input: sizes and reads are bounded, and no bad input ends in
 a raw traceback — each case one line naming the key, option or file, and nothing outside the results root changed
-(the frame is part one's, tests/test_fault_table_3.py)."""
+(the frame of test_quarantine_and_trusted_artefacts.py: the ``world`` fixture, ``helpers.untouched``)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Faults and bad input, round three (issue 32), part one: the quarantine moves aside only what the workflow
+"""Faults and bad input: the quarantine moves aside only what the workflow
 wrote under the results root; every artefact a later step trusts says what it is and is checked; two runs of the
-same results give the same bytes. Part two (bounds, one-line errors) is tests/test_fault_table_3_bounds.py.
+same results give the same bytes. Bounds and one-line errors: test_bad_inputs_end_in_one_line.py.
 
 Each case asserts the one-line error naming the key or file (or the recovery), and that nothing outside the
 results root changed: the tests run with ``ATTNREPRO_RESULTS_ROOT`` at ``tmp_path/results`` and a sentinel folder

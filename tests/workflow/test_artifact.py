@@ -129,7 +129,7 @@ def test_a_figure_of_each_paper_redraws_from_the_unpacked_artifact_without_train
     data = unpack(packed, fresh) / "data"
     assert verify(data.parent) == []
     assert list(data.glob("results/models/**/model.pt")) and list(data.glob("results/analysis/**/*.parquet"))
-    # one figure of each paper the smoke config draws (Kobayashi et al.'s: tests/test_kobayashi.py)
+    # one figure of each paper the smoke config draws (Kobayashi et al.'s: tests/unit/kobayashi2020/test_kobayashi.py)
     figures = [sorted(data.glob(f"results/figures/{paper}/*.png"))[0].relative_to(data).as_posix()
                for paper in ("aitken2021", "snell2021")]
     args = ("--snakefile", "code/Snakefile", "--configfile", "config.yaml", "--cores", "1")

@@ -125,7 +125,7 @@ def test_parquet_without_a_needed_column_is_moved_aside(tmp_path, capsys):
     pd.DataFrame({"source": [["A"]], "tgt": [["1"]]}).to_parquet(data_dir / "train.parquet")
     rc, _ = _train(tmp_path, data_dir)
     assert rc == 2 and "train.parquet: missing columns ['src']" in capsys.readouterr().err
-    # a workflow output without the columns its rule writes is not that rule's: the rerun rebuilds it (issue 19)
+    # a workflow output without the columns its rule writes is not that rule's: the rerun rebuilds it
     assert not (data_dir / "train.parquet").exists() and (data_dir / "train.parquet.corrupt").exists()
 
 

@@ -1,6 +1,5 @@
-"""Faults and bad input, round two (issue 19, with issue 18's short config errors): every case of the issue and
-more, each asserting a named error (the key or the file), that nothing is left that a rerun would take as done,
-and that the rerun recovers once the input is fixed.
+"""Faults and bad input: each case asserts a named error (the key or the file), that nothing is left that a rerun
+would take as done, and that the rerun recovers once the input is fixed.
 
 Config mistakes run through the functions `workflow/rules/common.smk` calls (a unit path: `snakemake -n` adds
 nothing but its start-up time), and a few through `snakemake -n` to show the wiring; bad files run the
@@ -56,7 +55,7 @@ def both(*changes):
     return change
 
 
-def long_task(cfg):  # issue: 20,000-word sequences (positions widened so that the memory check is reached)
+def long_task(cfg):  # 20,000-word sequences (positions widened so that the memory check is reached)
     cfg["tasks"]["one_to_one"].update(min_len=19_000, max_len=20_000)
     for exp in cfg["experiments"].values():
         if "max_positions" in exp["model"]:
@@ -154,7 +153,7 @@ def test_memory_limit_is_the_users_to_set(smoke, monkeypatch):
 
 
 DUPLICATES = [
-    # issue 6: the last copy of an experiment silently won
+    # YAML keeps the last copy of an experiment without a word
     ("experiment twice", "experiments:\n  a: {task: t}\n  b: {task: t}\n  a: {task: u}\n",
      ["config key 'experiments.a' appears twice", ":4:", "line 2"]),
     ("a key twice inside a block", "train:\n  steps: 3\n  lr: 0.1\n  steps: 4\n", ["'train.steps' appears twice"]),
@@ -183,7 +182,7 @@ def _dry(tmp_path, cfg_text):
 @pytest.mark.parametrize("case", ["misspelt top-level key", "duplicate experiment", "name with a space",
                                   "lr .inf", "dpi 100000"])
 def test_snakemake_stops_with_one_short_message(tmp_path, smoke, case, monkeypatch):
-    """Issue 18 item 7: the message, not 1,659 lines of schema and config; the schema only on request."""
+    """The message, not 1,659 lines of schema and config; the schema only on request."""
     cfg = copy.deepcopy(smoke)
     text = None
     if case == "misspelt top-level key":
@@ -558,7 +557,7 @@ def _copy(core_run, tmp_path):
 
 @pytest.mark.slow
 def test_empty_summary_is_named_moved_aside_and_rebuilt(core_run, tmp_path):
-    """Issue 7: an empty summary.csv failed the figure step with an unnamed traceback on every rerun."""
+    """An empty summary.csv is named, moved aside and rebuilt, not an unnamed traceback on every rerun."""
     work = _copy(core_run, tmp_path)
     summary = work / "results" / "analysis" / "aed_gru_one_to_one" / "summary.csv"
     summary.write_text("")
@@ -590,7 +589,7 @@ def test_truncated_model_is_named_moved_aside_and_retrained(core_run, tmp_path):
 
 @pytest.mark.slow
 def test_artifact_packs_only_the_current_configs_jobs(core_run, tmp_path):
-    """Issue 8: the archive packed the metrics, logs and timings of an experiment removed from the config."""
+    """The archive packs no metrics, logs or timings of an experiment removed from the config."""
     work = _copy(core_run, tmp_path)
     snakemake("results/artifact.verified", "--cores", "1", "--configfile", "core.yaml", cwd=work)
     with tarfile.open(work / "results" / "artifact.tar.gz") as tar:

@@ -1,4 +1,4 @@
-"""The workflow's outputs do not move when the code does (issue 20): every output file of `all` under the default,
+"""The workflow's outputs do not move when the code does: every output file of `all` under the default,
 smoke and paper configs, with the rule that makes it, is the committed list in tests/golden/.
 
 A change that means to add, remove or rename outputs regenerates the lists on purpose, from the repository root:

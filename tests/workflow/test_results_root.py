@@ -1,5 +1,5 @@
 """Each config writes under its own results root (config key `results`), so no command run with one config
-rebuilds or overwrites another's outputs (issue 30): the shipped configs' roots differ and their outputs are
+rebuilds or overwrites another's outputs: the shipped configs' roots differ and their outputs are
 disjoint; a run of one config after another, in the same folder, leaves the first's files as they were and the
 first config still up to date."""
 

@@ -116,7 +116,7 @@ def test_dry_run_lists_the_snell_jobs(tmp_path):
 
 
 def test_paper_config_follows_the_authors_code():
-    """Issue 28: what config/paper.yaml's Snell runs are (docs/deviations.md, Snell section)."""
+    """What config/paper.yaml's Snell runs are (docs/deviations.md, Snell section)."""
     block = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     runs = snellcfg.runs(block)
     copy = runs["copy_same"]

@@ -111,7 +111,7 @@ def test_one_figure_builds_from_a_clean_results(tmp_path):
     shares = pd.read_csv(tmp_path / "results" / "figures" / "aitken2021" / "fig5a.csv")
     from attnrepro.aitken2021.decomposition import TERMS
     assert set(shares.experiment) == set(CORE_EXPERIMENTS)
-    # the three parts drawn, and every term's share and map agreement (issue 27)
+    # the three parts drawn, and every term's share and map agreement
     assert set(shares.part) == {"mu_mu", "mu_input", "other", *(f"{p}_{t}" for p in ("term", "agree") for t in TERMS)}
 
 

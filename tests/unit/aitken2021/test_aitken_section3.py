@@ -1,4 +1,4 @@
-"""Aitken et al. 2021 §3, abstract and footnotes (issue 29): each measure of aitken2021.mechanisms on a hand case
+"""Aitken et al. 2021 §3, abstract and footnotes: each measure of aitken2021.mechanisms on a hand case
 where its claim holds and one where it fails, run through the claims table."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Paper claims added for issue 29's count (Aitken §3 sort, §4 eSCAN and translation temporal components;
+"""Paper claims (Aitken §3 sort, §4 eSCAN and translation temporal components;
 Kobayashi §4.2–4.3 special tokens): each measure on a hand case where its claim holds, and on an untrained (random)
 model where it must fail; and the other Aitken and blog003 paper claims' measures on hand cases where they must
 fail."""
@@ -237,7 +237,7 @@ def test_fold_summary_writes_the_new_kobayashi_measures():
     assert s.special_weight_ratio.notna().all() and (s.sep_fnorm_ratio < 0.5).all()
 
 
-# -- issue 29's other Aitken and blog003 claims: each measure on a hand case where its claim must fail -------------
+# -- the other Aitken and blog003 claims: each measure on a hand case where its claim must fail -------------
 def _shares(**magnitudes):
     """The claims' share measures (share_mu_mu, share_three) of top-5 alignments whose every row carries the terms of
     Eq. 3 with these magnitudes (the others 0)."""

@@ -1,4 +1,4 @@
-"""Table 3's fast_align comparison measured (Kobayashi et al. 2020 §5, issue 29): the aligner's links scored by the
+"""Table 3's fast_align comparison measured (Kobayashi et al. 2020 §5): the aligner's links scored by the
 project's AER on a hand case, the gap to each seed's best-layer norm AER read by the claim (fails when the aligner is
 better by more than the margin, holds within it), the CLI steps with a fake aligner in eflomal's place, and the
 rules' place in the paper config's DAG only (read from the committed output lists that test_layout_golden keeps

@@ -1,4 +1,4 @@
-"""Kobayashi et al. 2020's claims added for coverage (issue 29): Table 1's extreme heads, App. A's singular values of
+"""Kobayashi et al. 2020's claims beyond §4's norms: Table 1's extreme heads, App. A's singular values of
 f (no row), App. C's per-head negation, and Table 3's comparisons on WMT16 — each analysis on a hand case where its claim
 must fail and one where it holds."""
 

@@ -255,7 +255,7 @@ def test_one_kobayashi_figure_reruns_alone(kobayashi_run):
 
 @pytest.mark.slow
 def test_a_kobayashi_figure_redraws_from_the_artifact_without_training(kobayashi_run, tmp_path):
-    """Issue 33: an artifact packed with the models and analyses redraws a figure with no other job."""
+    """An artifact packed with the models and analyses redraws a figure with no other job."""
     import yaml
 
     from attnrepro.archive.artifact import unpack, verify

@@ -1,4 +1,4 @@
-"""The WMT16 De-En route of Kobayashi et al. §5 (issue 29): the RWTH gold set's parser on a local fixture in the
+"""The WMT16 De-En route of Kobayashi et al. §5: the RWTH gold set's parser on a local fixture in the
 release's layout, the training archives' reader, the corpus as a ``wmt16`` task in a config, and the statistical
 aligner's error without eflomal."""
 
@@ -90,7 +90,7 @@ def test_paper_config_declares_the_wmt16_route(root):
     assert {k: exp["model"][k] for k in ("hidden", "layers", "heads")} == {"hidden": 512, "layers": 6, "heads": 8}
     assert paper["kobayashi2020_aer"]["gold"]["rwth_de_en"] == {"experiment": "transformer_wmt16",
                                                                 "corpus": "wmt16_de_en"}
-    check(paper)  # the schema is checked for every config by tests/test_config.py
+    check(paper)  # the schema is checked for every config by tests/unit/run/test_config.py
 
 
 def test_a_gold_set_from_a_corpus_needs_a_corpus_with_gold(root):

@@ -1,4 +1,4 @@
-"""The Kobayashi cache job's memory follows the configured encoder's shape (issue 27): one estimate
+"""The Kobayashi cache job's memory follows the configured encoder's shape: one estimate
 (attnrepro.run.budget.encoder_cache_bytes) that the config check and the cluster request both read, calibrated on the
 one measured job (MiniLM, bench/results/paper_cost.json) and scaled by layers × heads × sequences × tokens."""
 

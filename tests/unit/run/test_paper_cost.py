@@ -1,4 +1,4 @@
-"""The paper config's predicted cost (issue 17): the README's table and the cluster resources come from the
+"""The paper config's predicted cost: the README's table and the cluster resources come from the
 committed measurement (bench/results/paper_cost.json), and the prediction is the arithmetic it says it is."""
 
 import json
@@ -20,7 +20,7 @@ PAPER = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
 
 
 def test_readme_cost_table_is_the_committed_measurement():
-    readme = (ROOT / "docs" / "speed.md").read_text()  # the cost narrative, moved from the README (issue 30)
+    readme = (ROOT / "docs" / "speed.md").read_text()  # the cost narrative (the README links it)
     for line in paper_cost.summary_lines(COST):
         assert line in readme, f"docs/speed.md lacks (or has another number in) the line {line!r}"
 
@@ -74,7 +74,7 @@ def test_needed_resources_round_up_memory_and_split_time_over_two_attempts():
 
 
 def test_profile_runtime_default_is_sixty_minutes_on_every_attempt():
-    """A retry never asks for more time (issue 30): long runs continue in segments instead."""
+    """A retry never asks for more time: long runs continue in segments instead."""
     assert str(DEFAULTS["runtime"]).replace(" ", "") == "60"
 
 

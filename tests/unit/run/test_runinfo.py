@@ -1,5 +1,5 @@
 """The run line every job's log starts with (host, device, torch, CUDA), the stop of a job that was given a GPU
-torch cannot use, and `make install TORCH_INDEX=…` changing torch in an existing environment (issue 30)."""
+torch cannot use, and `make install TORCH_INDEX=…` changing torch in an existing environment."""
 
 import os
 from pathlib import Path

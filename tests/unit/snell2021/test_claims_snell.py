@@ -44,7 +44,7 @@ def _six(*values):
     ("eq15_gradient_subset", _six(0.2, 0.3, 0.1), _six(0.99, 0.98, 0.99)),
     ("multihead_random_has_good_head", [1, 0, 1, 0, 0, 0, 1, 0], [1] * 20),
     ("sms_attention_unstable_across_seeds", _six(0.4, 0.45, 0.5), _six(0.01, 0.02, 0.0)),
-    # Table 2, 3, 7 and 10 and App. A.7 claims of issue 29's coverage
+    # Table 2, 3, 7 and 10 and App. A.7 claims
     ("classification_proxy_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.3, 0.32, 0.28)),
     ("translation_proxy_agrees_with_beta_uf", _six(-0.03, -0.01, -0.02), _six(0.3, 0.32, 0.28)),
     ("classification_kendall_agrees", _six(-0.05, -0.02, -0.04), _six(0.3, 0.32, 0.28)),
@@ -368,7 +368,7 @@ def test_checkpoint_bleu_scores_each_member_at_each_step():
 
 
 def test_a_classification_row_says_when_its_set_is_not_the_papers_data():
-    """Issue 28, item 8: Amazon and Yelp are Zhang et al.'s sets here (the only pinned downloads), not the paper's
+    """Amazon and Yelp are Zhang et al.'s sets here (the only pinned downloads), not the paper's
     Multi-Domain Sentiment reviews and Yelp sample; the row says so. SST is the paper's own set, whose numbers the
     classification rows are compared with: its row is on the paper's setup."""
     from attnrepro.snell2021.claims import tested_on

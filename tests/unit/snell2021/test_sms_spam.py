@@ -1,4 +1,4 @@
-"""App. A.9 of Snell et al. 2021 (issue 29): the SMS Spam Collection read from a tiny archive in the UCI release
+"""App. A.9 of Snell et al. 2021: the SMS Spam Collection read from a tiny archive in the UCI release
 format through the offline mirror, and A(α, α_B) − Â across seeds where the "unstable" claim must fail and where it
 holds."""
 

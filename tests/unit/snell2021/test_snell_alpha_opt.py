@@ -1,4 +1,4 @@
-"""App. A.1 of Snell et al. 2021 (issue 29): α^opt of the linear-output model (Eq. 32) on hand cases whose optimum is
+"""App. A.1 of Snell et al. 2021: α^opt of the linear-output model (Eq. 32) on hand cases whose optimum is
 known, A(α^opt, β) − Â where the claim must fail and where it holds, the model's Eq. 34 terms, and the config."""
 
 import numpy as np

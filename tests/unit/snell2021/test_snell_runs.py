@@ -86,7 +86,7 @@ def test_a_diverged_member_is_frozen_and_the_others_train_as_alone(tmp_path):
 
 def test_infinite_learning_rate_counts_runs_as_diverged_not_failed(tmp_path):
     """lr = inf diverges every copy run: the summary marks them diverged (their measures NaN), and the claims count
-    them as failed, saying how many (issue 34: a run that blew up did not learn)."""
+    them as failed, saying how many (a run that blew up did not learn)."""
     result, _ = runs.train(spec_of("copy_same", lr=math.inf), tmp_path, name="copy_same", log=io.StringIO())
     s = curve_summary(result.metrics, 0.6, 0.95)
     assert (s.diverged == 1).all() and s.failed.isna().all()

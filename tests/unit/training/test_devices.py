@@ -1,4 +1,4 @@
-"""Every model trains without creating a tensor on a device it did not take from its inputs (issue 14).
+"""Every model trains without creating a tensor on a device it did not take from its inputs.
 
 On a CPU-only machine a ``torch.zeros(n)`` inside a forward pass works by accident; on a GPU node it is a CPU
 tensor meeting CUDA ones. :class:`NoImplicitDevice` catches it on any machine: while a training step runs, a
@@ -157,7 +157,7 @@ def test_snell_translation_and_multihead_runs_take_the_device_from_their_inputs(
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_snell_command_line_trains_and_exports_on_the_device_it_is_given(tmp_path, device, monkeypatch):
-    """The rules' path: `attnrepro snell2021 train RUN --device D`, then `export --device D` (issue 30)."""
+    """The rules' path: `attnrepro snell2021 train RUN --device D`, then `export --device D`."""
     import json
 
     from attnrepro.cli import main

@@ -36,7 +36,7 @@ def test_streams_of_one_seed_and_of_two_seeds_differ():
 
 
 def test_one_progress_line_per_evaluation():
-    """Time of day, step/total, seconds so far, ETA, device, values; nothing that is not a number yet (issue 30)."""
+    """Time of day, step/total, seconds so far, ETA, device, values; nothing that is not a number yet."""
     import re
 
     log = io.StringIO()

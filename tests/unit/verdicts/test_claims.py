@@ -164,7 +164,7 @@ def _six(*values):
     ("reversal_eases_bottleneck", _six(-0.1, -0.2, -0.15), _six(0.2, 0.3, 0.25), [0.0] * 6, [0.0] * 6),
     ("translation_offset_backwards", _six(2.5, 3.6, 1.4), _six(0.2, 0.1, 0.5), None, None),
     ("classification_beta_uf_agreement_peaks", _six(-0.01, -0.02, -0.015), _six(0.1, 0.12, 0.09), None, None),
-    # paper claims of issue 29's coverage: each rule on the wrong side of its line, and on the right side
+    # the papers' claims: each rule on the wrong side of its line, and on the right side
     ("sort_mu_mu_negligible", _six(0.6, 0.55, 0.62), _six(0.02, 0.03, 0.01), None, None),
     ("escan_three_term_share", _six(0.5, 0.45, 0.55), _six(0.95, 0.96, 0.97), None, None),
     ("escan_variance_drop_ao", _six(0.3, 0.35, 0.28), _six(0.93, 0.95, 0.94), None, None),

@@ -1,7 +1,7 @@
-"""Issue 34's hand cases: verdicts that mean what they say. Each case failed under the old rules (a peak that pure
-noise reproduces, "sometimes" that cannot be refuted, a rank correlation that calls s + 3 diagonal, Student-t
-intervals past a measure's bounds, [1, 1, 1] undecidable beside [1, 1, 0.9995] reproduced, verdicts on untrained
-models); the old statistic is asserted beside the new verdict where it shows why."""
+"""Verdicts that mean what they say, on hand cases where a simpler rule is wrong (a peak that pure noise
+reproduces, "sometimes" that cannot be refuted, a rank correlation that calls s + 3 diagonal, Student-t intervals past
+a measure's bounds, [1, 1, 1] undecidable beside [1, 1, 0.9995] reproduced, verdicts on untrained models); the
+simpler statistic is asserted beside the verdict where it shows why."""
 
 import math
 
