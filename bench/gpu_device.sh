@@ -7,7 +7,7 @@
 #
 # Stages, each with its own time limit inside BUDGET, in the order the issue's acceptance needs them:
 #   1. install: the wheels, then the project (pip install --no-deps -e .)
-#   2. the device tests (tests/test_devices.py, CPU and CUDA) -> gpu_tests.log;
+#   2. the device tests (tests/unit/training/test_devices.py, CPU and CUDA) -> gpu_tests.log;
 #      beside them, Snell et al.'s copy block of config/paper.yaml (20 seeds; 40 of 40, 40 of 60, the mixture,
 #      the permutation function; learned and frozen-uniform; Table 2's copy row) through Snakemake on the GPU -> its
 #      claims
@@ -55,7 +55,7 @@ rm -rf "$RUN"
       --configfile "$PWD/config/paper.yaml" --cores 40 --resources gpu=9 --keep-going > "$W/snell_block.log" 2>&1
   echo "snakemake rc $? wall $(( $(date +%s) - t0 )) s" >> "$W/snell_block.log" ) &
 BLOCK=$!
-timeout 200 python3 -m pytest tests/test_devices.py -p no:cacheprovider -n 0 -v -rA \
+timeout 200 python3 -m pytest tests/unit/training/test_devices.py -p no:cacheprovider -n 0 -v -rA \
     > "$W/gpu_tests.log" 2>&1
 say "device tests: rc $? ($(tail -n 1 "$W/gpu_tests.log"))"
 pack

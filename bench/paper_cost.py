@@ -346,7 +346,7 @@ def summary_rule(rule: str) -> str:
 
 
 def summary_lines(cost: dict) -> list[str]:
-    """The per-rule summary of a paper_cost.json, as the README shows it (tests/test_paper_cost.py)."""
+    """The per-rule summary of a paper_cost.json, as the README shows it (tests/unit/run/test_paper_cost.py)."""
     lines = ["| rule | largest job, predicted (min) | largest peak memory (GB) | core-hours, measured jobs |",
              "|---|---|---|---|"]
     lines += [f"| {rule} | {p['s'] / 60:.1f} | {p['max_rss_mb'] / 1024:.1f} | "
@@ -357,7 +357,7 @@ def summary_lines(cost: dict) -> list[str]:
     return lines
 
 
-# the workflow rule that runs each measured rule's jobs (tests/test_paper_cost.py checks its resources)
+# the workflow rule that runs each measured rule's jobs (tests/unit/run/test_paper_cost.py checks its resources)
 RESOURCE_RULE = {"train": "train", "snell2021_train": "snell2021_train", "export": "export", "analysis": "analyze",
                  "data": "data", "kobayashi2020/cache": "kobayashi2020_cache",
                  "snell2021_candidates": "snell2021_candidates", "snell2021_multihead": "snell2021_multihead"}

@@ -1,0 +1,273 @@
+"""Faults and bad input: sizes and reads are bounded, and no bad input ends in
+a raw traceback — each case one line naming the key, option or file, and nothing outside the results root changed
+(the frame of test_quarantine_and_trusted_artefacts.py: the ``world`` fixture, ``helpers.untouched``)."""
+
+from __future__ import annotations
+
+import copy
+import errno
+import http.server
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pandas as pd
+import pytest
+import torch
+
+import attnrepro.seq2seq.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
+from attnrepro.run import budget, validation
+from attnrepro.cli import main
+from attnrepro.errors import AttnReproError
+
+from tests.helpers import (RESULTS_SPEC, ROOT, edge, one_line, results_data, results_train, snakemake, tool_env,
+                           untouched)
+
+
+# -- 3. bounds ------------------------------------------------------------------------------------------------
+def test_steps_are_bounded_at_the_schema(smoke):
+    cfg = copy.deepcopy(smoke)
+    cfg["train"]["steps"] = 10**12
+    with pytest.raises(AttnReproError, match=r"config key 'train.steps': 1000000000000 is out of range; it must be "
+                                             r"at most 100000000"):
+        edge(cfg)
+
+
+def test_the_memory_estimate_counts_weights_gradients_and_adam(smoke, monkeypatch):
+    cfg = copy.deepcopy(smoke)
+    cfg["seeds_per_job"] = 2
+    cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 4000  # ~3.1 GB measured; activations ~0.9 GB
+    monkeypatch.setenv(budget.LIMIT_ENV, "2.5")
+    with pytest.raises(AttnReproError, match=r"experiments\.aed_gru_one_to_one: needs about [3-9]\.\d GB"):
+        edge(cfg)
+    monkeypatch.setenv(budget.LIMIT_ENV, "20")
+    edge(copy.deepcopy(cfg))
+
+
+class Trickle:
+    """An HTTP server that announces 10,000 bytes and sends one every ``gap`` seconds."""
+
+    def __init__(self, gap):
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                self.send_response(200)
+                self.send_header("Content-Length", "10000")
+                self.end_headers()
+                try:
+                    for _ in range(10000):
+                        self.wfile.write(b"x")
+                        self.wfile.flush()
+                        time.sleep(gap)
+                except OSError:
+                    pass
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/x.tar.gz"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def test_a_trickling_download_times_out_over_the_transfer(world):
+    from attnrepro.data.download import fetch
+
+    results, outside = world
+    server = Trickle(gap=0.2)  # every read returns well within the timeout
+    dest = results / "downloads" / "x.tar.gz"
+    started = time.monotonic()
+    try:
+        with untouched(outside), pytest.raises(AttnReproError, match=r"x\.tar\.gz: stalled, \d+ bytes in the last"):
+            fetch(server.url, dest, None, allow_unpinned=True, timeout=1.0)
+    finally:
+        server.close()
+    assert time.monotonic() - started < 10
+    assert not list(dest.parent.iterdir())  # neither the file nor its temporary
+
+
+def test_sigterm_during_a_download_leaves_no_temporary_file(world):
+    results, outside = world
+    server = Trickle(gap=0.05)
+    dest = results / "downloads" / "x.tar.gz"
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "attnrepro.cli", "download", "--url", server.url, "--sha256",
+                                 "null", "--out", str(dest), "--allow-unpinned"], env=tool_env(),
+                                stderr=subprocess.PIPE)
+        deadline = time.monotonic() + 60
+        while not (dest.parent.exists() and list(dest.parent.iterdir())) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.3)
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
+    finally:
+        server.close()
+    assert proc.returncode == 128 + signal.SIGTERM, proc.stderr.read()
+    assert not list(dest.parent.iterdir()), list(dest.parent.iterdir())
+
+
+def test_a_yaml_alias_bomb_is_refused_fast(tmp_path):
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 10)]
+    bomb = tmp_path / "bomb.yaml"
+    bomb.write_text("\n".join(lines) + "\n")
+    assert len(bomb.read_bytes()) < 2000
+    started = time.process_time()
+    with pytest.raises(AttnReproError, match=r"bomb\.yaml: the config expands to more than 200,000 values through "
+                                             r"YAML aliases"):
+        validation.validate({}, ROOT / "workflow" / "schemas" / "config.schema.yaml", files=[bomb])
+    assert time.process_time() - started < 5
+
+
+# -- 4. one line naming the key or file -----------------------------------------------------------------------
+def test_whole_numbers_written_as_floats_are_ints(smoke):
+    cfg = copy.deepcopy(smoke)
+    cfg["train"]["steps"] = 40.0
+    cfg["tasks"]["one_to_one"]["n_train"] = 6.0e3
+    cfg["seeds"] = [0.0, 1.0]
+    cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"] = 16.0
+    edge(cfg)
+    values = [cfg["train"]["steps"], cfg["tasks"]["one_to_one"]["n_train"], *cfg["seeds"],
+              cfg["experiments"]["aed_gru_one_to_one"]["model"]["hidden"]]
+    assert values == [40, 6000, 0, 1, 16] and all(type(v) is int for v in values)
+    cfg = copy.deepcopy(smoke)
+    cfg["train"]["steps"] = 40.5
+    with pytest.raises(AttnReproError, match=r"config key 'train.steps': 40.5 is not an integer"):
+        edge(cfg)
+
+
+def test_config_overrides_of_nested_keys_reach_the_jobs(tmp_path):
+    import shutil
+
+    shutil.copy(ROOT / "config" / "smoke.yaml", tmp_path / "smoke.yaml")
+    proc = snakemake("-n", "-p", "--configfile", "smoke.yaml", "--config", "train={lr: 0.002, steps: 40.0}",
+                     "seeds=[0.0, 1.0]", cwd=tmp_path, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode == 0, out[-2000:]
+    assert '"lr": 0.002' in out and '"steps": 40}' in out and "--seeds 0 1 " in out, out[-3000:]
+    assert not (tmp_path / "results").exists()
+
+
+def _vocab_case(world, capsys, vocab_text):
+    results, outside = world
+    data = results_data(results)
+    (data / "vocab.json").write_text(vocab_text)
+    with untouched(outside):
+        rc, out = results_train(results, data)
+    assert rc == 2 and not (out / "model.pt").exists()
+    line = one_line(capsys.readouterr().err, f"{data / 'vocab.json'}:", "moved aside")
+    assert "train.parquet:" not in line and (data / "vocab.json.corrupt").exists()
+    results_data(results)  # the data rule's rerun
+    assert results_train(results, data)[0] == 0
+
+
+def test_an_empty_vocabulary_is_blamed_on_vocab_json(world, capsys):
+    _vocab_case(world, capsys, "{}")
+
+
+def test_a_vocabulary_missing_a_word_is_blamed_on_vocab_json(world, capsys):
+    vocab = json.loads((results_data(world[0]) / "vocab.json").read_text())
+    vocab["src"] = vocab["src"][:-1]
+    _vocab_case(world, capsys, json.dumps(vocab))
+
+
+def test_a_checkpoint_that_does_not_fit_is_moved_aside_and_training_starts_afresh(world):
+    results, outside = world
+    data = results_data(results)
+    spec = copy.deepcopy(RESULTS_SPEC)
+    spec["train"]["steps"] = 6
+    rc, out = results_train(results, data, spec=spec)
+    ckpt, = (results / "checkpoints" / "aed_x" / "s0").glob("ckpt_*.pt")
+    state = torch.load(ckpt, weights_only=False)
+    state["model"] = {k: v[..., :1] for k, v in state["model"].items()}  # same fingerprint, other contents
+    torch.save(state, ckpt)
+    (out / "model.pt").unlink()
+    with untouched(outside):
+        rc, out = results_train(results, data, spec=spec)
+    assert rc == 0 and (out / "model.pt").exists()
+    assert ckpt.with_name(ckpt.name + ".corrupt").exists()
+
+
+def test_a_checkpoint_of_another_format_is_stale(world, monkeypatch):
+    import attnrepro.training.engine as engine
+
+    results, outside = world
+    data = results_data(results)
+    spec = copy.deepcopy(RESULTS_SPEC)
+    spec["train"]["steps"] = 6
+    results_train(results, data, spec=spec)
+    ckpt, = (results / "checkpoints" / "aed_x" / "s0").glob("ckpt_*.pt")
+    monkeypatch.setattr(engine, "CHECKPOINT_FORMAT", engine.CHECKPOINT_FORMAT + 1)  # the next version's code
+    assert results_train(results, data, spec=spec)[0] == 0
+    assert ckpt.with_name(ckpt.name + ".stale").exists()
+
+
+@pytest.mark.parametrize("code, words", [(errno.EROFS, r"is not writable \(read-only filesystem\)"),
+                                         (errno.EACCES, r"is not writable \(permission denied\)"),
+                                         (errno.EFBIG, "the file-size limit of this process was reached")])
+def test_unwritable_folders_and_size_limits_are_named(world, monkeypatch, code, words):
+    from attnrepro.io import write_csv
+
+    results, outside = world
+
+    def failing(self, path, *a, **k):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(pd.DataFrame, "to_csv", failing)
+    with untouched(outside), pytest.raises(AttnReproError, match=words):
+        write_csv(pd.DataFrame({"seed": [0]}), results / "t.csv")
+    assert not list(results.iterdir())
+
+
+def test_a_real_file_size_limit_is_named(world):
+    results, _ = world
+    code = ("import resource; resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096)); import pandas as pd; "
+            "from attnrepro.cli import main; from attnrepro.io import write_csv; "
+            f"write_csv(pd.DataFrame({{'x': range(100000)}}), {str(results / 'big.csv')!r})")
+    proc = subprocess.run([sys.executable, "-c", code], env=tool_env(), capture_output=True, text=True)
+    assert proc.returncode != 0 and "big.csv: the file-size limit of this process was reached (ulimit -f)" in \
+        proc.stderr, proc.stderr[-2000:]
+    assert not list(results.iterdir())
+
+
+@pytest.mark.parametrize("argv, option", [
+    (["train", "--spec-json", "{bad", "--seeds", "0", "--data-dir", "d", "--ckpt-dir", "c", "--model-out", "m",
+      "--metrics-out", "x"], "--spec-json"),
+    (["data", "--task-json", "[1,", "--out-dir", "o"], "--task-json"),
+    (["claims", "--sources-json", "nope", "--out", "c.csv"], "--sources-json"),
+    (["snell2021", "analyze", "copy", "--spec-json", "{'kind': 'copy'}", "--out-dir", "o"], "--spec-json"),
+])
+def test_malformed_json_options_are_one_line(world, capsys, argv, option):
+    assert main(argv) == 2
+    one_line(capsys.readouterr().err, f"{option}: not valid JSON")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["export", "--model", "m", "--data-dir", "d", "--n-examples", "0", "--out-dir", "o"], "--n-examples: 0 must"),
+    (["train", "--spec-json", "{}", "--seeds", "0", "--data-dir", "d", "--ckpt-dir", "c", "--model-out", "m",
+      "--metrics-out", "x", "--threads", "-1"], "--threads: -1 must be at least 1"),
+    (["kobayashi2020", "data", "--n-sequences", "-3", "--max-len", "8", "--out", "o"], "--n-sequences: -3 must"),
+])
+def test_counts_below_one_are_refused_by_the_command_line(capsys, argv, words):
+    with pytest.raises(SystemExit) as stop:
+        main(argv)
+    assert stop.value.code == 2
+    one_line(capsys.readouterr().err, words)
+
+
+def test_a_mirror_entry_that_is_a_folder_is_named(world, capsys):
+    results, outside = world
+    (outside / "folder" / "x.tar.gz").mkdir()
+    with untouched(outside):
+        rc = main(["download", "--url", "http://example.invalid/x.tar.gz", "--sha256", "0" * 64, "--out",
+                   str(results / "downloads" / "x.tar.gz"), "--local-dir", str(outside / "folder")])
+    assert rc == 2
+    one_line(capsys.readouterr().err, "x.tar.gz: a folder in the offline mirror")

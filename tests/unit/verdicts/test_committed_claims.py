@@ -1,0 +1,71 @@
+"""The committed claims tables (``bench/results/claims_config.*`` and ``claims_paper_slice.*``) are what
+today's code writes: its columns, its verdict rules, its per-claim table."""
+
+import math
+import re
+
+import pandas as pd
+import pytest
+
+from attnrepro.verdicts import claims
+from attnrepro.verdicts.intervals import DECIDED
+
+from tests.helpers import ROOT
+
+RESULTS = ROOT / "bench" / "results"
+TABLES = ("claims_config", "claims_paper_slice")
+
+
+@pytest.fixture(params=TABLES)
+def table(request) -> tuple[str, pd.DataFrame]:
+    return request.param, pd.read_csv(RESULTS / f"{request.param}.csv")
+
+
+def test_tables_have_todays_columns(table):
+    name, df = table
+    assert list(df.columns) == claims.COLUMNS, name
+
+
+def test_no_decided_row_rests_on_a_failed_model_check(table):
+    name, df = table
+    decided = df[df.verdict.isin(DECIDED)]
+    bad = decided[decided.model_check.fillna("").str.startswith("failed")]
+    assert bad.empty, f"{name}: {bad[['claim_id', 'experiment', 'model_check']].to_dict('records')}"
+
+
+def test_every_minilm_row_names_its_substitute(table):
+    name, df = table
+    minilm = df[df.experiment.str.contains("minilm")]
+    assert not minilm.empty, name
+    assert minilm.tested_on.str.contains("MiniLM").all(), name
+    assert minilm.size_vs_paper.isna().all(), name  # no comparison with BERT-base's number
+
+
+def test_paper_numbers_are_compared_only_on_the_papers_setup(table):
+    name, df = table
+    compared = df[df.size_vs_paper.notna()]
+    assert (compared.tested_on == claims.PAPER_SETUP).all(), name
+
+
+def test_no_interval_leaves_its_measures_range(table):
+    name, df = table
+    for r in df[df.kind == "continuous"].itertuples():
+        low, high = (float(x) for x in re.fullmatch(r"\[(.+), (.+)\]", r.range).groups())
+        if not math.isnan(r.ci_low):
+            assert low <= r.ci_low <= r.ci_high <= high, (name, r.claim_id, r.experiment)
+
+
+def test_per_claim_table_is_the_rows_combined(table):
+    name, df = table
+    committed = pd.read_csv(RESULTS / f"{name}_by_claim.csv")
+    fresh = claims.by_claim(df)
+    assert list(committed.columns) == claims.BY_CLAIM_COLUMNS
+    merged = committed.merge(fresh, on=["paper", "group"], suffixes=("", "_fresh"), validate="one_to_one")
+    assert len(merged) == len(fresh) == len(committed), name
+    assert (merged.verdict == merged.verdict_fresh).all(), name
+
+
+def test_verdict_diff_covers_both_tables():
+    text = (RESULTS / "claims_diff.md").read_text()
+    for name in TABLES:
+        assert f"{name}.csv" in text

@@ -1,0 +1,158 @@
+"""The bad-input table: each bad input ends before any compute with a message that names the culprit, and
+leaves no partial output behind. Config mistakes are caught by `snakemake -n` before any job starts; bad files
+by the `attnrepro` command a rule runs, before it computes anything."""
+
+import json
+
+import pytest
+import yaml
+
+from attnrepro.cli import main
+
+from tests.helpers import DELETE, SPEC, snakemake, task_data, with_change
+
+AED = ("experiments", "aed_gru_one_to_one")
+BAD_CONFIGS = [
+    # (key path, bad value, text the message must contain)
+    (("epochs",), 3, "epochs"),                                       # unknown top-level key
+    (("train", "stpes"), 3, "stpes"),                                 # misspelt key
+    (("train", "steps"), "many", "many"),                             # wrong type
+    (("train", "steps"), 0, "0"),                                     # zero size
+    (("train", "batch_size"), -4, "-4"),                              # negative size
+    (("tasks", "one_to_one", "n_train"), 0, "0"),
+    (("seeds",), [], "seeds"),                                        # empty seed list
+    (("seeds",), [1, 1], "seeds"),                                    # repeated seed
+    (("tasks", "one_to_one", "kind"), "copying", "copying"),          # unknown task
+    (AED + ("model", "cell"), "lstm2", "lstm2"),                      # unknown cell
+    (AED + ("model", "arch"), "rnn", "rnn"),                          # unknown architecture
+    (AED + ("task",), "nope", "nope"),                                # experiment names a missing task
+    (("tasks", "one_to_one", "min_len"), 30, "min_len"),              # lengths out of order
+    (("experiments", "ao_qkv_one_to_one", "model", "max_positions"), 10, "max_positions"),  # too long for AO
+    (AED + ("model", "cell"), "ff", "ff"),                            # feed-forward cell outside AO
+    (AED + ("model", "attention"), "additive", "additive"),           # unknown attention
+    (("figures", "aitken2021", "seed"), 99, "seed"),                  # figure of a seed never trained
+    (("figures", "aitken2021", "fig3", "aed"), "ghost", "ghost"),     # figure of an unknown experiment
+    (("figures", "aitken2021", "fig2", "sort"), "ved_gru_one_to_one", "VED"),  # attention panel of a VED
+    (("figures", "aitken2021", "bottleneck", "aed"), "aed_gru_one_to_one", "bottleneck"),  # wrong task kind
+    (("figures", "aitken2021", "fig5", "shares"), [], "shares"),      # empty list
+    (("tasks", "bible", "english"), ["x"], "english"),                # unknown Bible
+    (("tasks", "bible", "n_train"), 10, "n_train"),                   # synthetic key on a corpus
+    (("export",), DELETE, "export"),                                  # missing block
+    (("claims", "references"), {"slice": "bench/results/nope.csv"}, "claims.references.slice"),  # no such table
+]
+
+
+@pytest.mark.parametrize("path, value, needle", BAD_CONFIGS, ids=[".".join(map(str, c[0])) + f"={c[1]!r}"
+                                                                 for c in BAD_CONFIGS])
+def test_bad_config_stops_before_any_job(tmp_path, smoke, path, value, needle):
+    cfg = with_change(smoke, path, value)
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(cfg))
+    proc = snakemake("-n", "--configfile", "bad.yaml", cwd=tmp_path, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert needle in out, out[-2000:]
+    assert "Traceback" not in out, out[-3000:]
+    assert not (tmp_path / "results").exists()
+
+
+def _train(tmp_path, data_dir):
+    out = tmp_path / "out"
+    return main(["train", "--spec-json", json.dumps(SPEC), "--seeds", "0", "--data-dir", str(data_dir),
+                 "--ckpt-dir", str(out / "ckpt"), "--model-out", str(out / "model.pt"),
+                 "--metrics-out", str(out / "metrics.csv"), "--device", "cpu"]), out
+
+
+def _break(kind):
+    def apply(d):
+        if kind == "missing":
+            (d / "train.parquet").unlink()
+        elif kind == "empty file":
+            (d / "train.parquet").write_bytes(b"")
+        elif kind == "corrupt parquet":
+            data = (d / "train.parquet").read_bytes()
+            (d / "train.parquet").write_bytes(data[: len(data) // 2])
+        elif kind == "empty split":
+            import pandas as pd
+
+            pd.DataFrame({"src": pd.Series([], dtype=object), "tgt": pd.Series([], dtype=object)}).to_parquet(
+                d / "train.parquet")
+        elif kind == "unknown word":
+            import pandas as pd
+
+            pd.DataFrame({"src": [["A", "Q"]], "tgt": [["1", "1"]]}).to_parquet(d / "train.parquet")
+        elif kind == "corrupt vocabulary":
+            (d / "vocab.json").write_text("{not json")
+        elif kind == "missing vocabulary":
+            (d / "vocab.json").unlink()
+    return apply
+
+
+BAD_FILES = [
+    ("missing", "train.parquet: file not found"),
+    ("empty file", "train.parquet: not a readable Parquet file"),
+    ("corrupt parquet", "train.parquet: not a readable Parquet file"),
+    ("empty split", "train.parquet: the split is empty"),
+    ("unknown word", "train.parquet: word 'Q'"),
+    ("corrupt vocabulary", "vocab.json: not valid JSON"),
+    ("missing vocabulary", "vocab.json: file not found"),
+]
+
+
+@pytest.mark.parametrize("kind, message", BAD_FILES, ids=[k for k, _ in BAD_FILES])
+def test_bad_data_file_stops_training_before_it_starts(tmp_path, capsys, kind, message):
+    data_dir = task_data(tmp_path)
+    _break(kind)(data_dir)
+    rc, out = _train(tmp_path, data_dir)
+    err = capsys.readouterr().err
+    assert rc == 2
+    assert message in err and "Traceback" not in err, err
+    assert not (out / "model.pt").exists() and not (out / "metrics.csv").exists()
+    assert not (out / "ckpt").exists() or not any((out / "ckpt").iterdir())
+
+
+def test_corrupt_input_is_moved_aside_so_the_rerun_rebuilds_it(tmp_path, capsys):
+    data_dir = task_data(tmp_path)
+    _break("corrupt parquet")(data_dir)
+    assert _train(tmp_path, data_dir)[0] == 2
+    assert not (data_dir / "train.parquet").exists()            # Snakemake now sees it missing ...
+    assert (data_dir / "train.parquet.corrupt").exists()        # ... and nothing is lost
+
+
+def test_parquet_without_a_needed_column_is_moved_aside(tmp_path, capsys):
+    import pandas as pd
+
+    data_dir = task_data(tmp_path)
+    pd.DataFrame({"source": [["A"]], "tgt": [["1"]]}).to_parquet(data_dir / "train.parquet")
+    rc, _ = _train(tmp_path, data_dir)
+    assert rc == 2 and "train.parquet: missing columns ['src']" in capsys.readouterr().err
+    # a workflow output without the columns its rule writes is not that rule's: the rerun rebuilds it
+    assert not (data_dir / "train.parquet").exists() and (data_dir / "train.parquet.corrupt").exists()
+
+
+def test_ao_sequences_longer_than_its_positions_stop_training(tmp_path, capsys):
+    data_dir = task_data(tmp_path)
+    spec = {**SPEC, "model": {"arch": "ao", "cell": "gru", "hidden": 8, "input_dim": 16, "max_positions": 5}}
+    out = tmp_path / "out"
+    rc = main(["train", "--spec-json", json.dumps(spec), "--seeds", "0", "--data-dir", str(data_dir),
+               "--ckpt-dir", str(out / "ckpt"), "--model-out", str(out / "model.pt"),
+               "--metrics-out", str(out / "metrics.csv"), "--device", "cpu"])
+    assert rc == 2 and "max_positions (5) is shorter than the longest sequence" in capsys.readouterr().err
+    assert not out.exists()
+
+
+def test_impossible_escan_window_is_an_error_not_a_hang(tmp_path, capsys):
+    task = dict(kind="escan", words=["turn", "left"], separator="<.>", min_len=4, max_len=4, n_train=5,
+                n_valid=1, n_test=1, seed=0)
+    rc = main(["data", "--task-json", json.dumps(task), "--out-dir", str(tmp_path / "escan")])
+    assert rc == 2 and "task escan: eSCAN: fewer than 1% of draws" in capsys.readouterr().err
+    assert not (tmp_path / "escan").exists()
+
+
+def test_corrupt_model_stops_export(tmp_path, capsys):
+    data_dir = task_data(tmp_path)
+    model = tmp_path / "model.pt"
+    model.write_bytes(b"\x00" * 64)
+    rc = main(["export", "--model", str(model), "--data-dir", str(data_dir), "--n-examples", "4",
+               "--out-dir", str(tmp_path / "act"), "--device", "cpu"])
+    assert rc == 2 and "model.pt: not a readable model file" in capsys.readouterr().err
+    assert not (tmp_path / "act").exists()
