@@ -1,4 +1,4 @@
-"""The committed claims tables (``bench/results/claims_config.*`` and ``claims_paper_slice.*``, issue 34) are what
+"""The committed claims tables (``workflow/reference/claims_config.*`` and ``claims_paper_slice.*``, issue 34) are what
 today's code writes: its columns, its verdict rules, its per-claim table."""
 
 import math
@@ -11,7 +11,7 @@ import pytest
 from attnrepro.verdicts import claims
 from attnrepro.verdicts.intervals import DECIDED
 
-RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results"
+RESULTS = Path(__file__).resolve().parents[1] / "workflow" / "reference"
 TABLES = ("claims_config", "claims_paper_slice")
 
 
@@ -65,6 +65,6 @@ def test_per_claim_table_is_the_rows_combined(table):
 
 
 def test_verdict_diff_covers_both_tables():
-    text = (RESULTS / "claims_diff.md").read_text()
+    text = (RESULTS.parents[1] / "tools" / "results" / "claims_diff.md").read_text()
     for name in TABLES:
         assert f"{name}.csv" in text

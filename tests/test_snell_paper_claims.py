@@ -1,10 +1,10 @@
-"""bench/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory (issue 28)."""
+"""studies/snell2021/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory (issue 28)."""
 
 import sys
 
 from conftest import ROOT
 
-sys.path.insert(0, str(ROOT / "bench"))
+sys.path.insert(0, str(ROOT / "studies" / "snell2021"))
 
 
 def test_merged_failure_curves_replace_the_runs_a_new_directory_holds():

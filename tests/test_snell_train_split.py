@@ -1,4 +1,4 @@
-"""bench/snell_train_split.py (deviations.md, Snell row 21: App. A.4's Table 7 at the demo's scale): the block it
+"""studies/snell2021/snell_train_split.py (deviations.md, Snell row 21: App. A.4's Table 7 at the demo's scale): the block it
 trains and the claims step's readings of its row, on hand cases."""
 
 import copy
@@ -16,14 +16,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def bench_module():
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "studies" / "snell2021"))
     try:
-        spec = importlib.util.spec_from_file_location("snell_train_split", ROOT / "bench" / "snell_train_split.py")
+        spec = importlib.util.spec_from_file_location("snell_train_split", ROOT / "studies" / "snell2021" / "snell_train_split.py")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod
     finally:
-        sys.path.remove(str(ROOT / "bench"))
+        sys.path.remove(str(ROOT / "studies" / "snell2021"))
 
 
 def demo_block() -> dict:

@@ -189,7 +189,7 @@ def test_a_fresh_table_agrees_with_the_committed_one_but_for_fragile_rows():
 
     from conftest import ROOT
 
-    sys.path.insert(0, str(ROOT / "bench"))
+    sys.path.insert(0, str(ROOT / "tools"))
     import claims_stable
 
     key = dict(paper="p", claim_id="c")

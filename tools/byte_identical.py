@@ -1,6 +1,6 @@
-"""Do two runs of one config in two directories give the same bytes? (issue 32, cause 5)
+"""Do two runs of one config in two directories give the same bytes?
 
-    python bench/byte_identical.py [--config config/smoke.yaml] [--cores 2] [--out bench/results/byte_identical_smoke.json]
+    python tools/byte_identical.py [--config config/smoke.yaml] [--cores 2] [--out tools/results/byte_identical_smoke.json]
 
 Runs the config from scratch in two fresh directories, one after the other, and compares the SHA-256 of every file
 under the config's results root. Left out, and counted in the JSON: logs and benchmark files (they hold timings)
@@ -11,7 +11,6 @@ docs/faults.md). Exit status 1, naming each file, when any other file differs or
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import platform
@@ -20,20 +19,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from workflow import ROOT, results_root, run_workflow
-NOT_COMPARED = ("logs", "benchmarks", "checkpoints")  # timings and resume state, by design different
-
-
-def digests(results: Path) -> tuple[dict[str, str], int]:
-    """relative path -> SHA-256 of every compared file; and how many files were left out."""
-    out, skipped = {}, 0
-    for path in sorted(p for p in results.rglob("*") if p.is_file()):
-        rel = path.relative_to(results).as_posix()
-        if rel.split("/")[0] in NOT_COMPARED:
-            skipped += 1
-            continue
-        out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
-    return out, skipped
+from runs import NOT_COMPARED, ROOT, digests, results_root, run_workflow
 
 
 def main() -> int:
@@ -60,7 +46,7 @@ def main() -> int:
            "identical": len(a) - len(differ) - len(a.keys() - b.keys()), "differ": differ, "in_one_run_only": only,
            "left_out": {"dirs": list(NOT_COMPARED), "files": [skipped_a, skipped_b]},
            "machine": platform.machine(), "cpu_count": os.cpu_count()}
-    name = args.out or f"bench/results/byte_identical_{config.stem}.json"
+    name = args.out or f"tools/results/byte_identical_{config.stem}.json"
     Path(name).write_text(json.dumps(out, indent=2) + "\n")
     for rel in differ + only:
         print(f"differs: {rel}", file=sys.stderr)

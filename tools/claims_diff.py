@@ -2,9 +2,9 @@
 or disappeared, with the mechanical reason (the rule, the interval kind, the measure, the number) and, where given,
 the reason a person wrote down for it.
 
-    python bench/claims_diff.py OLD.md NEW.csv --notes NOTES.yaml --out bench/results/claims_diff.md
+    python tools/claims_diff.py OLD.md NEW.csv --notes NOTES.yaml --out tools/results/claims_diff.md
 
-``OLD.md`` is a ``claims.md`` of the format before issue 15 (rows ``| **id**: … | experiment | … | verdict | rule |``)
+``OLD.md`` is a ``claims.md`` of the older format (rows ``| **id**: … | experiment | … | verdict | rule |``)
 or a ``claims.csv``; ``NOTES.yaml`` maps ``claim_id`` or ``claim_id/experiment`` to one sentence.
 """
 

@@ -1,10 +1,10 @@
 """Are the committed claims tables the verdicts this code gives? Compares a fresh ``claims.csv`` of a config (a run
-on another machine, or of today's commit) with the committed one (issue 34): every (claim, experiment) must have
+on another machine, or of today's commit) with the committed one: every (claim, experiment) must have
 the same verdict, or be marked fragile in either table (leaving out one replicate moves it, so a seed or a CPU's
 kernels may too).
 
-    python bench/claims_stable.py bench/results/claims_config.csv results/claims.csv \
-        --json bench/results/claims_stable_config.json
+    python tools/claims_stable.py workflow/reference/claims_config.csv results/claims.csv \
+        --json tools/results/claims_stable_config.json
 
 Exit status 1, with one line per row that moved without being fragile, when they disagree; ``--json`` writes the
 comparison (rows, equal verdicts, rows that moved and were fragile, equal numbers) beside the committed tables.

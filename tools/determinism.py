@@ -1,5 +1,5 @@
-"""How far a training run's numbers depend on the thread count and the CPU kernels (issue 15: verdicts that do not
-depend on the machine).
+"""How far a training run's numbers depend on the thread count and the CPU kernels (so that verdicts
+do not depend on the machine).
 
 One short training run (AED-GRU, one-to-one, 3 stacked seeds, 100 steps) repeated in fresh processes under each
 setting; the weights' SHA-256 and the final token accuracies are compared with the default setting's:
@@ -11,7 +11,7 @@ setting; the weights' SHA-256 and the final token accuracies are compared with t
 - ``MKL_CBWR=COMPATIBLE``: MKL's conditional numerical reproducibility, the same code path on any x86 CPU,
 - both, which is the setting that removes the CPU's kernels from the result (at the measured cost in time).
 
-Writes ``bench/results/determinism.json``. Run: ``python bench/determinism.py`` (about 5 minutes on 2 cores).
+Writes ``tools/results/determinism.json``. Run: ``python tools/determinism.py`` (about 5 minutes on 2 cores).
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ def main() -> None:
         "portable_kernels_thread_independent": both["sha256"] == results["both, 2 threads"]["sha256"],
         "portable_kernels_cost": round(both["seconds"] / ref["seconds"], 2),
     }
-    path = ROOT / "bench" / "results" / "determinism.json"
+    path = ROOT / "tools" / "results" / "determinism.json"
     path.write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps(summary, indent=2))
 

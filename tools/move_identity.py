@@ -1,12 +1,12 @@
-"""Issue 20's acceptance: the same config's results before and after a refactor, file by file.
+"""Did a refactor change the results? The same config's results before and after it, file by file.
 
 Run the workflow in two clones (``snakemake --cores 2 --configfile config/smoke.yaml``), then
 
-    python bench/move_identity.py OLD_CLONE NEW_CLONE --label smoke
+    python tools/move_identity.py OLD_CLONE NEW_CLONE --label smoke
 
 Compares every file under ``results/`` by SHA-256. Logs, benchmark TSVs and PDFs carry times and dates, so they
 are counted apart; checkpoints and models (``*.pt``) are compared tensor by tensor, leaving out their wall-clock
-``seconds``. Writes ``bench/results/move_identity.{json,md}``.
+``seconds``. Writes ``tools/results/move_identity.{json,md}``.
 """
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def main() -> None:
     args = p.parse_args()
     out = {"benchmark": "move_identity", "config": args.label, "old": commit(args.old), "new": commit(args.new),
            **compare(args.old, args.new)}
-    (ROOT / "bench" / "results" / "move_identity.json").write_text(json.dumps(out, indent=1) + "\n")
+    (ROOT / "tools" / "results" / "move_identity.json").write_text(json.dumps(out, indent=1) + "\n")
     verdict = "identical" if not (out["pt_weights_differing"] or out["other_files_differing"]) else "DIFFERENT"
     lines = [f"# Results before ({out['old']}) and after ({out['new']}) the move, config {args.label}: {verdict}", "",
              f"- {out['files_in_both']} files in both; {out['byte_identical']} byte-identical",
@@ -101,7 +101,7 @@ def main() -> None:
              f"- only before: {out['only_in_old'] or 'none'}; only after: {out['only_in_new'] or 'none'}", "",
              "| suffix | identical | differing |", "|---|---|---|"]
     lines += [f"| {k} | {v[0]} | {v[1]} |" for k, v in sorted(out["identical_and_differing_by_suffix"].items())]
-    (ROOT / "bench" / "results" / "move_identity.md").write_text("\n".join(lines) + "\n")
+    (ROOT / "tools" / "results" / "move_identity.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

@@ -6,7 +6,7 @@ Reads, under ``--results`` (read only: a bad file is named, never moved aside), 
 test.parquet}`` and the run's ``analysis/<experiment>/{summary,evaluation}.csv`` where present; for the eSCAN
 experiments also ``activations/<experiment>/<chunk>/{encoder,decoder}.parquet`` and
 ``analysis/<experiment>/offsets.parquet``.
-Writes ``--out`` (default ``bench/results/aitken_deviation_effects.json``):
+Writes ``--out`` (default ``studies/aitken2021/results/aitken_deviation_effects.json``):
 
 - ``accuracy`` (row "accuracy"): per experiment, the test split's shape (examples, padded width L = longest target
   + ``<eos>``, the share of the B·L positions that are real, target lengths) and per seed the greedy decodes'
@@ -27,7 +27,7 @@ Writes ``--out`` (default ``bench/results/aitken_deviation_effects.json``):
 Decodes run on one thread; the whole script took 32 s on the shared 2-core machine (2026-11-26).
 
 ``--measure testset`` (row "test set": the authors analyse 200 test sequences, the workflow the ``export.n_examples``
-exported, 1,000 in the paper configs) writes ``--out`` (default ``bench/results/aitken_testset_effect.json``). For
+exported, 1,000 in the paper configs) writes ``--out`` (default ``studies/aitken2021/results/aitken_testset_effect.json``). For
 every recurrent experiment of ``--config`` it reads the exports as ``attnrepro aitken2021 analyze`` does and calls
 the same :func:`attnrepro.aitken2021.analysis.analyze_exports`, first on the whole export (checked against the
 run's summary.csv) and then on ``--draws`` random ``--sample``-subsets of the exported examples (draw d from
@@ -39,8 +39,8 @@ from the full set's, and per seed the measure's spread. ``--cache FILE`` keeps t
 run with more ``--draws`` analyses only the further ones (each draw has its own seed: the first are the same). On
 the paper slice a draw of the six experiments took about 12 s of one core (2026-11-26).
 
-    python bench/aitken_deviation_effects.py --results /tmp/run_default/results [--config config/config.yaml]
-    python bench/aitken_deviation_effects.py --measure testset --results results_paper_slice \
+    python studies/aitken2021/aitken_deviation_effects.py --results /tmp/run_default/results [--config config/config.yaml]
+    python studies/aitken2021/aitken_deviation_effects.py --measure testset --results results_paper_slice \
         --config config/paper_slice.yaml [--draws 200] [--sample 200]
 """
 
@@ -58,7 +58,7 @@ import torch
 import yaml
 from scipy.stats import spearmanr
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.aitken2021.accuracy import edit_distance  # noqa: E402
@@ -347,9 +347,9 @@ def main() -> None:
     p.add_argument("--cache", type=Path, help="testset: a pickle of the analysed summaries, written after the "
                    "analyses; when it exists its draws are reused (same --sample, at most --draws) and only the "
                    "further draws analysed")
-    p.add_argument("--out", type=Path, help="default: bench/results/<the measure's JSON>")
+    p.add_argument("--out", type=Path, help="default: studies/aitken2021/results/<the measure's JSON>")
     a = p.parse_args()
-    a.out = a.out or ROOT / "bench" / "results" / OUTPUTS[a.measure]
+    a.out = a.out or ROOT / "studies" / "aitken2021" / "results" / OUTPUTS[a.measure]
     # the readers move a corrupt workflow output aside; point their results root away from --results so nothing
     # there is ever moved (a bad file stops the script with its name instead)
     os.environ[RESULTS_ROOT_ENV] = str(a.out.resolve().parent)
@@ -358,7 +358,7 @@ def main() -> None:
     if a.measure == "testset":
         out = testset_effect(a, cfg)
         out["config"] = str(a.config)
-        out["command"] = "python bench/aitken_deviation_effects.py " + " ".join(sys.argv[1:])
+        out["command"] = "python studies/aitken2021/aitken_deviation_effects.py " + " ".join(sys.argv[1:])
         a.out.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
         print(a.out)
         return

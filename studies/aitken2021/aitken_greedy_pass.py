@@ -10,13 +10,13 @@ claims step read (``layout.claim_sources`` of ``--config``). Writes under ``--wo
 as the workflow's export and analyze rules (the export with ``--pass greedy``), and two claims tables
 (``claims_teacher_forced.csv``: the run's own tables; ``claims_greedy.csv``: the same with these experiments'
 summary.csv swapped for the greedy one), by the workflow's claims command at today's claims code.
-Writes ``--out`` (default ``bench/results/aitken_greedy_pass.json``): per experiment and seed every numeric
+Writes ``--out`` (default ``studies/aitken2021/results/aitken_greedy_pass.json``): per experiment and seed every numeric
 summary.csv column, teacher-forced and greedy, their medians over seeds, the decodes' agreement with the target
 inputs (the share of decoder steps s ≥ 1 whose input word differs between the passes), and per claim row of these
 experiments the statistic, interval and verdict under each pass. A rerun reuses the exports and analyses already
 under ``--work`` (delete it to redo them).
 
-    nice -n 10 python bench/aitken_greedy_pass.py --results /tmp/run_slice/results_paper_slice \\
+    nice -n 10 python studies/aitken2021/aitken_greedy_pass.py --results /tmp/run_slice/results_paper_slice \\
         --config config/paper_slice.yaml --work /tmp/greedy_export
 """
 
@@ -32,7 +32,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.run import layout  # noqa: E402
@@ -117,7 +117,7 @@ def main() -> None:
     p.add_argument("--config", type=Path, default=ROOT / "config" / "paper_slice.yaml")
     p.add_argument("--work", type=Path, default=Path("/tmp/greedy_export"))
     p.add_argument("--experiments", nargs="+", default=["aed_gru_one_to_one", "aed_gru_escan", "ao_gru_escan"])
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "aitken_greedy_pass.json")
+    p.add_argument("--out", type=Path, default=ROOT / "studies" / "aitken2021" / "results" / "aitken_greedy_pass.json")
     args = p.parse_args()
     config = yaml.safe_load(args.config.read_text())
     validate(config, ROOT / "workflow" / "schemas" / "config.schema.yaml")  # fills the schema's defaults in

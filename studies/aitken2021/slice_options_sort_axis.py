@@ -1,7 +1,7 @@
 """One axis of docs/deviations.md M11: the slice's distinct-letter sorts trained on one CPU without and with the
-authors' model options, as per-seed ``summary.csv`` columns and their medians (issue 27).
+authors' model options, as per-seed ``summary.csv`` columns and their medians.
 
-    python bench/slice_options_sort_axis.py --without DIR_A --with DIR_B [--out bench/results/slice_options_sort_axis.json]
+    python studies/aitken2021/slice_options_sort_axis.py --without DIR_A --with DIR_B [--out studies/aitken2021/results/slice_options_sort_axis.json]
 
 Each DIR is a Snakemake working directory holding ``results_paper_slice/analysis/<experiment>/summary.csv``: DIR_A a
 run of config/paper_slice.yaml as of 2adb9bc (no options) for the two sorts' summaries, DIR_B the committed slice run.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 from attnrepro.io import write_json  # noqa: E402
 
@@ -36,7 +36,8 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--without", type=Path, required=True)
     p.add_argument("--with", dest="with_", type=Path, required=True)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "slice_options_sort_axis.json")
+    p.add_argument("--out", type=Path,
+                   default=ROOT / "studies" / "aitken2021" / "results" / "slice_options_sort_axis.json")
     args = p.parse_args()
     out = {"benchmark": "slice_options_sort_axis",
            "what": "docs/deviations.md M11: the paper slice's two distinct-letter sorts retrained on one CPU (Intel "

@@ -10,8 +10,8 @@ Rankings compared (one axis: only the ranks change; tokens, α and ‖f‖ are t
 - ``authors_footnote5``: the same file read as the paper's footnote 5 says (special tokens and single characters
   left out; commas, periods, [SEP] and [CLS] put first).
 
-    python bench/kobayashi_ranks.py --tokens T.parquet --cache-dir DIR --rank-file rank_count_ids.txt \\
-        --folds 5 --out bench/results/kobayashi_ranks.json
+    python studies/kobayashi2020/kobayashi_ranks.py --tokens T.parquet --cache-dir DIR --rank-file rank_count_ids.txt \\
+        --folds 5 --out studies/kobayashi2020/results/kobayashi_ranks.json
 
 The rank file is the pinned download of config/paper.yaml (kobayashi2020.ranks). Writes a JSON of per-fold ρ.
 """
@@ -26,7 +26,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "src"))
 
 from attnrepro.kobayashi2020.analysis import fold_of, frequency_correlation, frequency_points  # noqa: E402
 from attnrepro.kobayashi2020.ranks import rank_tokens, read_rank_file  # noqa: E402

@@ -13,7 +13,7 @@ always read from ``--reuse`` (its spec does not depend on these settings; β^px 
 ``--reuse`` at the config's settings, the final model's Δ is compared with the finished run's export
 (``check_final_delta``: largest |difference|).
 
-    nice -n 10 python bench/snell_best_checkpoint.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/best
+    nice -n 10 python studies/snell2021/snell_best_checkpoint.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/best
         [--set rotten_tomatoes] [--seeds 6] [--steps 3000 --eval-every 250] [--threads 1] [--label demo]
 
 ``--mode proxy_epochs`` (row 11: steps, not epochs): the Table 2 row ``--row`` (``cls_<set>`` or ``mt_<set>``) of a
@@ -34,9 +34,9 @@ read them, beside the same readings of the finished demo run (``--reuse``); with
 ``mt_<set>``'s row (the authors' 2-layer model with dropout, their proxy recipe). Writes
 ``snell_paper_options_effect.json``.
 
-    nice -n 10 python bench/snell_best_checkpoint.py --mode proxy_epochs --reuse /tmp/run_default2/results
+    nice -n 10 python studies/snell2021/snell_best_checkpoint.py --mode proxy_epochs --reuse /tmp/run_default2/results
         --work /tmp/snell_rows2/px [--row cls_rotten_tomatoes --epochs 60 | --row mt_bible --epochs 30]
-    nice -n 10 python bench/snell_best_checkpoint.py --mode paper_options --reuse /tmp/run_default2/results
+    nice -n 10 python studies/snell2021/snell_best_checkpoint.py --mode paper_options --reuse /tmp/run_default2/results
         --work /tmp/snell_rows2/paper [--proxy-evals 10] [--translation bible]
 
 ``--mode train_split`` (row 21, :mod:`snell_train_split`): App. A.4's Table 7, Table 2's ``cls_<set>`` row with
@@ -58,8 +58,8 @@ import numpy as np
 import pandas as pd
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT / "src"), str(ROOT / "bench")]  # the package, and the bench's shared helpers
+ROOT = Path(__file__).resolve().parents[2]
+sys.path[:0] = [str(ROOT / "src"), str(Path(__file__).parent)]  # the package, and the shared snell_rerun
 
 from snell_rerun import CLAIM_COLUMNS, REPORTED, claim_readings, cli, member_rows, row_table, train_runs  # noqa: E402
 from snell_train_split import train_split  # noqa: E402
@@ -335,9 +335,9 @@ def main() -> None:
     p.add_argument("--train-sample", type=int, default=200, help="train_split: the training pairs Table 7 reads")
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--label", default="demo")
-    p.add_argument("--out", type=Path, help="default bench/results/<the mode's JSON>")
+    p.add_argument("--out", type=Path, help="default studies/snell2021/results/<the mode's JSON>")
     a = p.parse_args()
-    a.out = a.out or ROOT / "bench" / "results" / OUTPUTS[a.mode]
+    a.out = a.out or ROOT / "studies" / "snell2021" / "results" / OUTPUTS[a.mode]
     result = {"best": best_checkpoint, "proxy_epochs": proxy_epochs, "paper_options": paper_options,
               "train_split": train_split}[a.mode](a)
     everything = json.loads(a.out.read_text()) if a.out.exists() else {}

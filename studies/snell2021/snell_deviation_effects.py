@@ -7,7 +7,7 @@ Every family reads under ``--results`` (read only: a bad file is named, never mo
 sets, the translation sets) the runs that :func:`attnrepro.snell2021.config.analyses` names for it:
 ``models/snell2021/<run>/probes.parquet`` of the learned, uniform, proxy (and frozen-β) runs, the learned run's and
 the proxy's ``metrics.csv``, the exported ``activations/snell2021/<learned>/saliency.parquet``, and the run's own
-``analysis/snell2021/<row>/summary.csv``. Writes ``--out`` (default ``bench/results/snell_deviation_effects.json``):
+``analysis/snell2021/<row>/summary.csv``. Writes ``--out`` (default ``studies/snell2021/results/snell_deviation_effects.json``):
 
 - ``proxy_evaluation`` (row 12): per Table 2 row, the proxy's evaluation steps, the one of least held-out loss
   (:func:`~attnrepro.snell2021.agreement_table.best_proxy_step`, what Table 2 reads) and the last one. Where they
@@ -24,7 +24,7 @@ Every number goes through :func:`attnrepro.snell2021.agreement_table.table2_from
 the same β^uf checkpoint, the one agreeing most with α); only its inputs change: ``proxy_metrics=None`` reads the
 proxy's last evaluation, and Δ is negated before the call.
 
-``--family multihead`` (default ``--out`` ``bench/results/snell_multihead_effects.json``) reads
+``--family multihead`` (default ``--out`` ``studies/snell2021/results/snell_multihead_effects.json``) reads
 ``models/snell2021/multihead_candidates/{metrics.csv,candidates.parquet}``, each K-head kind's
 ``models/snell2021/multihead_<kind>/{metrics.csv,heads.parquet}``, ``analysis/snell2021/multihead/`` (candidates and
 ``summary_<kind>.csv``) and the run's ``claims.csv``:
@@ -43,14 +43,14 @@ proxy's last evaluation, and Δ is negated before the call.
   that 8 heads drawn from it hold a good one (hypergeometric) against a pool of 30 with the same share of good heads
   and independent draws.
 
-``--family keyword`` (default ``--out`` ``bench/results/snell_keyword_effects.json``, row 18) reads
+``--family keyword`` (default ``--out`` ``studies/snell2021/results/snell_keyword_effects.json``, row 18) reads
 ``analysis/snell2021/keyword/{curves.parquet,summary.csv}`` and ``--paper-config``'s keyword schedule: per seed the
 stored ``converged_step`` (recomputed by :func:`attnrepro.snell2021.run_tables.converged_step` as a check), the same
 criterion on the evaluations the paper config's spacing would have made, the four γ statistics' last moves
 (relative to max(|γ|, 1), the criterion's scale) over the last evaluation and the last 100, 200 and window ×
 spacing (300) steps, their final values, and what the paper config's schedule requires.
 
-    python bench/snell_deviation_effects.py --results /tmp/run_default/results [--config config/config.yaml]
+    python studies/snell2021/snell_deviation_effects.py --results /tmp/run_default/results [--config config/config.yaml]
         [--family table2|multihead|keyword]
 """
 
@@ -69,7 +69,7 @@ import pandas as pd
 import yaml
 from scipy import stats
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.errors import AttnReproError  # noqa: E402
@@ -349,9 +349,9 @@ def main() -> None:
     p.add_argument("--family", choices=list(FAMILIES), default="table2")
     p.add_argument("--paper-config", type=Path, default=ROOT / "config" / "paper.yaml",
                    help="keyword: the schedule a paper-scale run would have")
-    p.add_argument("--out", type=Path, help="default bench/results/<the family's JSON>")
+    p.add_argument("--out", type=Path, help="default studies/snell2021/results/<the family's JSON>")
     a = p.parse_args()
-    a.out = a.out or ROOT / "bench" / "results" / FAMILIES[a.family]
+    a.out = a.out or ROOT / "studies" / "snell2021" / "results" / FAMILIES[a.family]
     # the readers move a corrupt workflow output aside; point their results root away from --results so nothing
     # there is ever moved (a bad file stops the script with its name instead)
     os.environ[RESULTS_ROOT_ENV] = str(a.out.resolve().parent)

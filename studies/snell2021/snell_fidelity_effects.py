@@ -1,5 +1,5 @@
 """Small measured effects of Snell et al. 2021 deviations that need a copy model or a finished run's tables
-(docs/deviations.md, Snell "Remaining differences"), one JSON per measure in ``bench/results/``.
+(docs/deviations.md, Snell "Remaining differences"), one JSON per measure in ``studies/snell2021/results/``.
 
 ``--measure option`` (row 4; the default): one copy run of config/paper.yaml's snell2021 block (default
 ``copy_same``: permutations of 40 of 40 words, width 256, batch 128) cut to a few seeds and steps, trained twice
@@ -29,9 +29,9 @@ under ``--results``), the matched null (A maximised over checkpoints against shu
 A(α, β^uf) and A(α, β), per seed and as the mean, and the excess over each. Writes
 ``snell_matched_null_effect.json``.
 
-    python bench/snell_fidelity_effects.py [--run copy_same] [--seeds 4] [--steps 61] [--threads 2]
-    python bench/snell_fidelity_effects.py --measure heldout --results results_paper [--config config/paper.yaml]
-    python bench/snell_fidelity_effects.py --measure matched_null --results results [--config config/config.yaml]
+    python studies/snell2021/snell_fidelity_effects.py [--run copy_same] [--seeds 4] [--steps 61] [--threads 2]
+    python studies/snell2021/snell_fidelity_effects.py --measure heldout --results results_paper [--config config/paper.yaml]
+    python studies/snell2021/snell_fidelity_effects.py --measure matched_null --results results [--config config/config.yaml]
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ import pandas as pd
 import torch
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.training.engine import token_hits  # noqa: E402
@@ -234,13 +234,13 @@ def main() -> None:
     a = p.parse_args()
     if a.measure == "option":
         out = option_effect(a)
-        dest = ROOT / "bench" / "results" / f"snell_{a.option}_effect.json"
+        dest = ROOT / "studies" / "snell2021" / "results" / f"snell_{a.option}_effect.json"
     else:
         if a.results is None:
             p.error(f"--measure {a.measure} needs --results")
         torch.set_num_threads(a.threads)
         a.config = a.config or ROOT / "config" / ("paper.yaml" if a.measure == "heldout" else "config.yaml")
-        dest = ROOT / "bench" / "results" / OUTPUTS[a.measure]
+        dest = ROOT / "studies" / "snell2021" / "results" / OUTPUTS[a.measure]
         # the readers move a corrupt workflow output aside: point their results root here, so that nothing under
         # --results is ever moved (a bad file stops the script with its name instead)
         os.environ[RESULTS_ROOT_ENV] = str(dest.parent)

@@ -10,7 +10,7 @@ claims read): per kind the models' final accuracies, successes (final accuracy â
 with its 95% Clopperâ€“Pearson interval (:func:`attnrepro.verdicts.intervals.clopper_pearson`) and the head sets (checked
 equal under both). Writes ``--out``.
 
-    nice -n 10 python bench/snell_multihead_combine.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/mh
+    nice -n 10 python studies/snell2021/snell_multihead_combine.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/mh
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.verdicts.intervals import clopper_pearson  # noqa: E402
@@ -54,7 +54,8 @@ def main() -> None:
     p.add_argument("--reuse", type=Path, required=True, help="a finished run (combine: sum) of --config, read only")
     p.add_argument("--work", type=Path, required=True)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "snell_multihead_combine.json")
+    p.add_argument("--out", type=Path,
+                   default=ROOT / "studies" / "snell2021" / "results" / "snell_multihead_combine.json")
     a = p.parse_args()
     block = yaml.safe_load(a.config.read_text())["snell2021"]
     if block["multihead"].get("combine", "sum") != "sum":

@@ -1,4 +1,4 @@
-"""The Snell copy block at the paper's scale as committed tables (issue 28), from a run of config/paper.yaml.
+"""The Snell copy block at the paper's scale as committed tables, from a run of config/paper.yaml.
 
 Reads the working directory of a Snakemake run of the paper config's copy targets, e.g.
 
@@ -7,12 +7,12 @@ Reads the working directory of a Snakemake run of the paper config's copy target
 
 and writes, from whichever copy runs that directory holds:
 
-- ``bench/results/claims_snell_paper.{csv,md}``: ``attnrepro claims`` (the workflow's claims step) over the
+- ``workflow/reference/claims_snell_paper.{csv,md}``: ``attnrepro claims`` (the workflow's claims step) over the
   config's ``snell2021_copy*`` claim sources that exist there;
-- ``bench/results/snell_copy_failures.csv``: each run's failure-rate curve (its ``failures.csv``: run, step,
+- ``studies/snell2021/results/snell_copy_failures.csv``: each run's failure-rate curve (its ``failures.csv``: run, step,
   n_seeds, n_below) stacked.
 
-    python bench/snell_paper_claims.py --workdir /tmp/run_paper [--config config/paper.yaml] [--out-dir bench/results]
+    python studies/snell2021/snell_paper_claims.py --workdir /tmp/run_paper [--config config/paper.yaml] [--out-dir DIR]
 
 ``--merge``: the directory holds only some of the block's runs, none of which any claim reads (the frozen-uniform
 runs: every copy claim is of the learned model). Their failure curves replace those runs' rows of the committed
@@ -21,7 +21,7 @@ directory).
 
 ``--table2``: instead, Table 2's copy row (``snell2021_table2``: the 40-of-60 control learned, frozen-uniform and its
 bag-of-words proxy; target ``results_paper/analysis/snell2021/table2/summary.csv``) as
-``bench/results/claims_snell_paper_table2.{csv,md}``.
+``workflow/reference/claims_snell_paper_table2.{csv,md}``.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro import cli
@@ -72,7 +72,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--workdir", type=Path, required=True, help="the run's snakemake --directory")
     ap.add_argument("--config", type=Path, default=ROOT / "config" / "paper.yaml")
-    ap.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
+    ap.add_argument("--out-dir", type=Path, help="one folder for all its tables (default: the claims tables in "
+                    "workflow/reference/, the failure curves in studies/snell2021/results/)")
     ap.add_argument("--merge", action="store_true", help="add runs no claim reads to the committed tables")
     ap.add_argument("--table2", action="store_true", help="Table 2's copy row instead of the copy block")
     args = ap.parse_args()
@@ -81,7 +82,8 @@ def main() -> None:
     sources = copy_sources(config, args.workdir.resolve(), prefix)
     if not sources:
         sys.exit(f"{args.workdir}: no {prefix}* table of {args.config.name} there; run its targets first")
-    out = args.out_dir
+    tables = args.out_dir or ROOT / "workflow" / "reference"
+    out = args.out_dir or ROOT / "studies" / "snell2021" / "results"
     if args.merge:  # the claims step only to check that no claim reads these runs; its table is not kept
         with tempfile.TemporaryDirectory() as tmp:
             read = claims_table(sources, config, Path(tmp) / "claims.csv")
@@ -89,10 +91,10 @@ def main() -> None:
             sys.exit(f"--merge: claims read {sorted(set(read.experiment))}; run the whole copy block in one "
                      "directory instead")
     else:
-        claims_table(sources, config, out / ("claims_snell_paper_table2.csv" if args.table2 else
+        claims_table(sources, config, tables / ("claims_snell_paper_table2.csv" if args.table2 else
                                              "claims_snell_paper.csv"))
     if args.table2:
-        print(f"Table 2's copy row: {out / 'claims_snell_paper_table2.csv'}")
+        print(f"Table 2's copy row: {tables / 'claims_snell_paper_table2.csv'}")
         return
     curves = pd.concat([pd.read_csv(Path(s["path"]).with_name("failures.csv")) for s in sources
                         if Path(s["path"]).with_name("failures.csv").is_file()], ignore_index=True)

@@ -1,4 +1,4 @@
-"""Shared helpers of bench/snell_best_checkpoint.py's modes (deviations.md, Snell rows 11, 13, 20, 21): a Snell et
+"""Shared helpers of studies/snell2021/snell_best_checkpoint.py's modes (deviations.md, Snell rows 11, 13, 20, 21): a Snell et
 al. 2021 run retrained through the project's CLI (``attnrepro snell2021 train | export``) and Table 2's row read as
 the claims read it (:func:`claim_readings`: the median over seeds above 0 by a rank interval)."""
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "src") not in sys.path:
     sys.path.insert(0, str(ROOT / "src"))
 

@@ -15,7 +15,7 @@ alone and stacked, their difference, and the seed-to-seed spread (sd over the st
 dropout 0 (``control``): a member alone and stacked then differ only by the stack's shared padding and the
 batched arithmetic, so what remains above it is dropout's.
 
-    nice -n 10 python bench/snell_stack_dropout.py --data /tmp/run_default2/results/data/bible
+    nice -n 10 python studies/snell2021/snell_stack_dropout.py --data /tmp/run_default2/results/data/bible
         --work /tmp/snell_rows/stack [--seeds 3] [--steps 300] [--hidden 16]
 """
 
@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.io import read_parquet  # noqa: E402
@@ -116,7 +116,7 @@ def main() -> None:
     p.add_argument("--hidden", type=int, default=16)
     p.add_argument("--dropout", type=float, default=0.5)
     p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "snell_stack_dropout.json")
+    p.add_argument("--out", type=Path, default=ROOT / "studies" / "snell2021" / "results" / "snell_stack_dropout.json")
     a = p.parse_args()
     config = a.config.resolve()
     result = {"benchmark": "snell_stack_dropout",

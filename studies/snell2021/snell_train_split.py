@@ -1,5 +1,5 @@
 """Snell et al. 2021, deviations.md's Snell row 21: App. A.4's Table 7 ("the same results as Table 2, except that
-the statistics is calculated over the training set") at the demo's scale — bench/snell_best_checkpoint.py's
+the statistics is calculated over the training set") at the demo's scale — studies/snell2021/snell_best_checkpoint.py's
 ``--mode train_split``.
 
 The Table 2 row ``cls_<set>`` of ``--config``'s snell2021 block with ``table2.train_sample`` = ``--train-sample``
@@ -13,7 +13,7 @@ Table 7's claim ``classification_train_split_alpha_agrees_with_beta_uf`` (A(α, 
 the same column over its matched null, beside the held-out claim and its − Â. Writes
 ``snell_train_split_effect.json``.
 
-    nice -n 10 python bench/snell_best_checkpoint.py --mode train_split --reuse /tmp/run_default2/results
+    nice -n 10 python studies/snell2021/snell_best_checkpoint.py --mode train_split --reuse /tmp/run_default2/results
         --work /tmp/snell_row21/n200 [--set rotten_tomatoes] [--train-sample 200] [--label demo]
 """
 

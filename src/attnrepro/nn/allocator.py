@@ -7,7 +7,7 @@ step (the stacked gate pre-activations of Snell et al.'s copy model are 430 MB; 
 each), so by default each of them is fresh memory the kernel has to map and zero, page by page, every step.
 Raising both thresholds keeps freed blocks on the heap for the next step's same-sized allocation.
 
-Measured (bench/results/kernel_profile.md, issue 31; same code with and without, alternating): Snell's copy shape
+Measured (bench/kernel_profile.py, issue 31; same code with and without, alternating): Snell's copy shape
 (20 seeds, LSTM 256, 2 threads) 5.44 → 3.38 s per step; the Aitken AED at H = 128, 8 seeds: GRU 0.23 → 0.20, LSTM
 0.38 → 0.25, UGRNN 0.16 → 0.13 s. At the default config's shapes (H = 64, 3 seeds, one thread) the buffers are
 small enough that malloc already reuses them: no change. It changes no number a model computes (allocation only;

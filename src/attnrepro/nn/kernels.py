@@ -8,7 +8,7 @@ their derivatives live in :mod:`attnrepro.nn.cells`; this module only loops.
 
 Everything the loops touch is time-major ([S, T, B, ·]): gx, ∂gx, the h's and the rest of the state (the LSTM's
 c) each in a buffer of its own, so a step reads and writes contiguous blocks and never concatenates [h; c]
-(bench/results/kernel_profile.md: at Snell's copy shape this and the projected embedding table of
+(bench/kernel_profile.py: at Snell's copy shape this and the projected embedding table of
 ``Cell.embedding_projection`` took a step from 9.9 to 6.1 s). The state the caller sees is still one tensor
 [S, B, state_size].
 
@@ -21,7 +21,7 @@ At the default config's shapes (3 seeds, H = 64, one thread) a step's tensors ar
 more in its call than in its arithmetic, so the loops issue as few as they can, all with the same numbers: each
 gate's derivative is written straight into its block of ∂gx / ∂gh (no concatenation per step), every per-step view
 is made once before the loop (``unbind``; indexing [:, t] per step costs as much as a small operator), and a step
-where no sequence is held skips the masking. Measured against the code before (bench/results/kernel_profile.md,
+where no sequence is held skips the masking. Measured against the code before (bench/kernel_profile.py,
 issue 31): the default AED-GRU's training step 1.09–1.14× faster, its recurrence 1.09–1.23×, every number bit for bit.
 """
 
@@ -32,7 +32,7 @@ import warnings
 
 import torch
 
-# Eager on the CPU (bench/results/stacked_training.json, 2 threads, AED H = 128, 8 seeds): compiling costs 5-15 s
+# Eager on the CPU (bench/stacked_training.py, 2 threads, AED H = 128, 8 seeds): compiling costs 5-15 s
 # per job and cell (cold cache; ~4 s warm) and gains little or loses (stacked s/step compiled vs eager: GRU 0.39 vs
 # 0.32, LSTM 0.40 vs 0.51, UGRNN 0.18 vs 0.21), so ~30 short default-workflow jobs would pay minutes for seconds.
 # CUDA: not measured (no GPU lent to issue 16's sessions), so eager too until bench/stacked_training.py --device

@@ -23,7 +23,7 @@ TransformerLens): ``encoder.h`` [S,B,T,H], ``decoder.h`` [S,B,S',H], ``attention
 
 Four options follow the authors' code (``../shared/reference/authors-code.md``) where the project otherwise takes
 PyTorch's conventions; each is off by default, and a model built without them is the model built before they
-existed, draw for draw (docs/deviations.md, Aitken rows; measured by ``bench/aitken_toy_effects.py options``):
+existed, draw for draw (docs/deviations.md, Aitken rows; measured by ``studies/aitken2021/aitken_toy_effects.py options``):
 
 - ``initial_state: learned``: the encoder starts from a learned state h_0 (zeros at the start, one per member),
   not from zeros (VED/AED; AO's cells act on a zero state by definition).
