@@ -88,7 +88,7 @@ def test_an_interrupted_keep_best_run_resumes_to_the_same_best_weights(tmp_path)
     assert all(torch.equal(a[k], b[k]) for k in a)
 
 
-def bench_module():
+def study_module():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("snell_best_checkpoint", ROOT / "studies" / "snell2021" / "snell_best_checkpoint.py")
@@ -99,7 +99,7 @@ def bench_module():
 
 def test_epoch_steps_keeps_the_last_short_batch():
     """Row 11's conversion: 12,308 examples in batches of 64 are 193 steps an epoch (192 full + 1 of 20)."""
-    b = bench_module()
+    b = study_module()
     assert b.epoch_steps(12308, 64, 60) == (193, 11580)
     assert b.epoch_steps(128, 64, 30) == (2, 60)
     assert b.epoch_steps(1, 64, 1) == (1, 1)
@@ -111,7 +111,7 @@ def test_claim_readings_read_the_median_above_zero_by_a_rank_interval():
     """Six seeds all above 0: reproduced; six straddling 0: not decided; the median and mean are the plain ones."""
     import pandas as pd
 
-    b = bench_module()
+    b = study_module()
     rows = pd.DataFrame({"up": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "mixed": [-0.3, -0.2, -0.1, 0.1, 0.2, 0.3]})
     r = b.claim_readings(rows, ["up", "mixed"])
     assert r["up"]["median"] == pytest.approx(0.35) and r["up"]["mean"] == pytest.approx(0.35)
@@ -122,7 +122,7 @@ def test_claim_readings_read_the_median_above_zero_by_a_rank_interval():
 def test_with_paper_options_changes_the_recipe_options_only():
     """The demo block keeps its sizes, seeds and steps; the paper's copy, table2 and classification options move
     in; the proxy keeps its steps, takes the paper's bias and learning rate and evaluates proxy_evals times."""
-    b = bench_module()
+    b = study_module()
     demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["snell2021"]
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     before = copy.deepcopy(demo)
@@ -144,7 +144,7 @@ def test_with_paper_options_changes_the_recipe_options_only():
 
 
 def test_with_paper_options_gives_translation_the_authors_model_and_proxy():
-    b = bench_module()
+    b = study_module()
     demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["snell2021"]
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     tr = b.with_paper_options(demo, paper, 10)["translation"]

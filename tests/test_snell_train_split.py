@@ -15,7 +15,7 @@ from attnrepro.errors import AttnReproError
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def bench_module():
+def study_module():
     sys.path.insert(0, str(ROOT / "studies" / "snell2021"))
     try:
         spec = importlib.util.spec_from_file_location("snell_train_split", ROOT / "studies" / "snell2021" / "snell_train_split.py")
@@ -34,7 +34,7 @@ def test_with_train_sample_records_on_the_rows_learned_and_uniform_runs_only():
     """200 pairs (above the demo's copy runs' n_eval of 100, which the config check bounds for every row, but within
     the classification runs' 500): the learned and uniform runs of cls_rotten_tomatoes record them, the proxy not;
     the block is not changed; beyond the runs' n_eval, or 0, is refused naming n_eval."""
-    b = bench_module()
+    b = study_module()
     block = demo_block()
     before = copy.deepcopy(block)
     specs, roles = b.with_train_sample(block, 200, "cls_rotten_tomatoes")
@@ -51,7 +51,7 @@ def test_train_split_readings_are_the_claims_steps_verdicts():
     """Six seeds: Table 7's column all above 0 is reproduced, its matched-null variant straddling 0 is not decided
     (rank interval [-0.3, 0.3] at n = 6); a model below the classification gate (token_acc 0.5 < 0.6) is not
     tested. The reference is Table 7's SST 0.2182 − 0.0848."""
-    b = bench_module()
+    b = study_module()
     rows = pd.DataFrame({"seed": range(6), "token_acc": [0.7] * 6,
                          "A_alpha_beta_uf_train_excess": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6],
                          "A_alpha_beta_uf_train_excess_null": [-0.3, -0.2, -0.1, 0.1, 0.2, 0.3],
