@@ -22,8 +22,8 @@ median step is the evaluation (the run's own held-out set and probes). A job's p
 for ``copy_same``. The block: ``rounds`` candidates rounds (until ``n_good`` good and ``n_bad`` bad heads are
 labelled, at most ``max_rounds``; the yield of good and bad heads at the paper's scale is not known before the run,
 so the script reports the totals for every number of rounds, and the rounds the default config's measured yield
-would need: studies/snell2021/results/snell_multihead_effects.json) and one K-head job per kind (three), one job at a time on
-``--cores 2``. Writes ``bench/results/snell_multihead_cost.json``; ``--predict-only`` recomputes its prediction.
+would need: studies/snell2021/results/snell_multihead_effects.json) and one K-head job per kind (three), one job
+at a time on ``--cores 2``. Writes ``bench/results/snell_multihead_cost.json``; ``--predict-only`` recomputes its prediction.
 
     nice -n 10 python bench/snell_multihead_cost.py [--config config/paper.yaml] [--steps 3] [--candidates 32]
                                                     [--threads 4] [--copy-seconds 1558]

@@ -1,4 +1,4 @@
-"""The committed claims tables (``workflow/reference/claims_config.*`` and ``claims_paper_slice.*``, issue 34) are what
+"""The committed claims tables (``workflow/reference/claims_config.*`` and ``claims_paper_slice.*``) are what
 today's code writes: its columns, its verdict rules, its per-claim table."""
 
 import math

@@ -91,7 +91,8 @@ def test_an_interrupted_keep_best_run_resumes_to_the_same_best_weights(tmp_path)
 def study_module():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("snell_best_checkpoint", ROOT / "studies" / "snell2021" / "snell_best_checkpoint.py")
+    spec = importlib.util.spec_from_file_location("snell_best_checkpoint",
+                                                  ROOT / "studies" / "snell2021" / "snell_best_checkpoint.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod

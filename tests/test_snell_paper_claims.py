@@ -1,4 +1,4 @@
-"""studies/snell2021/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory (issue 28)."""
+"""studies/snell2021/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory."""
 
 import sys
 

@@ -18,7 +18,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def study_module():
     sys.path.insert(0, str(ROOT / "studies" / "snell2021"))
     try:
-        spec = importlib.util.spec_from_file_location("snell_train_split", ROOT / "studies" / "snell2021" / "snell_train_split.py")
+        spec = importlib.util.spec_from_file_location("snell_train_split",
+                                                      ROOT / "studies" / "snell2021" / "snell_train_split.py")
         mod = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(mod)
         return mod

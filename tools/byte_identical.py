@@ -1,6 +1,7 @@
 """Do two runs of one config in two directories give the same bytes?
 
-    python tools/byte_identical.py [--config config/smoke.yaml] [--cores 2] [--out tools/results/byte_identical_smoke.json]
+    python tools/byte_identical.py [--config config/smoke.yaml] [--cores 2] \
+        [--out tools/results/byte_identical_smoke.json]
 
 Runs the config from scratch in two fresh directories, one after the other, and compares the SHA-256 of every file
 under the config's results root. Left out, and counted in the JSON: logs and benchmark files (they hold timings)

@@ -27,8 +27,8 @@ Writes ``--out`` (default ``studies/aitken2021/results/aitken_deviation_effects.
 Decodes run on one thread; the whole script took 32 s on the shared 2-core machine (2026-11-26).
 
 ``--measure testset`` (row "test set": the authors analyse 200 test sequences, the workflow the ``export.n_examples``
-exported, 1,000 in the paper configs) writes ``--out`` (default ``studies/aitken2021/results/aitken_testset_effect.json``). For
-every recurrent experiment of ``--config`` it reads the exports as ``attnrepro aitken2021 analyze`` does and calls
+exported, 1,000 in the paper configs) writes ``--out``
+(default ``studies/aitken2021/results/aitken_testset_effect.json``). For every recurrent experiment of ``--config`` it reads the exports as ``attnrepro aitken2021 analyze`` does and calls
 the same :func:`attnrepro.aitken2021.analysis.analyze_exports`, first on the whole export (checked against the
 run's summary.csv) and then on ``--draws`` random ``--sample``-subsets of the exported examples (draw d from
 ``numpy.random.default_rng([TESTSET_SEED, d])``; one subset per draw, shared by every seed and experiment, as one
@@ -39,7 +39,8 @@ from the full set's, and per seed the measure's spread. ``--cache FILE`` keeps t
 run with more ``--draws`` analyses only the further ones (each draw has its own seed: the first are the same). On
 the paper slice a draw of the six experiments took about 12 s of one core (2026-11-26).
 
-    python studies/aitken2021/aitken_deviation_effects.py --results /tmp/run_default/results [--config config/config.yaml]
+    python studies/aitken2021/aitken_deviation_effects.py --results /tmp/run_default/results \
+        [--config config/config.yaml]
     python studies/aitken2021/aitken_deviation_effects.py --measure testset --results results_paper_slice \
         --config config/paper_slice.yaml [--draws 200] [--sample 200]
 """

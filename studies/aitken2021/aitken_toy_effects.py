@@ -19,12 +19,13 @@ sequences, all exported), its training block (Adam lr 0.02 × 0.999 per step, ep
 ``--steps``, and its model block for the arch with ``--hidden``. Every command runs on the CPU with one torch
 thread, under ``nice`` (the machine is shared). Writes ``--work`` (the arms' data, models, exports and analyses;
 a stage whose output exists is skipped, so a rerun reads the arms) and ``--out`` (default
-``studies/aitken2021/results/aitken_toy_effects_<comparison>.json``): per arm and arch the four commands with their wall time
-(null where an earlier invocation ran the stage), the measures per seed and their means, and for reversal the
+``studies/aitken2021/results/aitken_toy_effects_<comparison>.json``): per arm and arch the four commands with
+their wall time (null where an earlier invocation ran the stage), the measures per seed and their means, and for reversal the
 side reading of :func:`mirror_reading`. 2026-11-26 on the shared 2-core machine: a training took 110–116 s (AED)
 or 75–98 s (AO), data, export and analysis 5–13 s each; ``lengths`` 4.6 min, ``reversal --archs aed ao`` 8.5 min.
 
-    python studies/aitken2021/aitken_toy_effects.py lengths --work /tmp/aitken_toy [--steps 1000 --hidden 64 --seeds 0 1]
+    python studies/aitken2021/aitken_toy_effects.py lengths --work /tmp/aitken_toy \
+        [--steps 1000 --hidden 64 --seeds 0 1]
     python studies/aitken2021/aitken_toy_effects.py reversal --work /tmp/aitken_toy --archs aed ao
     python studies/aitken2021/aitken_toy_effects.py options --work /tmp/aitken_toy [--labels baseline "init aitken"]
 """

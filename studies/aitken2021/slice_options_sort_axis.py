@@ -1,7 +1,8 @@
 """One axis of docs/deviations.md M11: the slice's distinct-letter sorts trained on one CPU without and with the
 authors' model options, as per-seed ``summary.csv`` columns and their medians.
 
-    python studies/aitken2021/slice_options_sort_axis.py --without DIR_A --with DIR_B [--out studies/aitken2021/results/slice_options_sort_axis.json]
+    python studies/aitken2021/slice_options_sort_axis.py --without DIR_A --with DIR_B \
+        [--out studies/aitken2021/results/slice_options_sort_axis.json]
 
 Each DIR is a Snakemake working directory holding ``results_paper_slice/analysis/<experiment>/summary.csv``: DIR_A a
 run of config/paper_slice.yaml as of 2adb9bc (no options) for the two sorts' summaries, DIR_B the committed slice run.

@@ -13,7 +13,8 @@ always read from ``--reuse`` (its spec does not depend on these settings; β^px 
 ``--reuse`` at the config's settings, the final model's Δ is compared with the finished run's export
 (``check_final_delta``: largest |difference|).
 
-    nice -n 10 python studies/snell2021/snell_best_checkpoint.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/best
+    nice -n 10 python studies/snell2021/snell_best_checkpoint.py --reuse /tmp/run_default2/results
+        --work /tmp/snell_rows/best
         [--set rotten_tomatoes] [--seeds 6] [--steps 3000 --eval-every 250] [--threads 1] [--label demo]
 
 ``--mode proxy_epochs`` (row 11: steps, not epochs): the Table 2 row ``--row`` (``cls_<set>`` or ``mt_<set>``) of a

@@ -7,7 +7,8 @@ Every family reads under ``--results`` (read only: a bad file is named, never mo
 sets, the translation sets) the runs that :func:`attnrepro.snell2021.config.analyses` names for it:
 ``models/snell2021/<run>/probes.parquet`` of the learned, uniform, proxy (and frozen-β) runs, the learned run's and
 the proxy's ``metrics.csv``, the exported ``activations/snell2021/<learned>/saliency.parquet``, and the run's own
-``analysis/snell2021/<row>/summary.csv``. Writes ``--out`` (default ``studies/snell2021/results/snell_deviation_effects.json``):
+``analysis/snell2021/<row>/summary.csv``. Writes ``--out``
+(default ``studies/snell2021/results/snell_deviation_effects.json``):
 
 - ``proxy_evaluation`` (row 12): per Table 2 row, the proxy's evaluation steps, the one of least held-out loss
   (:func:`~attnrepro.snell2021.agreement_table.best_proxy_step`, what Table 2 reads) and the last one. Where they

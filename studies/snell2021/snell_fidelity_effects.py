@@ -30,8 +30,10 @@ A(α, β^uf) and A(α, β), per seed and as the mean, and the excess over each. 
 ``snell_matched_null_effect.json``.
 
     python studies/snell2021/snell_fidelity_effects.py [--run copy_same] [--seeds 4] [--steps 61] [--threads 2]
-    python studies/snell2021/snell_fidelity_effects.py --measure heldout --results results_paper [--config config/paper.yaml]
-    python studies/snell2021/snell_fidelity_effects.py --measure matched_null --results results [--config config/config.yaml]
+    python studies/snell2021/snell_fidelity_effects.py --measure heldout --results results_paper \
+        [--config config/paper.yaml]
+    python studies/snell2021/snell_fidelity_effects.py --measure matched_null --results results \
+        [--config config/config.yaml]
 """
 
 from __future__ import annotations

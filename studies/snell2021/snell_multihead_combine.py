@@ -10,7 +10,8 @@ claims read): per kind the models' final accuracies, successes (final accuracy â
 with its 95% Clopperâ€“Pearson interval (:func:`attnrepro.verdicts.intervals.clopper_pearson`) and the head sets (checked
 equal under both). Writes ``--out``.
 
-    nice -n 10 python studies/snell2021/snell_multihead_combine.py --reuse /tmp/run_default2/results --work /tmp/snell_rows/mh
+    nice -n 10 python studies/snell2021/snell_multihead_combine.py --reuse /tmp/run_default2/results
+        --work /tmp/snell_rows/mh
 """
 
 from __future__ import annotations

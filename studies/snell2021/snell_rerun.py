@@ -1,4 +1,4 @@
-"""Shared helpers of studies/snell2021/snell_best_checkpoint.py's modes (deviations.md, Snell rows 11, 13, 20, 21): a Snell et
+"""Shared helpers of snell_best_checkpoint.py's modes (deviations.md, Snell rows 11, 13, 20, 21): a Snell et
 al. 2021 run retrained through the project's CLI (``attnrepro snell2021 train | export``) and Table 2's row read as
 the claims read it (:func:`claim_readings`: the median over seeds above 0 by a rank interval)."""
 

@@ -1,6 +1,6 @@
 """Snell et al. 2021, deviations.md's Snell row 21: App. A.4's Table 7 ("the same results as Table 2, except that
-the statistics is calculated over the training set") at the demo's scale — studies/snell2021/snell_best_checkpoint.py's
-``--mode train_split``.
+the statistics is calculated over the training set") at the demo's scale — snell_best_checkpoint.py's ``--mode
+train_split``.
 
 The Table 2 row ``cls_<set>`` of ``--config``'s snell2021 block with ``table2.train_sample`` = ``--train-sample``
 (:func:`with_train_sample`): its learned and uniform runs trained again through the project's CLI (``attnrepro
