@@ -1,4 +1,4 @@
-"""Activation export and the Aitken decomposition of one model at default scale (issue 7, benchmark 3: under 10 s;
+"""Activation export and the Aitken decomposition of one model at default scale (target: under 10 s;
 MB/s written and read).
 
 The default config's AED-GRU (hidden 64) on one-to-one, 3 stacked seeds trained briefly (timing does not depend on

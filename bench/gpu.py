@@ -1,4 +1,4 @@
-"""The workflow on a real GPU (issue 26): what the device measures, and the one JSON it all goes into.
+"""The workflow on a real GPU: what the device measures, and the one JSON it all goes into.
 
 ``measure`` (run on the GPU machine): the device (name, torch, CUDA, driver), its large-matmul rates (fp32 and
 TF32), and Snell et al.'s copy setting (LSTM width 256, L = 40, batch 128): 20 stacked seeds against 20 one-seed runs

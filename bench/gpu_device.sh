@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The GPU lease's one command (issue 26), run in the repository root of the device machine with the wheels of the
+# The GPU lease's one command, run in the repository root of the device machine with the wheels of the
 # packages its image lacks in .whl (snakemake and its plugins, jsonschema, bagit, rocrate, ...):
 #
 #   bash bench/gpu_device.sh    (OUT: the folder whose files come back; BUDGET: seconds, default 530;
 #                               SKIP_INSTALL=1: the environment has everything, e.g. to try the script on a CPU)
 #
-# Stages, each with its own time limit inside BUDGET, in the order the issue's acceptance needs them:
+# Stages, each with its own time limit inside BUDGET, most needed first:
 #   1. install: the wheels, then the project (pip install --no-deps -e .)
 #   2. the device tests (tests/unit/training/test_devices.py, CPU and CUDA) -> gpu_tests.log;
 #      beside them, Snell et al.'s copy block of config/paper.yaml (20 seeds; 40 of 40, 40 of 60, the mixture,
@@ -61,9 +61,9 @@ say "device tests: rc $? ($(tail -n 1 "$W/gpu_tests.log"))"
 pack
 wait $BLOCK
 say "copy block: $(tail -n 1 "$W/snell_block.log")"
-python3 bench/snell_paper_claims.py --workdir "$RUN" --out-dir "$W" > "$W/snell_claims.log" 2>&1
+python3 studies/snell2021/snell_paper_claims.py --workdir "$RUN" --out-dir "$W" > "$W/snell_claims.log" 2>&1
 say "copy claims: rc $? ($(tail -n 1 "$W/snell_claims.log"))"
-python3 bench/snell_paper_claims.py --workdir "$RUN" --out-dir "$W" --table2 >> "$W/snell_claims.log" 2>&1
+python3 studies/snell2021/snell_paper_claims.py --workdir "$RUN" --out-dir "$W" --table2 >> "$W/snell_claims.log" 2>&1
 say "Table 2's copy row: rc $?"
 ( cd "$RUN" && tar czf "$W/snell_run.tgz" results_paper/analysis results_paper/logs results_paper/benchmarks \
       $(ls results_paper/models/snell2021/*/metrics.csv 2>/dev/null) ) 2>> "$W/snell_claims.log"

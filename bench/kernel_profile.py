@@ -1,4 +1,4 @@
-"""Where a training step's time goes in the models the recurrent op runs (issue 31).
+"""Where a training step's time goes in the models the recurrent op runs.
 
 Snell et al.'s copy model at the authors' shape (20 stacked seeds, LSTM width 256, L = 40, batch 128) and Aitken
 et al.'s AED at H = 128 with 8 stacked seeds (GRU, LSTM, UGRNN; bench/stacked_training.py's problem), and the

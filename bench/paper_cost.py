@@ -1,4 +1,4 @@
-"""The paper config's cost, predicted from measurements (issue 17): seconds per training step of every distinct
+"""The paper config's cost, predicted from measurements: seconds per training step of every distinct
 model of config/paper.yaml on this CPU, and the paper slice's measured jobs for the rest.
 
 ``measure``: for each distinct training shape of ``--config`` (architecture, cell, width, depth, task), a short run
@@ -12,7 +12,7 @@ core-hours. Training: steps × measured seconds per step × the evaluation overh
 (its train jobs' wall time over steps × seconds per step). Other rules: the paper slice's own jobs
 (bench/results/workflow_paper_slice.json, the papers' data sizes), scaled by seeds where a job handles every seed;
 a rule the slice did not run says so. Fig. 6's jobs (rules snell2021_candidates, snell2021_multihead): from
-bench/results/snell_multihead_cost.json when it exists. Writes ``bench/results/paper_cost.{json,md}``.
+bench/results/snell_multihead_cost.json when it exists. Writes ``workflow/reference/paper_cost.{json,md}``.
 
     python bench/paper_cost.py measure [--config config/paper.yaml] [--threads 2] [--only NAME ...]  (--only: merged)
     python bench/paper_cost.py measure --snell   (the snell2021 block's runs, merged)
@@ -40,6 +40,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
+REFERENCE = ROOT / "workflow" / "reference"  # the cost table the workflow reads
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.run import budget, cluster  # noqa: E402
@@ -325,7 +326,7 @@ def table(args) -> None:
            "rows": rows, "largest_job_by_rule": peak, "core_hours_by_rule": core_h,
            "core_hours_measured": sum(core_h.values()),
            "not_measured": [f"{r['rule']}:{r['job']}" for r in rows if r["s"] is None]}
-    (RESULTS / "paper_cost.json").write_text(json.dumps(out, indent=1) + "\n")
+    (REFERENCE / "paper_cost.json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"Predicted cost of config/paper.yaml on this CPU ({threads} threads per job), from "
              "bench/results/paper_step_times.json and the paper slice's jobs (workflow_paper_slice.json).", "",
              "| rule | job | jobs | predicted s per job | peak memory (MB) | from |", "|---|---|---|---|---|---|"]
@@ -333,7 +334,7 @@ def table(args) -> None:
               if r["s"] is not None else f"| {r['rule']} | {r['job']} | {r['n_jobs']} | – | – | {r['source']} |"
               for r in rows]
     lines += ["", *summary_lines(out)]
-    (RESULTS / "paper_cost.md").write_text("\n".join(lines) + "\n")
+    (REFERENCE / "paper_cost.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 
@@ -403,7 +404,7 @@ def main() -> None:
     sub.add_parser("resources")
     args = p.parse_args()
     if args.cmd == "resources":
-        need = needed_resources(json.loads((RESULTS / "paper_cost.json").read_text()))
+        need = needed_resources(json.loads((REFERENCE / "paper_cost.json").read_text()))
         print("\n".join(f"{r}: {{mem_mb: {v['mem_mb']}, runtime: {v['runtime']}}}" for r, v in need.items()))
     else:
         measure(args) if args.cmd == "measure" else table(args)

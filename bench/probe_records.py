@@ -1,4 +1,4 @@
-"""What a Snell et al. run's probe records cost at each evaluation, outside the model (issue 31): building the rows,
+"""What a Snell et al. run's probe records cost at each evaluation, outside the model: building the rows,
 pickling them (the engine keeps each evaluation's records on disk until the run ends), reading them back and
 turning them into the Parquet table. Per-row float32 arrays in an object column (the records before 2026-11-29)
 against one Arrow ``list<float32>`` column per probe (:func:`attnrepro.io.ragged_prefixes`), at the default

@@ -1,8 +1,8 @@
 """The recurrent kernel (attnrepro.nn.kernels) on its own: which point-wise implementation each device gets.
 
 For each cell and shape, the time of one forward + backward pass of ``Cell.sequence`` over a masked sequence:
-``autograd`` (autograd through a loop of ``Cell.step``: the op before issue 16), ``eager`` (hand-written backward,
-point-wise functions run op by op) and ``compiled`` (the same with torch.compile'd point-wise functions). Shapes:
+``autograd`` (autograd through a loop of ``Cell.step``: the op before the hand-written backward), ``eager``
+(hand-written backward, point-wise functions run op by op) and ``compiled`` (the same with torch.compile'd point-wise functions). Shapes:
 the stacked-training benchmark's (AED H = 128, batch 128, T = 20, 8 seeds and 1) and Snell's copy task (LSTM 256,
 batch 128, T = 41, 20 seeds and 1). Then the compile cost, each in a fresh process: with an empty Inductor cache
 (``cold``: a job on a new machine), with the cache the cold run left (``warm``: every later job), and the cost of a

@@ -1,5 +1,5 @@
 """Run every benchmark of bench/ and write their results side by side: bench/results/*.json and the table
-bench/results/summary.md (issue 7). Benchmarks are not tests; nothing here asserts a time.
+bench/results/summary.md. Benchmarks are not tests; nothing here asserts a time.
 
 Usage: python bench/run_all.py [--quick] [--summary-only] [--dry-run]
     --quick         fewer steps and repeats (a check that every benchmark runs, not numbers to publish)
@@ -22,6 +22,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
+TOOL_RESULTS = ROOT / "tools" / "results"  # the two regression tools it also runs write theirs there
 FRESH = Path(tempfile.gettempdir()) / "attnrepro_bench_config"  # the default run kept for claims_stable.py
 
 
@@ -36,13 +37,13 @@ def commands(quick: bool) -> list[list[str]]:
         [py, "bench/snell_copy.py", *(["--seeds", "2", "--short", "1", "--long", "2", "--peer-like", "2"]
                                       if quick else []), *reps],
         [py, "bench/workflow.py", "--config", "config/smoke.yaml"],
-        [py, "bench/byte_identical.py", "--config", "config/smoke.yaml"],
+        [py, "tools/byte_identical.py", "--config", "config/smoke.yaml"],
         *([] if quick else [
             [py, "bench/workflow.py", "--config", "config/config.yaml", "--keep", str(FRESH)],
-            # issue 34: the fresh default run's verdicts against the committed table (its exit status 1, a row
+            # the fresh default run's verdicts against the committed table (its exit status 1, a row
             # that moved without being fragile, is a result for the summary, not a failure of the benchmark)
-            [py, "bench/claims_stable.py", "bench/results/claims_config.csv", str(FRESH / "results" / "claims.csv"),
-             "--json", "bench/results/claims_stable_config.json"]]),
+            [py, "tools/claims_stable.py", "workflow/reference/claims_config.csv",
+             str(FRESH / "results" / "claims.csv"), "--json", "tools/results/claims_stable_config.json"]]),
     ]
 
 
@@ -52,18 +53,19 @@ def verdict(measured: float, target: float, higher_is_better: bool = False) -> s
     return "met" if ok else f"**missed** by {abs(measured - target) / target:.0%}"
 
 
-# whole-workflow targets: issue 7 (default, smoke), issue 17 (the paper slice finishes on this CPU in 2 h)
+# whole-workflow targets: the default and smoke runs' limits, and the paper slice finishing on this CPU in 2 h
 WORKFLOW_TARGETS = {"workflow_smoke": (5 * 60, "≤ 5 min"), "workflow_config": (30 * 60, "≤ 30 min"),
                     "workflow_paper_slice": (2 * 3600, "≤ 2 h")}
-ISSUE16_WORKFLOW_S = 21.8 * 60  # the default run's time when issue 16 was filed
-PEER_RATIO, FLOOR_FRACTION = 1.3, 0.8  # issue 31: per seed vs a one-seed nn.LSTM model; share of the matmul floor
-TRAINING_CUT = 0.30  # issue 31: the default workflow's summed training time, down by at least this
+BEFORE_SNELL_WORKFLOW_S = 21.8 * 60  # the default run's time before Snell et al. joined the DAG
+PEER_RATIO, FLOOR_FRACTION = 1.3, 0.8  # per seed vs a one-seed nn.LSTM model; share of the matmul floor
+TRAINING_CUT = 0.30  # the default workflow's summed training time, down by at least this
 NOTES = RESULTS / "summary_notes.md"  # hand-written notes that no JSON holds, appended as they are
 
 
 def summary_rows() -> list[str]:
     rows = ["| benchmark | result | target | verdict |", "|---|---|---|---|"]
-    for path in sorted(RESULTS.glob("*.json")):
+    tools = [*TOOL_RESULTS.glob("byte_identical*.json"), *TOOL_RESULTS.glob("claims_stable*.json")]
+    for path in sorted([*RESULTS.glob("*.json"), *tools], key=lambda p: p.name):
         r = json.loads(path.read_text())
         name = path.stem
         if name == "stacked_training":
@@ -98,7 +100,7 @@ def summary_rows() -> list[str]:
                             f"{r['arithmetic']['matmul_gflops']:.0f} GFLOP/s) over the estimated run | "
                             f"{floor:.2f} of the floor | ≥ {FLOOR_FRACTION:g} | "
                             f"{verdict(floor, FLOOR_FRACTION, higher_is_better=True)} |")
-        elif r.get("benchmark") == "training_time":  # issue 31: the default's training jobs, two runs on one machine
+        elif r.get("benchmark") == "training_time":  # the default's training jobs, two runs on one machine
             m = r.get("models")
             same = (f"; models and metrics: {m['n_files'] - len(m['differ'])} of {m['n_files']} files byte-identical"
                     if m else "")
@@ -119,7 +121,7 @@ def summary_rows() -> list[str]:
                 rows.append(f"| one training step, {shape}, before ({what}) and now, least of {r['rounds']} "
                             f"alternating rounds | {b:.4f} → "
                             f"{t:.4f} s/step ({b / t:.2f}×) | – | – |")
-        elif name == "probe_records":  # issue 31: a Snell run's records at each evaluation, outside the model
+        elif name == "probe_records":  # a Snell run's records at each evaluation, outside the model
             t = r["seconds"]
             rows.append(f"| Snell probe records of one evaluation ({r['rows']:,} rows of α and β): rows built, "
                         f"pickled, read back, tabled | per-row arrays {t['per_row_arrays']:.3f} s, Arrow lists "
@@ -134,18 +136,18 @@ def summary_rows() -> list[str]:
             target, text = WORKFLOW_TARGETS.get(name, (30 * 60, "≤ 30 min"))
             mem = "" if name != "workflow_config" else f"; largest job {verdict(r['peak_job_rss_mb'], 4096)} (≤ 4 GB)"
             extra, extra_verdict = "", ""
-            if name == "workflow_config":  # issue 16, target 3: no slower than before Snell joined the DAG
-                extra = f"; issue 16: ≤ {ISSUE16_WORKFLOW_S / 60:.1f} min"
-                extra_verdict = f"; issue 16 target {verdict(r['wall_s'], ISSUE16_WORKFLOW_S)}"
+            if name == "workflow_config":  # no slower than before Snell joined the DAG
+                extra = f"; before Snell: ≤ {BEFORE_SNELL_WORKFLOW_S / 60:.1f} min"
+                extra_verdict = f"; before-Snell target {verdict(r['wall_s'], BEFORE_SNELL_WORKFLOW_S)}"
             rows.append(f"| whole workflow, {r['config']}, --cores {r['cores']} ({r['n_jobs']} jobs) | "
                         f"{r['wall_s'] / 60:.1f} min, largest job {r['peak_job_rss_mb'] / 1024:.2f} GB "
                         f"({r['peak_job']}) | {text}{', ≤ 4 GB' if name == 'workflow_config' else ''}{extra} | "
                         f"{verdict(r['wall_s'], target)}{mem}{extra_verdict} |")
-        elif name.startswith("byte_identical"):  # issue 32: two runs in two folders, the same bytes
+        elif name.startswith("byte_identical"):  # two runs in two folders, the same bytes
             same = r["identical"] == r["compared"] and not r["in_one_run_only"]
             rows.append(f"| {r['config']} twice, two folders | {r['identical']} of {r['compared']} files identical "
                         f"(logs, benchmarks, checkpoints left out) | all | {'met' if same else '**missed**'} |")
-        elif name.startswith("claims_stable"):  # issue 34: a fresh run's verdicts against the committed table
+        elif name.startswith("claims_stable"):  # a fresh run's verdicts against the committed table
             fragile = sum(m["fragile"] for m in r["moved"])
             rows.append(f"| fresh {Path(r['committed']).stem.removeprefix('claims_')} run vs committed claims table | "
                         f"{r['equal_verdicts']} of {r['rows_in_both']} verdicts equal ({fragile} moved, fragile; "
@@ -192,6 +194,7 @@ def profile_text(shape: str) -> str:
 def why_missed() -> list[str]:
     """For each missed target, the measurements that say where the time goes."""
     lines = []
+    before_snell = BEFORE_SNELL_WORKFLOW_S
     for path in sorted(RESULTS.glob("*.json")):
         r, name = json.loads(path.read_text()), path.stem
         if name == "stacked_training":
@@ -239,7 +242,7 @@ def why_missed() -> list[str]:
             lines.append(f"- Export + analysis: export {r['median_export_s']:.1f} s (two encoder passes and a "
                          f"greedy decode, step by step), analysis {r['median_analyze_s']:.1f} s.")
         elif name.startswith("workflow_") and (r["wall_s"] > WORKFLOW_TARGETS.get(name, (1800,))[0]
-                                               or (name == "workflow_config" and r["wall_s"] > ISSUE16_WORKFLOW_S)):
+                                               or (name == "workflow_config" and r["wall_s"] > before_snell)):
             top = ", ".join(f"{rule} {sec / 60:.1f} min" for rule, sec in list(r["seconds_by_rule"].items())[:5])
             lines.append(f"- Whole workflow ({r['config']}): job time by rule (summed, {r['cores']} cores): {top}.")
     return (["", "## Where a target is missed", ""] + lines) if lines else []
@@ -257,7 +260,7 @@ def main() -> None:
     for cmd in [] if args.summary_only else commands(args.quick):
         print("+", " ".join(cmd[1:]), flush=True)
         status = subprocess.run(cmd, cwd=ROOT).returncode
-        if status and not (cmd[1] == "bench/claims_stable.py" and status == 1):
+        if status and not (cmd[1] == "tools/claims_stable.py" and status == 1):
             raise SystemExit(f"benchmark failed (exit {status}): {' '.join(cmd[1:])}")
     head = [f"# Benchmarks", "", f"Machine: {platform.machine()}, {torch.get_num_threads()} threads, torch "
             f"{torch.__version__}. Each JSON beside this file holds the details (median of ≥ 3 runs).", ""]

@@ -1,4 +1,4 @@
-"""Peer benchmark of issue 7: Snell et al. 2021's permutation-copy training at the authors' settings.
+"""Peer benchmark: Snell et al. 2021's permutation-copy training at the authors' settings.
 
 The authors' script (SequenceCopying/seq2seq.py) trains one seed at a time: LSTM width 256, L = 40 of 40 words,
 batch 128, 200 steps; it takes 64 s per seed on a 2-core CPU of this machine's kind, 21 minutes for the 20

@@ -1,4 +1,4 @@
-"""Issue 28: what the paper config's Fig. 6 block (Snell et al. 2021, §5.2) costs on this CPU, as a ratio to the
+"""What the paper config's Fig. 6 block (Snell et al. 2021, §5.2) costs on this CPU, as a ratio to the
 learned copy run ``copy_same`` whose real cost is known (1,558 s for its 200 steps of 20 stacked seeds with its 22
 evaluations, docs/deviations.md).
 
@@ -22,8 +22,8 @@ median step is the evaluation (the run's own held-out set and probes). A job's p
 for ``copy_same``. The block: ``rounds`` candidates rounds (until ``n_good`` good and ``n_bad`` bad heads are
 labelled, at most ``max_rounds``; the yield of good and bad heads at the paper's scale is not known before the run,
 so the script reports the totals for every number of rounds, and the rounds the default config's measured yield
-would need: bench/results/snell_multihead_effects.json) and one K-head job per kind (three), one job at a time on
-``--cores 2``. Writes ``bench/results/snell_multihead_cost.json``; ``--predict-only`` recomputes its prediction.
+would need: studies/snell2021/results/snell_multihead_effects.json) and one K-head job per kind (three), one job
+at a time on ``--cores 2``. Writes ``bench/results/snell_multihead_cost.json``; ``--predict-only`` recomputes its prediction.
 
     nice -n 10 python bench/snell_multihead_cost.py [--config config/paper.yaml] [--steps 3] [--candidates 32]
                                                     [--threads 4] [--copy-seconds 1558]
@@ -49,7 +49,8 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results"
 sys.path.insert(0, str(ROOT / "src"))
 
-YIELD = RESULTS / "snell_multihead_effects.json"  # the default config's candidates round: its labels
+# the default config's candidates round: its labels
+YIELD = ROOT / "studies" / "snell2021" / "results" / "snell_multihead_effects.json"
 COPY_SECONDS = 1558.0  # copy_same of config/paper.yaml on this CPU, 200 steps and 22 evaluations (docs/deviations.md)
 JOBS = ("copy_same", "candidates", "khead")
 

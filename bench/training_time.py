@@ -1,4 +1,4 @@
-"""The default workflow's training time, summed over its training jobs, for two runs of the same config (issue 31).
+"""The default workflow's training time, summed over its training jobs, for two runs of the same config.
 
 Training is most of the default workflow's job time; this compares the training jobs of two work directories of
 ``bench/workflow.py --keep DIR`` (or of a rerun of only the training rules there), job by job, from Snakemake's
@@ -28,7 +28,7 @@ unscheduled:
 
 ``models`` says whether the two runs' models and metrics are the same bytes.
 
-Against the code the issue was filed on (085f514, the commit before its first change), whose config had fewer
+Against the code before the training-time work (085f514, the commit before its first change), whose config had fewer
 seeds: the new code runs a copy of today's config with that day's seeds (``/tmp/old_seeds.yaml``: Snell
 classification at 3 seeds, ``bleu_curve: false``) beside the old code at its own config. What the raised seeds cost
 is a second pair, with the new code: each job the raise changes, at today's config and at the old seeds at once, in
@@ -53,8 +53,9 @@ from pathlib import Path
 import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "src"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 from attnrepro.io import write_json  # noqa: E402
-from byte_identical import digests  # noqa: E402  (bench/, this script's folder)
+from runs import digests  # noqa: E402  (tools/runs.py)
 
 TRAINING = ("train", "snell2021/train")  # folders of results/benchmarks holding the training jobs
 

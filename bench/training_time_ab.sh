@@ -1,5 +1,5 @@
 #!/bin/bash
-# Runs for bench/training_time.py (issue 31): two versions of the code, or two configs, trained at once, one core
+# Runs for bench/training_time.py: two versions of the code, or two configs, trained at once, one core
 # each, so that both see the same load on this shared machine.
 #
 #   bench/training_time_ab.sh stage OLD_TREE OLD_CONFIG OLD_DIR NEW_TREE NEW_CONFIG NEW_DIR

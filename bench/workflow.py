@@ -1,12 +1,12 @@
-"""Wall time of a whole workflow run from a clean ``results/`` and the peak memory of its largest job (issue 7,
-benchmark 4: default config ≤ 30 min with --cores 2, smoke ≤ 5 min, largest job ≤ 4 GB).
+"""Wall time of a whole workflow run from a clean ``results/`` and the peak memory of its largest job (targets:
+default config ≤ 30 min with --cores 2, smoke ≤ 5 min, largest job ≤ 4 GB).
 
 Usage: python bench/workflow.py --config config/smoke.yaml [--cores 2] [--out bench/results/workflow_smoke.json]
                                  [--keep DIR]
 Runs Snakemake in a copy-free work directory (``--directory``; temporary unless ``--keep`` names one, which then
 holds the run's ``results/`` for later reading) and reads every job's ``results/benchmarks/**.tsv`` (Snakemake's
 own per-job wall time and max RSS): all of them are in the JSON (``jobs``), the cost table's source
-(bench/paper_cost.py). The run's ``results/claims.md`` is kept as ``bench/results/claims_<config>.{md,csv}``.
+(bench/paper_cost.py). The run's ``results/claims.md`` is kept as ``workflow/reference/claims_<config>.{md,csv}``.
 """
 
 from __future__ import annotations
@@ -17,33 +17,16 @@ import json
 import os
 import platform
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
 
-
-def results_root(config: Path) -> str:
-    """The folder a config writes under (its ``results`` key; attnrepro.io.RESULTS, the default)."""
-    from attnrepro.io import RESULTS as DEFAULT
-
-    return str(yaml.safe_load(config.read_text()).get("results", DEFAULT)).rstrip("/")
-
-
-def run_workflow(config: Path, work: str | Path, cores: int) -> float:
-    """Snakemake on ``config`` from scratch in ``work`` (this interpreter's bin first on PATH, so jobs find
-    ``attnrepro``); returns the wall time in seconds."""
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "--directory",
-                    str(work), "--cores", str(cores), "--configfile", str(config), "--quiet"], check=True, env=env)
-    return time.perf_counter() - t0
+from runs import results_root, run_workflow  # noqa: E402  (tools/runs.py)
 
 
 def main() -> None:
@@ -64,7 +47,7 @@ def main() -> None:
         for part, ext in (("", "md"), ("", "csv"), ("_by_claim", "csv")):
             claims = Path(work) / root / f"claims{part}.{ext}"
             if claims.exists():
-                shutil.copyfile(claims, ROOT / "bench" / "results" / f"claims_{config.stem}{part}.{ext}")
+                shutil.copyfile(claims, ROOT / "workflow" / "reference" / f"claims_{config.stem}{part}.{ext}")
         rows = []
         for tsv in (Path(work) / root / "benchmarks").rglob("*.tsv"):
             b = pd.read_csv(tsv, sep="\t").iloc[-1]

@@ -1,4 +1,4 @@
-"""The test-set measurement's own helpers (bench/aitken_deviation_effects.py --measure testset, docs/deviations.md
+"""The test-set measurement's own helpers (studies/aitken2021/aitken_deviation_effects.py --measure testset, docs/deviations.md
 Aitken row "test set"): seeded subsets of the exported examples, the exports cut to them, and the spread and
 verdict counts it reports, on hand cases."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from tests.helpers import ROOT, import_script
 
-ade = import_script("bench/aitken_deviation_effects.py")
+ade = import_script("studies/aitken2021/aitken_deviation_effects.py")
 
 
 def test_draw_subsets_are_seeded_sorted_and_without_replacement():
@@ -49,11 +49,11 @@ def test_spread_and_verdict_counts():
 
 
 def test_committed_measurement_checked_its_full_set():
-    """bench/results/aitken_testset_effect.json: the whole export reproduced the run's summary.csv and claims.csv
+    """studies/aitken2021/results/aitken_testset_effect.json: the whole export reproduced the run's summary.csv and claims.csv
     before any subset was read (the row's numbers rest on the same analysis)."""
     import json
 
-    out = json.loads((ROOT / "bench" / "results" / "aitken_testset_effect.json").read_text())
+    out = json.loads((ROOT / "studies" / "aitken2021" / "results" / "aitken_testset_effect.json").read_text())
     assert out["sample"] == 200 and out["exported"] == 1000 and out["draws"] >= 30
     assert all(c["max_abs_diff_vs_summary_csv"] == 0.0 for c in out["check"].values())
     assert out["check_claims_csv"]["verdicts_differ"] == 0 and out["check_claims_csv"]["rows"] == len(out["rows"])

@@ -1,4 +1,4 @@
-"""bench/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory."""
+"""studies/snell2021/snell_paper_claims.py: the paper-scale copy block's committed tables from a run directory."""
 
 from tests.helpers import import_script
 
@@ -6,7 +6,7 @@ from tests.helpers import import_script
 def test_merged_failure_curves_replace_the_runs_a_new_directory_holds():
     import pandas as pd
 
-    snell_paper_claims = import_script("bench/snell_paper_claims.py")
+    snell_paper_claims = import_script("studies/snell2021/snell_paper_claims.py")
 
     old = pd.DataFrame({"run": ["copy_same"] * 2 + ["copy_subset"] * 2, "step": [1, 191] * 2,
                         "n_seeds": 20, "n_below": [20, 0, 20, 0]})

@@ -46,7 +46,7 @@ def test_a_folder_named_as_a_model_is_named_and_left(world, capsys):
 
 def test_a_committed_reference_table_is_named_and_left(world, capsys):
     results, outside = world
-    ref = outside / "claims_slice.csv"  # as bench/results/ in the checkout: the config's claims.references
+    ref = outside / "claims_slice.csv"  # as workflow/reference/ in the checkout: the config's claims.references
     ref.write_text("paper,claim_id\nx,1\n")
     sources = results / "summary.csv"
     pd.DataFrame({"seed": [0, 1], "sequence_accuracy": [0.9, 0.8]}).to_csv(sources, index=False)

@@ -38,7 +38,7 @@ BAD_CONFIGS = [
     (("tasks", "bible", "english"), ["x"], "english"),                # unknown Bible
     (("tasks", "bible", "n_train"), 10, "n_train"),                   # synthetic key on a corpus
     (("export",), DELETE, "export"),                                  # missing block
-    (("claims", "references"), {"slice": "bench/results/nope.csv"}, "claims.references.slice"),  # no such table
+    (("claims", "references"), {"slice": "workflow/reference/nope.csv"}, "claims.references.slice"),  # no such table
 ]
 
 

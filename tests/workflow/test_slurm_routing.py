@@ -171,9 +171,9 @@ def test_gpu_route_sends_every_gpu_job_to_the_gpu_partition_with_one_request(pap
     subs = all_submissions(paper_tree, user_profile(tmp_path / "slurm", "gpus"), rules - local_rules())
     assert {s.rule for s in subs} == rules - local_rules()  # every rule that runs on the cluster was seen
     check_routing(subs, "--gpus=1", gpu_rules(dry_run_resources))
-    # each training job asks for its own predicted time (bench/results/paper_cost.json, rescaled to the job's
+    # each training job asks for its own predicted time (workflow/reference/paper_cost.json, rescaled to the job's
     # steps where the row was measured per step) × the margin, or the cap
-    cost = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
+    cost = json.loads((ROOT / "workflow" / "reference" / "paper_cost.json").read_text())
     cap = yaml.safe_load((ROOT / "slurm" / "partitions.yaml").read_text())["partitions"]["gpu"]["max_runtime"]
     cfg = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
     steps = {**{name: experiment_spec(cfg, name)["train"]["steps"] for name in cfg["experiments"]},

@@ -80,10 +80,10 @@ except AttnReproError as err:
     raise WorkflowError(str(err)) from None
 
 
-# a job's runtime: its own predicted cost (bench/results/paper_cost.json, CPU times until a GPU is measured) ×
+# a job's runtime: its own predicted cost (workflow/reference/paper_cost.json, CPU times until a GPU is measured) ×
 # cluster.MARGIN, never above the longest max_runtime of the partitions that can take it (slurm/partitions.yaml);
 # a longer training run continues in checkpointed segments (--time-budget), each a retry that resumes
-COST = json.loads((Path(workflow.basedir) / "bench" / "results" / "paper_cost.json").read_text())
+COST = json.loads((Path(workflow.basedir) / "workflow" / "reference" / "paper_cost.json").read_text())
 COST_RULE = {"analyze": "analysis"}  # the cost table's name of a rule, where it differs
 PARTITIONS = Path(workflow.basedir) / "slurm" / "partitions.yaml"
 

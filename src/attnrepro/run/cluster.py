@@ -60,7 +60,7 @@ def read_resources(path: str | Path) -> dict[str, dict[str, int]]:
 
 
 #: predicted time × MARGIN is what a job asks for: the predictions are CPU times on 2 threads measured at a load
-#: of ~2 (bench/results/paper_cost.json), a GPU node is faster, and 1.5× covers a slower CPU node or a busier disk
+#: of ~2 (workflow/reference/paper_cost.json), a GPU node is faster, and 1.5× covers a slower CPU node or a busier disk
 MARGIN = 1.5
 
 
@@ -76,7 +76,7 @@ _STEPS = re.compile(r"^(\d+) steps × ")
 
 
 def predicted_seconds(cost: dict, rule: str, job: str, steps: int | None) -> float | None:
-    """A job's predicted seconds from the committed cost table (``bench/results/paper_cost.json``), rescaled to
+    """A job's predicted seconds from the committed cost table (``workflow/reference/paper_cost.json``), rescaled to
     ``steps`` where the row was measured per step; a job the table did not measure (a corpus that needs a
     download): ``steps`` × the slowest measured step of its rule, an upper bound; None without either."""
     rows = {(r["rule"], r["job"]): r for r in cost["rows"]}

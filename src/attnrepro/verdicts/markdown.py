@@ -96,7 +96,7 @@ def _beside_lines(table: pd.DataFrame, references: dict[str, pd.DataFrame]) -> l
     rows = beside(table, references)
     labels = ["this run", *references]
     lines = ["## Beside the committed runs", "",
-             "The same claims in committed claims tables of other configurations (bench/results/; each config's "
+             "The same claims in committed claims tables of other configurations (workflow/reference/; each config's "
              "comment says its scale and recipe). Where two verdicts differ, scale or recipe decides the claim at "
              "one of them, not the method alone.", "",
              "| table | the papers' claims | the project's own checks |", "|---|---|---|"]

@@ -1,6 +1,6 @@
 """The Kobayashi cache job's memory follows the configured encoder's shape: one estimate
 (attnrepro.run.budget.encoder_cache_bytes) that the config check and the cluster request both read, calibrated on the
-one measured job (MiniLM, bench/results/paper_cost.json) and scaled by layers × heads × sequences × tokens."""
+one measured job (MiniLM, workflow/reference/paper_cost.json) and scaled by layers × heads × sequences × tokens."""
 
 import json
 import re
@@ -13,7 +13,7 @@ from attnrepro.run.cluster import MARGIN, memory_mb, read_resources
 from attnrepro.errors import AttnReproError
 from tests.helpers import ROOT, snakemake
 
-COST = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
+COST = json.loads((ROOT / "workflow" / "reference" / "paper_cost.json").read_text())
 SLICE = yaml.safe_load((ROOT / "config" / "paper_slice.yaml").read_text())["kobayashi2020"]
 PAPER = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["kobayashi2020"]
 FLOOR = read_resources(ROOT / "workflow" / "resources.yaml")["kobayashi2020_cache"]["mem_mb"]

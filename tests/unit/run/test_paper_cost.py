@@ -1,5 +1,5 @@
 """The paper config's predicted cost: the README's table and the cluster resources come from the
-committed measurement (bench/results/paper_cost.json), and the prediction is the arithmetic it says it is."""
+committed measurement (workflow/reference/paper_cost.json), and the prediction is the arithmetic it says it is."""
 
 import json
 
@@ -13,7 +13,7 @@ from attnrepro.errors import AttnReproError
 
 paper_cost = import_script("bench/paper_cost.py")
 
-COST = json.loads((ROOT / "bench" / "results" / "paper_cost.json").read_text())
+COST = json.loads((ROOT / "workflow" / "reference" / "paper_cost.json").read_text())
 RESOURCES = read_resources(ROOT / "workflow" / "resources.yaml")
 DEFAULTS = yaml.safe_load((ROOT / "slurm" / "config.yaml").read_text())["default-resources"]
 PAPER = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())

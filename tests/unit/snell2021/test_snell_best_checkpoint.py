@@ -91,7 +91,7 @@ def test_an_interrupted_keep_best_run_resumes_to_the_same_best_weights(tmp_path)
 
 def test_epoch_steps_keeps_the_last_short_batch():
     """Row 11's conversion: 12,308 examples in batches of 64 are 193 steps an epoch (192 full + 1 of 20)."""
-    b = import_script("bench/snell_best_checkpoint.py")
+    b = import_script("studies/snell2021/snell_best_checkpoint.py")
     assert b.epoch_steps(12308, 64, 60) == (193, 11580)
     assert b.epoch_steps(128, 64, 30) == (2, 60)
     assert b.epoch_steps(1, 64, 1) == (1, 1)
@@ -103,7 +103,7 @@ def test_claim_readings_read_the_median_above_zero_by_a_rank_interval():
     """Six seeds all above 0: reproduced; six straddling 0: not decided; the median and mean are the plain ones."""
     import pandas as pd
 
-    b = import_script("bench/snell_best_checkpoint.py")
+    b = import_script("studies/snell2021/snell_best_checkpoint.py")
     rows = pd.DataFrame({"up": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], "mixed": [-0.3, -0.2, -0.1, 0.1, 0.2, 0.3]})
     r = b.claim_readings(rows, ["up", "mixed"])
     assert r["up"]["median"] == pytest.approx(0.35) and r["up"]["mean"] == pytest.approx(0.35)
@@ -114,7 +114,7 @@ def test_claim_readings_read_the_median_above_zero_by_a_rank_interval():
 def test_with_paper_options_changes_the_recipe_options_only():
     """The demo block keeps its sizes, seeds and steps; the paper's copy, table2 and classification options move
     in; the proxy keeps its steps, takes the paper's bias and learning rate and evaluates proxy_evals times."""
-    b = import_script("bench/snell_best_checkpoint.py")
+    b = import_script("studies/snell2021/snell_best_checkpoint.py")
     demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["snell2021"]
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     before = copy.deepcopy(demo)
@@ -136,7 +136,7 @@ def test_with_paper_options_changes_the_recipe_options_only():
 
 
 def test_with_paper_options_gives_translation_the_authors_model_and_proxy():
-    b = import_script("bench/snell_best_checkpoint.py")
+    b = import_script("studies/snell2021/snell_best_checkpoint.py")
     demo = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["snell2021"]
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["snell2021"]
     tr = b.with_paper_options(demo, paper, 10)["translation"]

@@ -1,4 +1,4 @@
-"""The committed claims tables (``bench/results/claims_config.*`` and ``claims_paper_slice.*``) are what
+"""The committed claims tables (``workflow/reference/claims_config.*`` and ``claims_paper_slice.*``) are what
 today's code writes: its columns, its verdict rules, its per-claim table."""
 
 import math
@@ -12,7 +12,7 @@ from attnrepro.verdicts.intervals import DECIDED
 
 from tests.helpers import ROOT
 
-RESULTS = ROOT / "bench" / "results"
+RESULTS = ROOT / "workflow" / "reference"
 TABLES = ("claims_config", "claims_paper_slice")
 
 
@@ -66,6 +66,6 @@ def test_per_claim_table_is_the_rows_combined(table):
 
 
 def test_verdict_diff_covers_both_tables():
-    text = (RESULTS / "claims_diff.md").read_text()
+    text = (RESULTS.parents[1] / "tools" / "results" / "claims_diff.md").read_text()
     for name in TABLES:
         assert f"{name}.csv" in text

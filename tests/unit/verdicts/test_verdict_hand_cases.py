@@ -187,7 +187,7 @@ def test_a_rule_between_two_numbers_is_an_equivalence_margin_around_the_papers()
 def test_a_fresh_table_agrees_with_the_committed_one_but_for_fragile_rows():
     from tests.helpers import import_script
 
-    claims_stable = import_script("bench/claims_stable.py")
+    claims_stable = import_script("tools/claims_stable.py")
 
     key = dict(paper="p", claim_id="c")
     committed = pd.DataFrame([{**key, "experiment": "a", "verdict": REPRODUCED, "fragile": True},
