@@ -26,7 +26,8 @@ def workflow_files():
     for part in WORKFLOW_PARTS:
         top = ROOT / part
         for path in sorted([top] if top.is_file() else top.rglob("*")):
-            if path.is_file() and DATA not in path.parents and "__pycache__" not in path.parts:
+            if (path.is_file() and DATA not in path.parents and "__pycache__" not in path.parts
+                    and not any(p.endswith(".egg-info") for p in path.parts)):  # pip's build record, not ours
                 yield path
 
 

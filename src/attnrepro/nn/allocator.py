@@ -11,7 +11,7 @@ It changes no number a model computes (allocation only): it saves the large shap
 model, the Aitken AED at H = 128) and does nothing at the default config's, whose buffers malloc already reuses.
 The price is resident memory: a freed block is kept rather than returned, and blocks of the same size do not always
 fit one another again (malloc pads an aligned request), so the heap settles above the live set. Both, measured:
-docs/speed.md (bench/results/kernel_profile.md).
+docs/speed.md (measured by bench/kernel_profile.py).
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ At the default config's shapes (3 seeds, H = 64, one thread) a step's tensors ar
 more in its call than in its arithmetic, so the loops issue as few as they can, all with the same numbers: each
 gate's derivative is written straight into its block of ∂gx / ∂gh (no concatenation per step), every per-step view
 is made once before the loop (``unbind``; indexing [:, t] per step costs as much as a small operator), and a step
-where no sequence is held skips the masking (the timings: docs/speed.md, bench/results/kernel_profile.md).
+where no sequence is held skips the masking (the timings: docs/speed.md, from bench/kernel_profile.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import warnings
 import torch
 
 # Eager on the CPU: compiling costs seconds per job and cell and gains little or loses at these shapes
-# (bench/results/stacked_training.json, docs/speed.md), so ~30 short default-workflow jobs would pay minutes for
+# (bench/stacked_training.py, docs/speed.md), so ~30 short default-workflow jobs would pay minutes for
 # seconds. CUDA: eager too, as no GPU has measured it (bench/stacked_training.py --device cuda would).
 # ATTNREPRO_KERNEL=compiled opts in.
 POINTWISE = {"cpu": "eager", "cuda": "eager"}
