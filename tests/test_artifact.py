@@ -15,11 +15,11 @@ import yaml
 from attnrepro.archive.artifact import unpack, verify
 from attnrepro.cli import main
 
-from attnrepro.aitken2021.panels import PANELS
+from attnrepro.aitken2021.panels import FIGURES as PANELS
 from conftest import ROOT, job_counts, snakemake, tool_env
 
 pytestmark = pytest.mark.slow
-FIGURE_RULES = {"figure_aitken2021", "snell2021_figure", "snell2021_fig2", "snell2021_table_figure"}
+FIGURE_RULES = {"figure_aitken2021", "snell2021_figure"}
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ import pytest
 
 from conftest import CORE_EXPERIMENTS, core_config, job_counts, snakemake
 
-from attnrepro.aitken2021.panels import PANELS
+from attnrepro.aitken2021.panels import FIGURES as PANELS
 
 pytestmark = pytest.mark.slow
 
