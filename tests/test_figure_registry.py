@@ -137,3 +137,10 @@ def test_every_caption_renders_in_the_report():
         text = env.from_string(template).render(snakemake=snake)
         html = publish_parts(text, writer="html", settings_overrides={"report_level": 2, "halt_level": 2})["body"]
         assert f.caption.split(" ")[0] in text and "System Message" not in html, f
+
+
+def test_every_caption_file_a_rule_names_exists():
+    named = {m for p in (ROOT / "workflow" / "rules").glob("*.smk")
+             for m in re.findall(r'caption="\.\./report/([\w.]+)"', p.read_text())}
+    assert {caption_file(f) for f in registry.all_figures()} <= named
+    assert [n for n in sorted(named) if not (ROOT / "workflow" / "report" / n).is_file()] == []
