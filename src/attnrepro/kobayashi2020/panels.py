@@ -101,8 +101,8 @@ FIGURES: dict[str, Figure] = declare(
              "periods, others), averaged over queries, heads and sequences, per layer."),
     _encoder("table2", ("heads", "pairs"),
              lambda t, o: _f().table2(t["pairs"], t["tokens"], *_size(t), o["pair_fraction"]),
-             "Table 2 — Spearman ρ between α_ij and ‖f(x_j)‖ per category of x_j, on a uniform sample (the "
-             "fraction ``kobayashi2020.pair_fraction``) of all (layer, head, query, key) pairs."),
+             "Table 2 — Spearman ρ between α_ij and ‖f(x_j)‖ per category of x_j, on the cache's uniform sample of "
+             "all (layer, head, query, key) pairs."),
     _encoder("fig4", ("heads",), lambda t, o: _f().fig4(t["heads"], t["tokens"]),
              "Fig. 4 — α and ‖f(x)‖ of [SEP] per head (α and ‖f(x)‖ summed resp. averaged over the category's "
              "keys, averaged over queries and sequences; each colour scale from 0 to its largest head)."),

@@ -1,7 +1,6 @@
 """Snell et al. 2021's figures and tables, as entries of the figure registry (:mod:`attnrepro.figures.registry`):
-per name, the analyses it reads (``inputs``: a function of the figure spec, :func:`.config.figure_spec`, to the
-analyses under ``results/analysis/snell2021/``), the function that draws it (:mod:`.figures`, ``(read, spec) ->
-(figure, data)``) and its caption. Light on imports: the Snakefile reads it to wire the figure rule. Adding a
+per name, the analyses it reads (:class:`Reads`, from the figure spec, :func:`.config.figure_spec`), the function
+that draws it (:mod:`.figures`, ``(read, spec) -> (figure, data)``) and its caption. Light on imports: the Snakefile reads it to wire the figure rule. Adding a
 figure: a function in :mod:`.figures` and one entry here (docs/architecture.md)."""
 
 from __future__ import annotations
