@@ -119,61 +119,78 @@ INPUT = ("Input-delta components of encoder (light) and decoder (dark) coloured 
          "its source word's χ^E.")
 
 
-def _panel(name: str, reads: Reads, draw, caption: str) -> Figure:
-    return Figure(name, "aitken2021", reads, read, draw, caption)
+def _panel(name: str, title: str, reads: Reads, draw, caption: str) -> Figure:
+    """A panel whose caption is its one-sentence ``title``, then how to read it."""
+    return Figure(name, "aitken2021", reads, read, draw, f"{title} {caption}")
 
 
 FIGURES: dict[str, Figure] = declare(
-    _panel("fig2a", Reads("fig2", ("aed",), ("temporal.parquet",)),
+    _panel("fig2a", "AED, one-to-one: temporal components.",
+           Reads("fig2", ("aed",), ("temporal.parquet",)),
            lambda p: _f().temporal_figure(p.of("aed"), p.title("aed")), TEMPORAL),
-    _panel("fig2b", Reads("fig2", ("aed",), COMPONENTS),
+    _panel("fig2b", "AED, one-to-one: input-delta components and readouts.",
+           Reads("fig2", ("aed",), COMPONENTS),
            lambda p: _f().input_figure(p.of("aed"), p.title("aed"), p.seed), INPUT),
-    _panel("fig2c", Reads("fig2", ("ao",), ("temporal.parquet",)),
+    _panel("fig2c", "AO, one-to-one: temporal components.",
+           Reads("fig2", ("ao",), ("temporal.parquet",)),
            lambda p: _f().temporal_figure(p.of("ao"), p.title("ao")), TEMPORAL),
-    _panel("fig2d", Reads("fig2", ("ao",), COMPONENTS),
+    _panel("fig2d", "AO, one-to-one: input-delta components and readouts.",
+           Reads("fig2", ("ao",), COMPONENTS),
            lambda p: _f().input_figure(p.of("ao"), p.title("ao"), p.seed), INPUT),
-    _panel("fig2e", Reads("fig2", ("ved",), ("temporal.parquet",)),
+    _panel("fig2e", "VED, one-to-one: temporal components.",
+           Reads("fig2", ("ved",), ("temporal.parquet",)),
            lambda p: _f().temporal_figure(p.of("ved"), p.title("ved"), inset=False), TEMPORAL),
-    _panel("fig2f", Reads("fig2", ("ved",), COMPONENTS),
+    _panel("fig2f", "VED, one-to-one: input-delta components and readouts.",
+           Reads("fig2", ("ved",), COMPONENTS),
            lambda p: _f().input_figure(p.of("ved"), p.title("ved"), p.seed), INPUT),
-    _panel("fig2g", Reads("fig2", ("reversed",), ("temporal.parquet",)),
+    _panel("fig2g", "Reversed one-to-one: temporal components.",
+           Reads("fig2", ("reversed",), ("temporal.parquet",)),
            lambda p: _f().temporal_figure(p.of("reversed"), p.title("reversed")), TEMPORAL),
-    _panel("fig2h", Reads("fig2", ("sort",), ("maps.parquet",)), lambda p: _f().fig2h(p.of("sort"), p.title("sort")),
+    _panel("fig2h", "Sort: attention from the full states and parts.",
+           Reads("fig2", ("sort",), ("maps.parquet",)), lambda p: _f().fig2h(p.of("sort"), p.title("sort")),
            "Sort: softmax_t of, clockwise from top left, h_s^D·h_t^E, μ_s^D·μ_t^E, χ_y^D·Δh_t^E and Δh_s^D·χ_x^E for "
            "one test example. Paper: μ·μ negligible, Δh^D·χ^E carries the permutation."),
-    _panel("fig3", Reads("fig3", ("aed", "ao"), ("maps.parquet", *COMPONENTS)),
+    _panel("fig3", "AED and AO on eSCAN.",
+           Reads("fig3", ("aed", "ao"), ("maps.parquet", *COMPONENTS)),
            lambda p: _f().fig3({r: p.of(r) for r in ("aed", "ao")}, f"eSCAN, seed {p.seed}", seed=p.seed),
            "eSCAN, AED (top) and AO (bottom): a sample attention matrix, the temporal components with their "
            "attention inset, and input-delta components with input components and readouts."),
-    _panel("fig4", Reads("fig4", ("ao",), ("maps.parquet", "temporal.parquet", "readout_alignment.parquet",
-                                           "word_variance.parquet")),
+    _panel("fig4", "AO on English→French.",
+           Reads("fig4", ("ao",), ("maps.parquet", "temporal.parquet", "readout_alignment.parquet",
+                                   "word_variance.parquet")),
            lambda p: _f().fig4(p.of("ao"), p.title("ao")),
            "AO on English→French (offline verse-aligned Bibles instead of ParaCrawl): sample attention, temporal "
            "components, and readouts of frequent French words · input components of frequent English words."),
-    _panel("fig5a", Reads("fig5", ("shares",), ("summary.csv",), one_seed=False),
+    _panel("fig5a", "Top-alignment breakdown per task/architecture.",
+           Reads("fig5", ("shares",), ("summary.csv",), one_seed=False),
            lambda p: _fcmp().fig5a(p.each("shares", "summary.csv"), p.meta),
            "Share of Σ|nine terms of Eq. 3| at each decoder step's top five alignments (averaged per step, then over "
            "steps: the authors' calculate_dot_ratios with 5) carried by μ·μ (dark), μ·χ + μ·Δh (medium) and the other "
            "six terms (light), mean over seeds with 95% CIs, colour = task. The table beside it has all nine shares "
            "and each term's map agreement."),
-    _panel("fig5b", Reads("fig5", ("offsets",), ("temporal.parquet",), data=True),
+    _panel("fig5b", "μ^D·μ^E against offset.",
+           Reads("fig5", ("offsets",), ("temporal.parquet",), data=True),
            lambda p: _fcmp().fig5b(p.each("offsets", "temporal.parquet"), p.tests, p.meta),
            "μ_s^D·μ_t^E against the offset t − s at several decoder steps s; dotted: the offset the data set's own "
            "lengths predict for that step (s·T/S − s averaged over test sequences)."),
-    _panel("fig5c", Reads("fig5", ("variance",), ("word_variance.parquet",), one_seed=False),
+    _panel("fig5c", "Word variance without μ_t.",
+           Reads("fig5", ("variance",), ("word_variance.parquet",), one_seed=False),
            lambda p: _fcmp().fig5c(p.each("variance", "word_variance.parquet"), p.meta),
            "Per input word, the variance of h_t^E − μ_t^E over that of h_t^E among the states that read it "
            "(every seed)."),
-    _panel("fig5d", Reads("fig5", ("readout",), ("readout_alignment.parquet",)),
+    _panel("fig5d", "χ^E · readouts on eSCAN.",
+           Reads("fig5", ("readout",), ("readout_alignment.parquet",)),
            lambda p: _fcmp().fig5d(p.of("readout")["readout_alignment.parquet"], f"Fig. 5d: {p.title('readout')}"),
            "χ_x^E · readout for every input word and output word (AO on eSCAN). Paper: each action's readout is "
            "largest for its own command word; 'and' and 'twice' are nobody's maximum."),
-    _panel("fig6", Reads("fig6", ("aed", "ao"), ("input_delta.parquet", "input.parquet", "offsets.parquet")),
+    _panel("fig6", "Off-diagonal attention on eSCAN.",
+           Reads("fig6", ("aed", "ao"), ("input_delta.parquet", "input.parquet", "offsets.parquet")),
            lambda p: _fc().fig6({r: p.of(r) for r in ("aed", "ao")}, f"eSCAN, seed {p.seed}", seed=p.seed),
            "eSCAN: (a) AED input-delta components of 'twice' coloured by the preceding word; (b) AO alignment a_st "
            "and its parts around t = s when 'twice' is at t = s; (c) μ_s^D·(χ^E + Δh^E) at t = s per input word; "
            "(d) the same against t − s."),
-    _panel("fig6a", Reads("fig6", ("aed", "ao"), ("input_delta.parquet", "input.parquet")),
+    _panel("fig6a", "'Twice' states by the preceding word, AED beside AO.",
+           Reads("fig6", ("aed", "ao"), ("input_delta.parquet", "input.parquet")),
            lambda p: _fc().fig6a({r: p.of(r) for r in ("aed", "ao")}, {r: p.roles[r][0] for r in ("aed", "ao")},
                                  f"Fig. 6a: 'twice' by the preceding word, eSCAN, seed {p.seed}"),
            "Fig. 6a with the comparison of §4.2 beside it: encoder input-delta components χ^E + Δh_t^E of every "
@@ -183,7 +200,8 @@ FIGURES: dict[str, Figure] = declare(
            "reads it. Paper: AED's 'twice' states form one cluster per preceding verb (η² near 1); AO's one "
            "cluster. AO's h_t^E depends on the word and its position only, so any η² it shows comes from what the "
            "position of 'twice' tells of the word before it, not from context it learnt."),
-    _panel("bottleneck", Reads("bottleneck", ("ved", "ved_reversed", "aed"), ("accuracy.parquet",), one_seed=False),
+    _panel("bottleneck", "Accuracy against input length.",
+           Reads("bottleneck", ("ved", "ved_reversed", "aed"), ("accuracy.parquet",), one_seed=False),
            lambda p: _fcmp().bottleneck({r: p.of(r)["accuracy.parquet"] for r in BOTTLENECK_LABELS},
                                         BOTTLENECK_LABELS),
            "The background post's bottleneck: sequence and token accuracy against input length for VED reading the "

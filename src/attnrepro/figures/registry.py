@@ -21,8 +21,9 @@ class Figure:
     ``inputs`` says what it reads, in its wing's terms (the wing's ``panels.py`` says which); ``read`` turns that
     and the JSON object the figure rule passes (``--inputs-json``) into the arguments of ``draw``, which returns
     ``(figure, data)``: the matplotlib figure and the numbers behind it (its CSV). ``caption`` is what the
-    workflow's report says under it; ``rule`` the figure rule of its wing that draws it, where a wing has more than
-    one (their inputs differ)."""
+    workflow's report says under it. ``rule`` groups the figures of a wing that one figure rule draws, where the
+    wing has more than one because their inputs differ (Kobayashi's ``scored``: §5, from the scored experiments);
+    empty for the rest."""
     name: str
     paper: str
     inputs: Any
