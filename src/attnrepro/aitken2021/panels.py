@@ -148,7 +148,7 @@ FIGURES: dict[str, Figure] = declare(
            lambda p: _f().temporal_figure(p.of("reversed"), p.title("reversed")), TEMPORAL),
     _panel("fig2h", "Sort: attention from the full states and parts.",
            Reads("fig2", ("sort",), ("maps.parquet",)), lambda p: _f().fig2h(p.of("sort"), p.title("sort")),
-           "Sort: softmax_t of, clockwise from top left, h_s^D·h_t^E, μ_s^D·μ_t^E, χ_y^D·Δh_t^E and Δh_s^D·χ_x^E for "
+           "Softmax_t of, clockwise from top left, h_s^D·h_t^E, μ_s^D·μ_t^E, χ_y^D·Δh_t^E and Δh_s^D·χ_x^E for "
            "one test example. Paper: μ·μ negligible, Δh^D·χ^E carries the permutation."),
     _panel("fig3", "AED and AO on eSCAN.",
            Reads("fig3", ("aed", "ao"), ("maps.parquet", *COMPONENTS)),
@@ -159,7 +159,7 @@ FIGURES: dict[str, Figure] = declare(
            Reads("fig4", ("ao",), ("maps.parquet", "temporal.parquet", "readout_alignment.parquet",
                                    "word_variance.parquet")),
            lambda p: _f().fig4(p.of("ao"), p.title("ao")),
-           "AO on English→French (offline verse-aligned Bibles instead of ParaCrawl): sample attention, temporal "
+           "Offline verse-aligned Bibles instead of ParaCrawl: sample attention, temporal "
            "components, and readouts of frequent French words · input components of frequent English words."),
     _panel("fig5a", "Top-alignment breakdown per task/architecture.",
            Reads("fig5", ("shares",), ("summary.csv",), one_seed=False),
