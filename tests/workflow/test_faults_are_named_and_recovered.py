@@ -336,8 +336,9 @@ def _kobayashi_tables(d, heads_ok=True):
 def _kobayashi_columns(tmp_path, capsys):
     _kobayashi_tables(tmp_path, heads_ok=False)
     out = [str(tmp_path / f"table1.{e}") for e in ("png", "pdf", "csv")]
-    args = ["kobayashi2020", "figure", "table1", "--tokens", str(tmp_path / "tokens.parquet"), "--cache-dir",
-            str(tmp_path), "--png", out[0], "--pdf", out[1], "--csv", out[2], "--dpi", "40"]
+    inputs = json.dumps({"tokens": str(tmp_path / "tokens.parquet"), "cache_dir": str(tmp_path)})
+    args = ["figure", "kobayashi2020", "table1", "--inputs-json", inputs,
+            "--png", out[0], "--pdf", out[1], "--csv", out[2], "--dpi", "40"]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert "heads.parquet: missing columns ['seq']" in err and "moved aside to heads.parquet.corrupt" in err, err
@@ -350,9 +351,9 @@ def _kobayashi_columns(tmp_path, capsys):
 def _kobayashi_empty(tmp_path, capsys):
     _kobayashi_tables(tmp_path)
     pd.read_parquet(tmp_path / "tokens.parquet").iloc[:0].to_parquet(tmp_path / "tokens.parquet")
-    args = ["kobayashi2020", "figure", "table1", "--tokens", str(tmp_path / "tokens.parquet"), "--cache-dir",
-            str(tmp_path), "--png", str(tmp_path / "t.png"), "--pdf", str(tmp_path / "t.pdf"),
-            "--csv", str(tmp_path / "t.csv")]
+    inputs = json.dumps({"tokens": str(tmp_path / "tokens.parquet"), "cache_dir": str(tmp_path)})
+    args = ["figure", "kobayashi2020", "table1", "--inputs-json", inputs, "--png", str(tmp_path / "t.png"),
+            "--pdf", str(tmp_path / "t.pdf"), "--csv", str(tmp_path / "t.csv")]
     assert main(args) == 2 and "tokens.parquet: the table has no rows" in capsys.readouterr().err
     assert (tmp_path / "tokens.parquet.corrupt").exists() and not (tmp_path / "t.png").exists()
     _kobayashi_tables(tmp_path)
@@ -493,7 +494,8 @@ def _analysis_columns(tmp_path, capsys):
 def _nmt_columns(tmp_path, capsys):
     aer = tmp_path / "aer.csv"
     pd.DataFrame({"seed": [0], "layer": [1], "aer": [0.5]}).to_csv(aer, index=False)
-    args = ["kobayashi2020", "nmt-figure", "fig7", "--aer-json", json.dumps({"x": str(aer)}), "--png", str(tmp_path / "f.png"),
+    args = ["figure", "kobayashi2020", "fig7", "--inputs-json", json.dumps({"tables": {"x": str(aer)}}),
+            "--png", str(tmp_path / "f.png"),
             "--pdf", str(tmp_path / "f.pdf"), "--csv", str(tmp_path / "f.csv")]
     assert main(args) == 2 and "aer.csv: missing columns ['method']" in capsys.readouterr().err
     assert (tmp_path / "aer.csv.corrupt").exists() and not (tmp_path / "f.png").exists()

@@ -7,7 +7,7 @@ import pytest
 
 from tests.helpers import CORE_EXPERIMENTS, core_config, job_counts, snakemake
 
-from attnrepro.aitken2021.panels import PANELS
+from attnrepro.aitken2021.panels import FIGURES as AITKEN_FIGURES
 
 pytestmark = pytest.mark.slow
 
@@ -22,10 +22,10 @@ def test_dry_run_lists_every_stage_in_order(smoke_run):
     # and read by Kobayashi's AER instead of exported
     assert counts["train"] == 13 and counts["export"] == 12 and counts["evaluate"] == 1
     assert counts["kobayashi2020_cache"] == 1 and counts["kobayashi2020_aer"] == 2  # the smoke runs every paper
-    assert counts["figure_aitken2021"] == len(PANELS)
+    assert counts["figure_aitken2021"] == len(AITKEN_FIGURES)
 
 
-@pytest.mark.parametrize("name", sorted(PANELS))
+@pytest.mark.parametrize("name", sorted(AITKEN_FIGURES))
 def test_figures_exist_and_are_not_blank(smoke_run, name):
     work, _ = smoke_run
     png = work / "results" / "figures" / "aitken2021" / f"{name}.png"

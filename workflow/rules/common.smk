@@ -25,6 +25,7 @@ from attnrepro.run import validation  # noqa: E402
 from attnrepro.run.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
 from attnrepro.aitken2021 import panels as aitken_panels  # noqa: E402
+from attnrepro.figures import registry as figure_registry  # noqa: E402
 
 try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the schema), never a traceback
     validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
@@ -169,20 +170,17 @@ def aitken_figure_experiments(wc):
 
 
 def aitken_figure_inputs(wc):
-    panel = aitken_panels.PANELS[wc.name]
+    reads = aitken_panels.FIGURES[wc.name].inputs
     names = sorted({n for ns in aitken_figure_experiments(wc).values() for n in ns})
-    files = [f"{R}/analysis/{n}/{table}" for n in names for table in panel.tables]
-    if panel.data:
+    files = [f"{R}/analysis/{n}/{table}" for n in names for table in reads.tables]
+    if reads.data:
         files += [f"{R}/data/{config['experiments'][n]['task']}/test.parquet" for n in names]
     return files
 
 
-def aitken_figure_roles(wc):
-    return shlex.quote(json.dumps(aitken_figure_experiments(wc)))  # in the panel's role order
-
-
-def aitken_figure_meta(wc):
-    """What the figure needs to know of each experiment it draws; also what reruns it when that changes."""
+def aitken_figure_args(wc):
+    """What the panel reads: its roles' experiments (in the panel's role order), what it needs to know of each
+    experiment (also what reruns it when that changes), the seed single-model panels draw."""
     names = sorted({n for ns in aitken_figure_experiments(wc).values() for n in ns})
     meta = {}
     for n in names:
@@ -194,7 +192,14 @@ def aitken_figure_meta(wc):
             "arch": exp["model"]["arch"],
             "cell": exp["model"]["cell"],
         }
-    return json_arg(meta)
+    inputs = {"roles": aitken_figure_experiments(wc), "meta": meta, "seed": AITKEN_FIGURES.get("seed")}
+    return shlex.quote(json.dumps(inputs))  # roles in the panel's role order, not sorted
+
+
+def figure_caption(paper):
+    """The report caption of each figure of ``paper``: its registry entry's, rendered by the paper's caption file
+    under workflow/report/."""
+    return lambda wc: figure_registry.get(paper, wc.name).caption
 
 
 def claim_sources():
@@ -271,11 +276,12 @@ def download_options(wildcards):
 
 
 # -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
+from attnrepro.kobayashi2020 import panels as kobayashi_panels  # noqa: E402
 from attnrepro.kobayashi2020.panels import CACHE_TABLES as KOBAYASHI_CACHE  # noqa: E402
-from attnrepro.kobayashi2020.panels import FIGURES  # noqa: E402
 from attnrepro.run.budget import encoder_cache_bytes  # noqa: E402
 
-KOBAYASHI_FIGURES = list(FIGURES)
+KOBAYASHI_FIGURES = kobayashi_panels.ENCODER_FIGURES  # from the norm cache
+KOBAYASHI_SCORED_FIGURES = kobayashi_panels.SCORED_FIGURES  # from the scored experiments and gold sets (§5)
 
 KOBAYASHI_MODEL = layout.kobayashi_model(config)  # kobayashi2020_minilm, or _<name> of a downloaded encoder
 KOBAYASHI_SUMMARY = layout.kobayashi_summary(config)
@@ -302,9 +308,14 @@ def kobayashi2020_figures():
     if "kobayashi2020" in config:
         out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
     if aer_experiments() or aer_gold_sets():
-        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=["fig7", "table3", "fig8"],
+        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_SCORED_FIGURES,
                       ext=["png", "pdf", "csv"])
     return out
+
+
+def kobayashi_scored_tables(wc):
+    """Label -> the file a §5 figure reads of each scored experiment and gold set, in the figure's order."""
+    return layout.aer_tables(config, kobayashi_panels.FIGURES[wc.name].inputs.file)
 
 
 def aer_experiments():
@@ -350,7 +361,7 @@ from attnrepro.snell2021 import panels as snell_panels  # noqa: E402
 from attnrepro.run.budget import multihead_bytes  # noqa: E402
 
 SNELL2021 = config.get("snell2021")
-SNELL2021_FIGURES = [n for n, f in snell_panels.FIGURES.items() if not f.table]  # Table 2, 10, Fig. 2: own rules
+SNELL2021_FIGURES = list(snell_panels.FIGURES)
 SNELL2021_RUNS = snellcfg.runs(SNELL2021) if SNELL2021 else {}
 # Fig. 6's jobs' estimated peaks (attnrepro.run.budget.multihead_bytes, the config check's own, calibrated on the paper
 # config's measured jobs): a candidates round and a K-head job stack as many models as the block says, so a fixed
@@ -379,22 +390,21 @@ def snell2021_tables():
 
 
 def snell2021_figures():
+    """Every figure of the block that reads an analysis (Table 10: only where there are classification sets)."""
     if not SNELL2021:
         return []
-    names = SNELL2021_FIGURES + ["fig2"] + snell2021_tables()  # Fig. 2: ξ of Table 2's rows
+    spec = snellcfg.figure_spec(SNELL2021)
+    names = [n for n in SNELL2021_FIGURES if snell_panels.FIGURES[n].inputs.analyses(spec)]
     return expand(f"{R}/figures/snell2021/{{name}}.{{ext}}", name=names, ext=["png", "pdf", "csv"])
 
 
-def snell2021_table_inputs(wildcards):
-    """Table 2, Table 10 and Fig. 2 read the Table 2 analyses: copy, each classification and translation set."""
-    return [f"{R}/analysis/snell2021/{n}/{f}" for n in snellcfg.table2_analyses(SNELL2021)
-            for f in ("summary.csv", "xi_curves.csv")]
-
-
 def snell2021_figure_inputs(wildcards):
-    names = snell_panels.FIGURES[wildcards.name].analyses(snellcfg.figure_spec(SNELL2021))
+    """The files of the analyses the figure reads: the ones it names (Table 2, Table 10 and Fig. 2: the Table 2
+    analyses' summaries and ξ curves), else every file of each analysis."""
+    reads = snell_panels.FIGURES[wildcards.name].inputs
+    names = reads.analyses(snellcfg.figure_spec(SNELL2021))
     return [f"{R}/analysis/snell2021/{n}/{f}" for n in names
-            for f in snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
+            for f in reads.files or snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
 
 
 # -- the paper artifact (workflow/rules/archive.smk) ---------------------------------------------------------

@@ -1,3 +1,5 @@
+# Aitken et al. 2021's figures: one job per panel of attnrepro.aitken2021.panels that the config's
+# figures.aitken2021 blocks ask for, drawn through the figure registry (attnrepro.figures.registry).
 rule figure_aitken2021:
     input:
         aitken_figure_inputs,
@@ -11,16 +13,15 @@ rule figure_aitken2021:
         pdf=f"{R}/figures/aitken2021/{{name}}.pdf",
         csv=f"{R}/figures/aitken2021/{{name}}.csv",
     wildcard_constraints:
-        name="|".join(aitken_panels.PANELS),
+        name="|".join(aitken_panels.FIGURES),
     params:
-        roles=aitken_figure_roles,
-        meta=aitken_figure_meta,
-        seed=AITKEN_FIGURES.get("seed"),
+        inputs=aitken_figure_args,
+        caption=figure_caption("aitken2021"),
         dpi=config["figures"]["dpi"],
     log:
         f"{R}/logs/figures/aitken2021/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/figures/aitken2021/{{name}}.tsv"
     shell:
-        "attnrepro aitken2021 figure {wildcards.name} --roles-json {params.roles} --meta-json {params.meta} --seed {params.seed}"
+        "attnrepro figure aitken2021 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

@@ -69,6 +69,8 @@ rule kobayashi2020_summary:
         " --folds {params.folds} --out {output} > {log} 2>&1"
 
 
+# every figure and table of attnrepro.kobayashi2020.panels drawn from the norm cache (§4, Appendices A and C),
+# through the figure registry
 rule kobayashi2020_figure:
     input:
         tokens=f"{R}/data/{KOBAYASHI_MODEL}/tokens.parquet",
@@ -86,19 +88,18 @@ rule kobayashi2020_figure:
     wildcard_constraints:
         name="|".join(KOBAYASHI_FIGURES),
     params:
-        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
+        inputs=lambda wc, input: json_arg({"tokens": input.tokens, "cache_dir": str(Path(input.cache[0]).parent),
+                                           "pair_fraction": KOBA.get("pair_fraction"),
+                                           "max_points": KOBA.get("max_points"), "seed": KOBA.get("seed")}),
+        caption=figure_caption("kobayashi2020"),
         dpi=KOBA.get("dpi"),
-        pair_fraction=KOBA.get("pair_fraction"),
-        max_points=KOBA.get("max_points"),
-        seed=KOBA.get("seed"),
     log:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
     shell:
-        "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
-        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
-        " --pair-fraction {params.pair_fraction} --max-points {params.max_points} --seed {params.seed} > {log} 2>&1"
+        "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
+        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
 
 # §5 on our own encoder-decoders (every transformer experiment on a synthetic task, plus the recurrent ones listed
@@ -158,38 +159,12 @@ rule kobayashi2020_aer_gold:
         " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {params.torch_threads} > {log} 2>&1"
 
 
-# Fig. 8: one example sentence pair's soft alignments per scored experiment or gold set (layer 2, or the model's
-# last), from the soft_alignments.parquet the two AER rules write beside aer.csv
-rule kobayashi2020_soft_figure:
-    input:
-        lambda wc: list(layout.aer_tables(config, "soft_alignments.parquet").values()),
-    output:
-        png=report(
-            f"{R}/figures/kobayashi2020/{{name}}.png",
-            caption="../report/kobayashi2020_nmt.rst",
-            category="Kobayashi et al. 2020",
-            subcategory="Transformer alignments",
-            labels={"figure": "{name}"},
-        ),
-        pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
-        csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
-    wildcard_constraints:
-        name="fig8",
-    params:
-        soft=lambda wc: shlex.quote(json.dumps(layout.aer_tables(config, "soft_alignments.parquet"))),
-        dpi=KOBA.get("dpi", 150),
-    log:
-        f"{R}/logs/kobayashi2020/{{name}}.log",
-    benchmark:
-        f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
-    shell:
-        "attnrepro kobayashi2020 soft-figure {wildcards.name} --soft-json {params.soft} --png {output.png}"
-        " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
-
-
+# Fig. 7, Table 3 (the aer.csv of every scored experiment and gold set) and Fig. 8 (one example sentence pair's
+# soft alignments per scored experiment or gold set, layer 2 or the model's last, from the soft_alignments.parquet
+# the two AER rules write beside aer.csv), in the figure's order: experiments, then gold sets
 rule kobayashi2020_nmt_figure:
     input:
-        lambda wc: list(layout.aer_tables(config).values()),
+        lambda wc: list(kobayashi_scored_tables(wc).values()),
     output:
         png=report(
             f"{R}/figures/kobayashi2020/{{name}}.png",
@@ -201,17 +176,18 @@ rule kobayashi2020_nmt_figure:
         pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
         csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
     wildcard_constraints:
-        name="fig7|table3",
+        name="|".join(KOBAYASHI_SCORED_FIGURES),
     params:
-        aer=lambda wc: shlex.quote(json.dumps(layout.aer_tables(config))),  # in the figure's order, not sorted
+        inputs=lambda wc: shlex.quote(json.dumps({"tables": kobayashi_scored_tables(wc)})),  # in order, not sorted
+        caption=figure_caption("kobayashi2020"),
         dpi=KOBA.get("dpi", 150),
     log:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
     shell:
-        "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer-json {params.aer} --png {output.png}"
-        " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
+        "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
+        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
 
 
 # Table 3's fast_align row measured, not quoted (§5): a statistical aligner (eflomal, the optional extra `aligner`)

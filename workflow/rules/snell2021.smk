@@ -164,6 +164,8 @@ if SNELL2021:
                 f" --models-dir {R}/models/snell2021 --activations-dir {R}/activations/snell2021"
                 f" --out-dir {R}/analysis/snell2021/{{wildcards.analysis}} > {{log}} 2>&1"
 
+    # every figure and table of attnrepro.snell2021.panels, drawn through the figure registry from the analyses it
+    # reads (Table 2, Table 10 and Fig. 2: the Table 2 analyses' summaries and ξ curves)
     rule snell2021_figure:
         input:
             snell2021_figure_inputs,
@@ -177,59 +179,13 @@ if SNELL2021:
             pdf=f"{R}/figures/snell2021/{{name}}.pdf",
             csv=f"{R}/figures/snell2021/{{name}}.csv",
         params:
-            spec=json_arg(snellcfg.figure_spec(SNELL2021)),
+            inputs=json_arg({"spec": snellcfg.figure_spec(SNELL2021), "analysis_dir": f"{R}/analysis/snell2021"}),
+            caption=figure_caption("snell2021"),
             dpi=SNELL2021["dpi"],
         log:
             f"{R}/logs/figures/snell2021_{{name}}.log",
         benchmark:
             f"{R}/benchmarks/figures/snell2021_{{name}}.tsv"
         shell:
-            f"attnrepro snell2021 figure {{wildcards.name}} --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
-            " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
-
-    # Fig. 2: ξ read off the second runs' checkpoints, from the Table 2 analyses' ξ curves
-    rule snell2021_fig2:
-        input:
-            snell2021_table_inputs,
-        output:
-            png=report(
-                f"{R}/figures/snell2021/fig2.png",
-                caption="../report/snell2021_fig2.rst",
-                category="Snell et al. 2021",
-                labels={"figure": "fig2"},
-            ),
-            pdf=f"{R}/figures/snell2021/fig2.pdf",
-            csv=f"{R}/figures/snell2021/fig2.csv",
-        params:
-            spec=json_arg(snellcfg.figure_spec(SNELL2021)),
-            dpi=SNELL2021["dpi"],
-        log:
-            f"{R}/logs/figures/snell2021_fig2.log",
-        benchmark:
-            f"{R}/benchmarks/figures/snell2021_fig2.tsv"
-        shell:
-            f"attnrepro snell2021 figure fig2 --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
-            " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
-
-    rule snell2021_table_figure:
-        input:
-            snell2021_table_inputs,
-        output:
-            png=report(
-                f"{R}/figures/snell2021/{{table}}.png",
-                caption="../report/snell2021.rst",
-                category="Snell et al. 2021",
-                labels={"figure": "{table}"},
-            ),
-            pdf=f"{R}/figures/snell2021/{{table}}.pdf",
-            csv=f"{R}/figures/snell2021/{{table}}.csv",
-        params:
-            spec=json_arg(snellcfg.figure_spec(SNELL2021)),
-            dpi=SNELL2021["dpi"],
-        log:
-            f"{R}/logs/figures/snell2021_{{table}}.log",
-        benchmark:
-            f"{R}/benchmarks/figures/snell2021_{{table}}.tsv"
-        shell:
-            f"attnrepro snell2021 figure {{wildcards.table}} --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
+            "attnrepro figure snell2021 {wildcards.name} --inputs-json {params.inputs}"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

@@ -1,5 +1,5 @@
 """The ``attnrepro`` command line that the workflow's rules call: one subcommand per stage of the core
-(data, train, export, evaluate, claims, ladder, archive, verify, download, prepare) and one group per paper
+(data, train, export, evaluate, figure, claims, ladder, archive, verify, download, prepare) and one group per paper
 (``aitken2021``, ``kobayashi2020``, ``snell2021``), each defined beside the code it calls.
 
 A subcommand parses its arguments, reads its inputs, calls library functions and writes its outputs atomically;

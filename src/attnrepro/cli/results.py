@@ -1,5 +1,6 @@
-"""The core's last stages, the same for every paper: the claims table, the scale ladder, the artifact and its
-check, report pages (``attnrepro claims|ladder|archive|verify|report-table``)."""
+"""The core's last stages, the same for every paper: every paper's figures through the figure registry, the
+claims table, the scale ladder, the artifact and its check, report pages
+(``attnrepro figure|claims|ladder|archive|verify|report-table``)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,18 @@ import sys
 from pathlib import Path
 
 from ..errors import AttnReproError
-from .common import SPEC_HELP, positive, sub
+from .common import SPEC_HELP, figure_files, positive, sub, write_figure
+
+
+# -- figures ------------------------------------------------------------------------------------------------
+def cmd_figure(args) -> None:
+    from ..figures import output  # noqa: F401  (the display-less backend, before anything is drawn)
+    from ..figures import registry
+
+    inputs = json.loads(args.inputs_json)
+    if not isinstance(inputs, dict):
+        raise AttnReproError(f"--inputs-json: expected an object, got {args.inputs_json!r}")
+    write_figure(*registry.draw(args.paper, args.name, inputs), args)
 
 
 # -- claims -------------------------------------------------------------------------------------------------
@@ -113,6 +125,16 @@ def cmd_verify(args) -> None:
 
 
 def add_parsers(subparsers) -> None:
+    from ..figures.registry import PAPERS
+
+    f = sub(subparsers, "figure", "draw one figure or table of a paper (registry: attnrepro.figures.registry)",
+            cmd_figure)
+    f.add_argument("paper", choices=PAPERS, help=", ".join(PAPERS))
+    f.add_argument("name", help="the figure, e.g. fig2a (each wing's panels.FIGURES)")
+    f.add_argument("--inputs-json", required=True,
+                   help="what the figure reads, as its wing's reader takes it (the wing's panels.py) " + SPEC_HELP)
+    figure_files(f)
+
     c = sub(subparsers, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
              cmd_claims)
     c.add_argument("--sources-json", required=True,

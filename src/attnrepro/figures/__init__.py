@@ -1,23 +1,12 @@
-"""Figures: functions from analysis DataFrames to matplotlib Figures, and an atomic saver."""
+"""Figures: the registry of every paper's figures (:mod:`.registry`), the scale ladder's figure, and the atomic
+saver. Importing the package loads no matplotlib: the Snakefile reads the registry at every start."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
-import matplotlib
+def __getattr__(name: str):
+    if name == "save":
+        from .output import save
 
-matplotlib.use("Agg")  # figures are drawn on login nodes and laptops with no display
-
-from ..io import atomic_path  # noqa: E402
-
-
-def save(fig, png: str | Path, pdf: str | Path | None = None, dpi: int = 150) -> None:
-    import matplotlib.pyplot as plt
-
-    with atomic_path(png) as tmp:
-        fig.savefig(tmp, format="png", dpi=dpi, bbox_inches="tight")
-    if pdf is not None:
-        with atomic_path(pdf) as tmp:
-            # no creation date: two runs of the same results give the same bytes
-            fig.savefig(tmp, format="pdf", bbox_inches="tight", metadata={"CreationDate": None})
-    plt.close(fig)
+        return save
+    raise AttributeError(name)

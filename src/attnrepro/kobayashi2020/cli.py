@@ -1,7 +1,7 @@
 """``attnrepro kobayashi2020 …``: the pretrained encoder's token table and norm cache (§4), the per-fold summary,
-AER of trained models against gold alignments and of a statistical aligner beside them (§5, Table 3), and the
-figures of the registry (:data:`.panels.FIGURES`).
-Each step reads and writes files only here; the work is in this wing's modules."""
+AER of trained models against gold alignments and of a statistical aligner beside them (§5, Table 3); its
+figures are drawn by ``attnrepro figure kobayashi2020`` (:data:`.panels.FIGURES`). Each step reads and writes
+files only here; the work is in this wing's modules."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import (SPEC_HELP, figure_files, load_split, positive, same_vocabulary, sub, threads,
-                          write_figure)
+from ..cli.common import SPEC_HELP, load_split, positive, same_vocabulary, sub, threads
 from ..errors import AttnReproError
-from .panels import CACHE_TABLES, COLUMNS, FIGURES, NMT_FIGURES, SOFT_FIGURES
+from .panels import CACHE_TABLES, COLUMNS, cache_tables
 
 
 def _pinned(text: str | None, option: str) -> dict | None:
@@ -99,20 +98,11 @@ def cmd_cache(args) -> None:
     print(cache["error"].to_string(), file=sys.stderr)
 
 
-def _inputs(args, names):
-    from ..io import read_parquet
-
-    tables = {"tokens": read_parquet(args.tokens, require=COLUMNS["tokens"], nonempty=True)}
-    tables.update({n: read_parquet(Path(args.cache_dir) / f"{n}.parquet", require=COLUMNS[n], nonempty=True)
-                   for n in names})
-    return tables
-
-
 def cmd_summary(args) -> None:
     from ..io import write_csv
     from .analysis import fold_summary
 
-    t = _inputs(args, ("heads", "pairs", "layers", "svals"))
+    t = cache_tables(args.tokens, args.cache_dir, ("heads", "pairs", "layers", "svals"))
     n_layers, n_heads = int(t["heads"].layer.max()), int(t["heads"]["head"].max())
     if t["tokens"].seq.nunique() < args.folds:
         raise AttnReproError(f"kobayashi2020.folds: {args.folds} folds need at least as many sequences")
@@ -120,14 +110,6 @@ def cmd_summary(args) -> None:
                            svals=t["svals"])
     write_csv(summary, args.out)
     print(summary.to_string(), file=sys.stderr)
-
-
-def cmd_figure(args) -> None:
-    if args.name not in FIGURES:
-        raise AttnReproError(f"unknown figure {args.name!r}; choose one of {tuple(FIGURES)}")
-    figure = FIGURES[args.name]
-    options = {"pair_fraction": args.pair_fraction, "max_points": args.max_points, "seed": args.seed}
-    write_figure(*figure.draw(_inputs(args, figure.needs), options), args)
 
 
 def _models(paths, vocab, vocab_path):
@@ -205,43 +187,6 @@ def cmd_aer_gold(args) -> None:
     periods = period_mask(gold.src, data.src.shape[1])  # the file's words: a period is one, in vocabulary or not
     _write_aer(*aer_tables(models, data, gold.sure, gold.possible, log=sys.stderr, periods=periods,
                            words=(gold.src, gold.tgt), n_soft=args.n_soft), args.out_dir)  # Fig. 8: the file's words
-
-
-def _label_paths(text: str, option: str, what: str) -> dict[str, str]:
-    """The JSON object LABEL -> path of a §5 figure's tables, in the figure's order."""
-    try:
-        tables = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise AttnReproError(f"{option}: not JSON ({err})") from None
-    if not isinstance(tables, dict) or not all(isinstance(p, str) for p in tables.values()):
-        raise AttnReproError(f"{option}: expected an object LABEL -> {what}")
-    return tables
-
-
-def cmd_nmt_figure(args) -> None:
-    import pandas as pd
-
-    from ..io import read_csv_checked
-
-    tables = _label_paths(args.aer_json, "--aer-json", "aer.csv")
-    frames = []
-    for name, path in tables.items():
-        frames.append(read_csv_checked(path, ["seed", "layer", "method", "aer"], nonempty=True).assign(experiment=name))
-    write_figure(*NMT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
-
-
-def cmd_soft_figure(args) -> None:
-    """Fig. 8 (:data:`.panels.SOFT_FIGURES`) from the soft_alignments.parquet of the scored experiments (column
-    ``experiment`` added)."""
-    import pandas as pd
-
-    from ..io import read_parquet
-    from .soft_examples import COLUMNS as SOFT_COLUMNS
-
-    tables = _label_paths(args.soft_json, "--soft-json", "soft_alignments.parquet")
-    frames = [read_parquet(path, require=SOFT_COLUMNS, nonempty=True).assign(experiment=name)
-              for name, path in tables.items()]
-    write_figure(*SOFT_FIGURES[args.name](pd.concat(frames, ignore_index=True)), args)
 
 
 def cmd_aligner(args) -> None:
@@ -323,14 +268,6 @@ def add_parser(subparsers) -> None:
     kss.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
     kss.add_argument("--folds", type=positive, required=True, help="disjoint subsets of the sequences (replicates)")
     kss.add_argument("--out", required=True, help="summary.csv")
-    kf = sub(ks, "figure", "draw one figure or table of the paper", cmd_figure)
-    kf.add_argument("name", choices=list(FIGURES), help=", ".join(FIGURES))
-    kf.add_argument("--tokens", required=True, help="the token table")
-    kf.add_argument("--cache-dir", required=True, help="the folder of `kobayashi2020 cache`")
-    figure_files(kf)
-    kf.add_argument("--pair-fraction", type=float, default=0.01, help="the cache's, for the caption of table2")
-    kf.add_argument("--max-points", type=positive, default=200000, help="fig5: pairs drawn at most")
-    kf.add_argument("--seed", type=int, default=0, help="fig5: which pairs are drawn")
     ka = sub(ks, "aer", "AER per attention layer of a trained model: weights vs vector norms (§5)",
               cmd_aer)
     ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
@@ -357,17 +294,6 @@ def add_parser(subparsers) -> None:
     kg.add_argument("--out-dir", required=True,
                     help="writes aer.csv, aer_summary.csv and soft_alignments.parquet")
     kg.add_argument("--threads", type=positive, default=None, help="torch CPU threads")
-    k8 = sub(ks, "soft-figure", "Fig. 8 from the soft_alignments.parquet of the scored experiments", cmd_soft_figure)
-    k8.add_argument("name", choices=list(SOFT_FIGURES), help=" or ".join(SOFT_FIGURES))
-    k8.add_argument("--soft-json", required=True,
-                    help='{"LABEL": "soft_alignments.parquet", ...}: each scored experiment or gold set, in order')
-    figure_files(k8)
-    kn = sub(ks, "nmt-figure", "Fig. 7 or Table 3 from the aer.csv of the scored experiments",
-              cmd_nmt_figure)
-    kn.add_argument("name", choices=list(NMT_FIGURES), help=" or ".join(NMT_FIGURES))
-    kn.add_argument("--aer-json", required=True,
-                    help='{"LABEL": "aer.csv", ...}: each scored experiment or gold set, in the figure\'s order')
-    figure_files(kn)
     kl = sub(ks, "aligner", "a statistical word aligner (eflomal) on the training text plus a gold set's pairs; "
                             "its AER on the gold pairs (Table 3's fast_align row)", cmd_aligner)
     kl.add_argument("--train", required=True, help="the corpus's train.parquet (columns src, tgt)")

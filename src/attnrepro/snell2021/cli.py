@@ -1,6 +1,6 @@
-"""``attnrepro snell2021 …``: the Snell et al. 2021 stages the workflow's rules call (train → export → analyze →
-figure), each reading and writing files only here; the work is in :mod:`attnrepro.snell2021.runs`,
-:mod:`attnrepro.snell2021.multihead` and this wing's pure analyses."""
+"""``attnrepro snell2021 …``: the Snell et al. 2021 stages the workflow's rules call (train → export → analyze;
+the figures: ``attnrepro figure snell2021``), each reading and writing files only here; the work is in
+:mod:`attnrepro.snell2021.runs`, :mod:`attnrepro.snell2021.multihead` and this wing's pure analyses."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, device_threads, figure_files, pick_device, sub, threads, write_figure
+from ..cli.common import SPEC_HELP, device_threads, pick_device, sub, threads
 from ..errors import AttnReproError
 
 
@@ -168,21 +168,6 @@ def cmd_analyze(args) -> None:
     print(summary.to_string(), file=sys.stderr)
 
 
-def cmd_figure(args) -> None:
-    from ..io import read_csv_checked, read_parquet
-    from .panels import FIGURES
-
-    if args.name not in FIGURES:
-        raise AttnReproError(f"unknown Snell et al. 2021 figure {args.name!r}; choose one of {tuple(FIGURES)}")
-    d = Path(args.analysis_dir)
-
-    def read(analysis: str, file: str):
-        path = d / analysis / file
-        return read_parquet(path) if file.endswith(".parquet") else read_csv_checked(path)
-
-    write_figure(*FIGURES[args.name].draw(read, json.loads(args.spec_json)), args)
-
-
 def add_parser(subparsers) -> None:
     sn = sub(subparsers, "snell2021", "Snell et al. 2021: train, export, analyze and draw its experiments", None)
     steps = sn.add_subparsers(dest="step", required=True, metavar="STEP")
@@ -208,8 +193,3 @@ def add_parser(subparsers) -> None:
     a.add_argument("--models-dir", default="results/models/snell2021", help="where the runs' models are")
     a.add_argument("--activations-dir", default="results/activations/snell2021", help="where the exports are")
     a.add_argument("--out-dir", required=True, help="where the analysis tables go")
-    f = sub(steps, "figure", "draw one figure or table of the paper from the analyses", cmd_figure)
-    f.add_argument("name", help="fig2, fig3, sec6_2, fig4, fig6, fig7, table2, table10")
-    f.add_argument("--spec-json", required=True, help="the resolved figure spec " + SPEC_HELP)
-    f.add_argument("--analysis-dir", default="results/analysis/snell2021", help="where the analyses wrote")
-    figure_files(f)

@@ -240,13 +240,14 @@ def test_fig6a_draws_aed_clusters_beside_ao_from_the_tables(tmp_path):
 
 def test_fig6a_is_wired_in_the_panel_registry():
     """The panel the workflow draws reads fig6's roles and tables and titles each side with its experiment."""
-    from attnrepro.aitken2021.panels import PANELS, PanelInputs
+    from attnrepro.aitken2021.panels import FIGURES, PanelInputs
 
-    panel = PANELS["fig6a"]
-    assert (panel.block, panel.roles, panel.one_seed) == ("fig6", ("aed", "ao"), True)
+    panel = FIGURES["fig6a"]
+    reads = panel.inputs
+    assert (reads.block, reads.roles, reads.one_seed) == ("fig6", ("aed", "ao"), True)
     (aed, _), (ao, _) = _twice_tables(1.0), _twice_tables(0.0, seed=1)
     inputs = PanelInputs({"aed": ["aed_x"], "ao": ["ao_x"]},
-                         {"aed_x": {t: aed[t] for t in panel.tables}, "ao_x": {t: ao[t] for t in panel.tables}}, {}, 0)
+                         {"aed_x": {t: aed[t] for t in reads.tables}, "ao_x": {t: ao[t] for t in reads.tables}}, {}, 0)
     _, data = panel.draw(inputs)
     assert data.groupby("role").experiment.first().to_dict() == {"aed": "aed_x", "ao": "ao_x"}
 

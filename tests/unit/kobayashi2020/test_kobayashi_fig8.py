@@ -81,7 +81,7 @@ def test_soft_figure_command(tmp_path, capsys):
     path = tmp_path / "soft_alignments.parquet"
     _table("x", 2, [["the", "cat", "."]]).drop(columns=["experiment", "gold"]).to_parquet(path)
     out = ["--png", str(tmp_path / "f.png"), "--pdf", str(tmp_path / "f.pdf"), "--csv", str(tmp_path / "f.csv")]
-    args = ["kobayashi2020", "soft-figure", "fig8", "--soft-json", json.dumps({"x": str(path)}), *out]
+    args = ["figure", "kobayashi2020", "fig8", "--inputs-json", json.dumps({"tables": {"x": str(path)}}), *out]
     assert main(args) == 2 and "missing columns ['gold']" in capsys.readouterr().err
     _table("x", 2, [["the", "cat", "."]]).drop(columns="experiment").to_parquet(path)
     assert main(args) == 0
@@ -90,7 +90,8 @@ def test_soft_figure_command(tmp_path, capsys):
 
 def test_aer_job_on_a_synthetic_task_keeps_its_words_and_fig8_draws_them(tmp_path):
     """The `aer` job (the default config's synthetic gold) writes the table beside aer.csv, from an untrained
-    model (no training: only the plumbing is checked), and `soft-figure` draws it (no period: the first pair)."""
+    model (no training: only the plumbing is checked), and `figure kobayashi2020 fig8` draws it (no period: the
+    first pair)."""
     import torch
 
     from attnrepro.data import tasks
@@ -115,7 +116,7 @@ def test_aer_job_on_a_synthetic_task_keeps_its_words_and_fig8_draws_them(tmp_pat
     assert first.source_word.tolist() == list(test.src[0])
     assert set(soft[soft.gold == "sure"].eval("source - target")) == {0}  # one-to-one's diagonal
     out = [f"--png={tmp_path / 'f.png'}", f"--pdf={tmp_path / 'f.pdf'}", f"--csv={tmp_path / 'f.csv'}"]
-    assert main(["kobayashi2020", "soft-figure", "fig8", "--soft-json",
-                 json.dumps({"toy": str(tmp_path / "aer" / "soft_alignments.parquet")}), *out]) == 0
+    assert main(["figure", "kobayashi2020", "fig8", "--inputs-json",
+                 json.dumps({"tables": {"toy": str(tmp_path / "aer" / "soft_alignments.parquet")}}), *out]) == 0
     drawn = pd.read_csv(tmp_path / "f.csv")
     assert set(drawn.layer) == {2} and set(drawn.sentence) == {0} and not drawn.period.any()

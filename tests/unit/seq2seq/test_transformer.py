@@ -177,7 +177,8 @@ def test_trained_transformer_aligns_one_to_one(tmp_path):
     assert summary.seed.tolist() == [0, 1] and np.isfinite(summary.aer_best_gain).all()
     out = tmp_path / "fig"
     for name in ("fig7", "table3"):
-        assert main(["kobayashi2020", "nmt-figure", name, "--aer-json", json.dumps({"toy": str(tmp_path / "aer" / "aer.csv")}),
+        assert main(["figure", "kobayashi2020", name, "--inputs-json",
+                     json.dumps({"tables": {"toy": str(tmp_path / "aer" / "aer.csv")}}),
                      "--png", str(out / f"{name}.png"), "--pdf", str(out / f"{name}.pdf"),
                      "--csv", str(out / f"{name}.csv")]) == 0
     assert (out / "fig7.png").stat().st_size > 5000
