@@ -21,6 +21,8 @@ rule figure_aitken2021:
         f"{R}/logs/figures/aitken2021/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/figures/aitken2021/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro aitken2021 figure {wildcards.name} --roles-json {params.roles} --meta-json {params.meta} --seed {params.seed}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

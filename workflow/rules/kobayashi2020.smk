@@ -18,6 +18,8 @@ rule kobayashi2020_data:
         f"{R}/logs/kobayashi2020/data.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/data.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
         " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
@@ -44,6 +46,8 @@ rule kobayashi2020_cache:
         f"{R}/logs/kobayashi2020/cache.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/cache.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned}{params.shape}"
@@ -64,6 +68,8 @@ rule kobayashi2020_summary:
         f"{R}/logs/kobayashi2020/summary.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/summary.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --folds {params.folds} --out {output} > {log} 2>&1"
@@ -95,6 +101,8 @@ rule kobayashi2020_figure:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 figure {wildcards.name} --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi}"
@@ -122,6 +130,8 @@ rule kobayashi2020_aer:
         f"{R}/logs/kobayashi2020/aer_{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
         f" --n-examples {{params.n_examples}} --out-dir {R}/analysis/{{wildcards.experiment}}"
@@ -152,6 +162,8 @@ rule kobayashi2020_aer_gold:
         f"{R}/logs/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
@@ -182,6 +194,8 @@ rule kobayashi2020_soft_figure:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 soft-figure {wildcards.name} --soft-json {params.soft} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -209,6 +223,8 @@ rule kobayashi2020_nmt_figure:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 nmt-figure {wildcards.name} --aer-json {params.aer} --png {output.png}"
         " --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -241,6 +257,8 @@ rule kobayashi2020_aligner:
         f"{R}/logs/kobayashi2020/aligner_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aligner_{{gold}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aligner --train {input.train} --source {input.source:q} --target {input.target:q}"
         " --alignment {input.alignment:q} --index-base 0 --key kobayashi2020_aer.gold.{wildcards.gold}"
@@ -259,6 +277,8 @@ rule kobayashi2020_aligner_gap:
         f"{R}/logs/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aligner-gap --aer-summary {input.summary} --aligner {input.aligner}"
         " --out {output} > {log} 2>&1"

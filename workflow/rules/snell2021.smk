@@ -8,6 +8,11 @@
 
 if SNELL2021:
 
+    localrules:
+        snell2021_figure,
+        snell2021_table_figure,
+        snell2021_fig2,
+
     wildcard_constraints:
         run="|".join(snell2021_plain_runs()),
         combo="|".join(snellcfg.COMBOS),
@@ -39,6 +44,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/train/{{run}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/train/{{run}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
             f" --out-dir {R}/models/snell2021/{{wildcards.run}}"
@@ -62,6 +69,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/train/multihead_candidates.log",
         benchmark:
             f"{R}/benchmarks/snell2021/train/multihead_candidates.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             f" --ckpt-dir {R}/checkpoints/snell2021/multihead_candidates"
@@ -90,6 +99,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/train/multihead_{{combo}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/train/multihead_{{combo}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             f" --candidates {{input.candidates}} --ckpt-dir {R}/checkpoints/snell2021/multihead_{{wildcards.combo}}"
@@ -115,6 +126,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/export/{{erun}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/export/{{erun}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 export --model {{params.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
@@ -137,6 +150,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/alpha_opt/{{aorun}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/alpha_opt/{{aorun}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 alpha-opt --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.aorun}}"
             " --iterations {params.iterations} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
@@ -159,6 +174,8 @@ if SNELL2021:
                 f"{R}/logs/snell2021/analysis/{{analysis}}.log",
             benchmark:
                 f"{R}/benchmarks/snell2021/analysis/{{analysis}}.tsv"
+            conda:
+                ATTNREPRO_ENV
             shell:
                 "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
                 f" --models-dir {R}/models/snell2021 --activations-dir {R}/activations/snell2021"
@@ -183,6 +200,8 @@ if SNELL2021:
             f"{R}/logs/figures/snell2021_{{name}}.log",
         benchmark:
             f"{R}/benchmarks/figures/snell2021_{{name}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 figure {{wildcards.name}} --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -207,6 +226,8 @@ if SNELL2021:
             f"{R}/logs/figures/snell2021_fig2.log",
         benchmark:
             f"{R}/benchmarks/figures/snell2021_fig2.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 figure fig2 --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -230,6 +251,8 @@ if SNELL2021:
             f"{R}/logs/figures/snell2021_{{table}}.log",
         benchmark:
             f"{R}/benchmarks/figures/snell2021_{{table}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 figure {{wildcards.table}} --spec-json {{params.spec}} --analysis-dir {R}/analysis/snell2021"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
