@@ -29,6 +29,7 @@ rule report_zip:
         " --nolock --report {output} > {log} 2>&1"
 
 
+# a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
 rule archive_jobs:
     input:
         final_targets(),
@@ -41,7 +42,6 @@ rule archive_jobs:
         f"{R}/logs/archive_jobs.log",
     benchmark:
         f"{R}/benchmarks/archive_jobs.tsv"
-    # a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
     run:
         write_jobs(params.jobs, output[0], log[0])
 
