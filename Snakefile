@@ -37,7 +37,6 @@ localrules:
     kobayashi2020_figure,
     kobayashi2020_summary,
     kobayashi2020_nmt_figure,
-    snell2021_figure,
     claims,
     claims_html,
     ladder_claims,

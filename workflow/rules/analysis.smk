@@ -28,6 +28,8 @@ rule analyze:
         f"{R}/logs/analysis/{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/analysis/{{experiment}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
         " --metrics {input.metrics}"
@@ -53,6 +55,8 @@ rule evaluate:
         f"{R}/logs/evaluate/{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/evaluate/{{experiment}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro evaluate --models {input.models} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
         " --split test --out {output}"

@@ -20,6 +20,8 @@ rule report_zip:
         f"{R}/logs/report_zip.log",
     benchmark:
         f"{R}/benchmarks/report_zip.tsv"
+    conda:
+        ATTNREPRO_ENV
     # the report of this run (`snakemake --report`), read from the running workflow's own records: --nolock
     shell:
         "cfg=$(mktemp --suffix=.yaml) && trap 'rm -f $cfg' EXIT && printf '%s' {params.config} > $cfg"
@@ -27,6 +29,7 @@ rule report_zip:
         " --nolock --report {output} > {log} 2>&1"
 
 
+# a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
 rule archive_jobs:
     input:
         final_targets(),
@@ -39,7 +42,6 @@ rule archive_jobs:
         f"{R}/logs/archive_jobs.log",
     benchmark:
         f"{R}/benchmarks/archive_jobs.tsv"
-    # a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
     run:
         write_jobs(params.jobs, output[0], log[0])
 
@@ -59,6 +61,8 @@ rule archive:
         f"{R}/logs/archive.log",
     benchmark:
         f"{R}/benchmarks/archive.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         f"attnrepro archive --repo {{params.repo}} --results {R} --config-json {{params.config}}"
         " --jobs {input.jobs} {params.include} --out {output} > {log} 2>&1"
@@ -71,5 +75,7 @@ rule verify:
         f"{R}/artifact.verified",
     log:
         f"{R}/logs/verify.log",
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro verify {input} > {output} 2> {log}"

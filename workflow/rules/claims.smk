@@ -14,6 +14,8 @@ rule claims:
         f"{R}/logs/claims.log",
     benchmark:
         f"{R}/benchmarks/claims.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence}"
         " --out {output.csv} --markdown {output.md} --by-claim {output.by_claim}{params.references} > {log} 2>&1"

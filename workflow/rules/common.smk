@@ -14,6 +14,9 @@ if shutil.which("attnrepro", path=ENV_BIN) is None:
     raise WorkflowError(f"attnrepro is not installed in the environment running Snakemake ({sys.executable}): "
                         "run `make install` and `source .venv/bin/activate` (or call .venv/bin/snakemake)")
 os.environ.update(PATH=ENV_BIN + os.pathsep + os.environ.get("PATH", ""))
+# the software environment of every rule that runs the package, for `--sdm conda` (a job then runs the attnrepro its
+# post-deploy script installs there, ahead of ENV_BIN on PATH); without --sdm conda, Snakemake ignores it
+ATTNREPRO_ENV = str(Path(workflow.basedir) / "envs" / "attnrepro.yaml")
 
 sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also when it is not installed
 

@@ -12,5 +12,7 @@ rule data:
         f"{R}/logs/data/{{task}}.log",
     benchmark:
         f"{R}/benchmarks/data/{{task}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         f"attnrepro data --task-json {{params.task}} --out-dir {R}/data/{{wildcards.task}} > {{log}} 2>&1"

@@ -22,6 +22,8 @@ rule download:
         f"{R}/logs/download/{{corpus}}/{{file}}.log",
     benchmark:
         f"{R}/benchmarks/download/{{corpus}}/{{file}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro download --url {params.url} --sha256 {params.sha256} --out {output} {params.options} > {log} 2>&1"
 
@@ -43,6 +45,8 @@ rule prepare_pieces:
         f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
@@ -64,6 +68,8 @@ rule prepare_words:
         f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
@@ -85,6 +91,8 @@ rule prepare_gold:
         f"{R}/logs/prepare/{{corpus}}_gold.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}_gold.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         f"attnrepro prepare-gold --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
@@ -106,6 +114,8 @@ rule prepare_classification:
         f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"

@@ -25,6 +25,8 @@ rule export:
         f"{R}/logs/export/{{experiment}}/{{chunk}}.log",
     benchmark:
         f"{R}/benchmarks/export/{{experiment}}/{{chunk}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro export --model {input.model} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
         " --n-examples {params.n_examples}"

@@ -22,6 +22,8 @@ rule figure_aitken2021:
         f"{R}/logs/figures/aitken2021/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/figures/aitken2021/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro figure aitken2021 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

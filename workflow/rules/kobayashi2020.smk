@@ -18,6 +18,8 @@ rule kobayashi2020_data:
         f"{R}/logs/kobayashi2020/data.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/data.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
         " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
@@ -44,6 +46,8 @@ rule kobayashi2020_cache:
         f"{R}/logs/kobayashi2020/cache.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/cache.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned}{params.shape}"
@@ -64,6 +68,8 @@ rule kobayashi2020_summary:
         f"{R}/logs/kobayashi2020/summary.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/summary.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --folds {params.folds} --out {output} > {log} 2>&1"
@@ -97,6 +103,8 @@ rule kobayashi2020_figure:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -123,6 +131,8 @@ rule kobayashi2020_aer:
         f"{R}/logs/kobayashi2020/aer_{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
         f" --n-examples {{params.n_examples}} --out-dir {R}/analysis/{{wildcards.experiment}}"
@@ -153,6 +163,8 @@ rule kobayashi2020_aer_gold:
         f"{R}/logs/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
@@ -185,6 +197,8 @@ rule kobayashi2020_nmt_figure:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -217,6 +231,8 @@ rule kobayashi2020_aligner:
         f"{R}/logs/kobayashi2020/aligner_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aligner_{{gold}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aligner --train {input.train} --source {input.source:q} --target {input.target:q}"
         " --alignment {input.alignment:q} --index-base 0 --key kobayashi2020_aer.gold.{wildcards.gold}"
@@ -235,6 +251,8 @@ rule kobayashi2020_aligner_gap:
         f"{R}/logs/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 aligner-gap --aer-summary {input.summary} --aligner {input.aligner}"
         " --out {output} > {log} 2>&1"

@@ -18,6 +18,8 @@ rule ladder_claims:
         f"{R}/logs/ladder/{{point}}.log",
     benchmark:
         f"{R}/benchmarks/ladder/{{point}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence} --out {output} > {log} 2>&1"
 
@@ -37,6 +39,8 @@ rule ladder:
         f"{R}/logs/ladder/ladder.log",
     benchmark:
         f"{R}/benchmarks/ladder/ladder.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro ladder --claims {params.claims} --spec-json {params.spec} --csv {output.csv} --png {output.png}"
         " --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

@@ -10,6 +10,8 @@ rule claims_html:
         f"{R}/logs/report/claims.log",
     benchmark:
         f"{R}/benchmarks/report/claims.tsv"
+    conda:
+        ATTNREPRO_ENV
     shell:
         "attnrepro report-table --csv {input} --group-by paper --title 'Claims: every paper claim we test'"
         " --note 'One row per claim and experiment: the paper value where it prints one, our median (or rate) over"
@@ -34,6 +36,8 @@ if SNELL2021:
             f"{R}/logs/report/snell2021_{{table}}.log",
         benchmark:
             f"{R}/benchmarks/report/snell2021_{{table}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro report-table --csv {input} --title 'Snell et al. 2021, {wildcards.table}'"
             " --note 'Mean ± standard deviation over the seeds (n_seeds) of each row; agreement A and ξ in percent;"

@@ -8,6 +8,9 @@
 
 if SNELL2021:
 
+    localrules:
+        snell2021_figure,
+
     wildcard_constraints:
         run="|".join(snell2021_plain_runs()),
         combo="|".join(snellcfg.COMBOS),
@@ -39,6 +42,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/train/{{run}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/train/{{run}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
             f" --out-dir {R}/models/snell2021/{{wildcards.run}}"
@@ -62,6 +67,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/train/multihead_candidates.log",
         benchmark:
             f"{R}/benchmarks/snell2021/train/multihead_candidates.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             f" --ckpt-dir {R}/checkpoints/snell2021/multihead_candidates"
@@ -90,6 +97,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/train/multihead_{{combo}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/train/multihead_{{combo}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             f" --candidates {{input.candidates}} --ckpt-dir {R}/checkpoints/snell2021/multihead_{{wildcards.combo}}"
@@ -115,6 +124,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/export/{{erun}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/export/{{erun}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 export --model {{params.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
@@ -137,6 +148,8 @@ if SNELL2021:
             f"{R}/logs/snell2021/alpha_opt/{{aorun}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/alpha_opt/{{aorun}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             f"attnrepro snell2021 alpha-opt --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.aorun}}"
             " --iterations {params.iterations} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
@@ -159,6 +172,8 @@ if SNELL2021:
                 f"{R}/logs/snell2021/analysis/{{analysis}}.log",
             benchmark:
                 f"{R}/benchmarks/snell2021/analysis/{{analysis}}.tsv"
+            conda:
+                ATTNREPRO_ENV
             shell:
                 "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
                 f" --models-dir {R}/models/snell2021 --activations-dir {R}/activations/snell2021"
@@ -186,6 +201,8 @@ if SNELL2021:
             f"{R}/logs/figures/snell2021_{{name}}.log",
         benchmark:
             f"{R}/benchmarks/figures/snell2021_{{name}}.tsv"
+        conda:
+            ATTNREPRO_ENV
         shell:
             "attnrepro figure snell2021 {wildcards.name} --inputs-json {params.inputs}"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

@@ -24,6 +24,8 @@ rule train:
         f"{R}/logs/train/{{experiment}}/{{chunk}}.log",
     benchmark:
         f"{R}/benchmarks/train/{{experiment}}/{{chunk}}.tsv"
+    conda:
+        ATTNREPRO_ENV
     # torch's threads from the config, not {threads} (which --cores caps): a sum's order, so the weights, depend on
     # them, and `--cores 1` must give the numbers `--cores 2` gives (every torch rule does the same)
     shell:
