@@ -46,6 +46,6 @@ localrules:
 
 
 rule all:
+    default_target: True
     input:
         final_targets(),
-    default_target: True

@@ -17,19 +17,19 @@ rule analyze:
         accuracy=f"{R}/analysis/{{experiment}}/accuracy.parquet",
         word_variance=f"{R}/analysis/{{experiment}}/word_variance.parquet",
         readout_alignment=f"{R}/analysis/{{experiment}}/readout_alignment.parquet",
-    params:
-        export_dirs=lambda wc: " ".join(chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}", wc.experiment)),
-        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
-        arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
-        task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
-    resources:
-        **needs("analyze"),
     log:
         f"{R}/logs/analysis/{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/analysis/{{experiment}}.tsv"
     conda:
         ATTNREPRO_ENV
+    resources:
+        **needs("analyze"),
+    params:
+        export_dirs=lambda wc: " ".join(chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}", wc.experiment)),
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
+        arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
+        task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
     shell:
         "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
         " --metrics {input.metrics}"
@@ -44,19 +44,19 @@ rule evaluate:
         test=lambda wc: f"{R}/data/{experiment_task(wc)}/test.parquet",
     output:
         f"{R}/analysis/{{experiment}}/evaluation.csv",
-    params:
-        torch_threads=config["threads"],
-        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
-        device=config["device"],
-    threads: config["threads"]
-    resources:
-        **needs("evaluate", gpus=GPUS_PER_JOB),
     log:
         f"{R}/logs/evaluate/{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/evaluate/{{experiment}}.tsv"
     conda:
         ATTNREPRO_ENV
+    threads: config["threads"]
+    resources:
+        **needs("evaluate", gpus=GPUS_PER_JOB),
+    params:
+        torch_threads=config["threads"],
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
+        device=config["device"],
     shell:
         "attnrepro evaluate --models {input.models} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
         " --split test --out {output}"

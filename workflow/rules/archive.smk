@@ -12,16 +12,16 @@ rule report_zip:
         final_targets(),
     output:
         f"{R}/report.zip",
-    params:
-        python=sys.executable,
-        snakefile=workflow.main_snakefile,
-        config=json_arg(config),
     log:
         f"{R}/logs/report_zip.log",
     benchmark:
         f"{R}/benchmarks/report_zip.tsv"
     conda:
         ATTNREPRO_ENV
+    params:
+        python=sys.executable,
+        snakefile=workflow.main_snakefile,
+        config=json_arg(config),
     # the report of this run (`snakemake --report`), read from the running workflow's own records: --nolock
     shell:
         "cfg=$(mktemp --suffix=.yaml) && trap 'rm -f $cfg' EXIT && printf '%s' {params.config} > $cfg"
@@ -35,13 +35,13 @@ rule archive_jobs:
         final_targets(),
     output:
         f"{R}/artifact.jobs.json",
-    params:
-        # a param, so a config that adds or removes a job rewrites the list (and so the archive)
-        jobs=lambda wc: workflow_jobs(final_targets() + [f"{R}/report.zip"]),
     log:
         f"{R}/logs/archive_jobs.log",
     benchmark:
         f"{R}/benchmarks/archive_jobs.tsv"
+    params:
+        # a param, so a config that adds or removes a job rewrites the list (and so the archive)
+        jobs=lambda wc: workflow_jobs(final_targets() + [f"{R}/report.zip"]),
     run:
         write_jobs(params.jobs, output[0], log[0])
 
@@ -53,16 +53,16 @@ rule archive:
         jobs=f"{R}/artifact.jobs.json",
     output:
         f"{R}/artifact.tar.gz",
-    params:
-        repo=workflow.basedir,
-        config=json_arg(config),
-        include=" ".join(f"--{k}" for k in ("activations", "models", "analysis") if config["archive"].get(k)),
     log:
         f"{R}/logs/archive.log",
     benchmark:
         f"{R}/benchmarks/archive.tsv"
     conda:
         ATTNREPRO_ENV
+    params:
+        repo=workflow.basedir,
+        config=json_arg(config),
+        include=" ".join(f"--{k}" for k in ("activations", "models", "analysis") if config["archive"].get(k)),
     shell:
         f"attnrepro archive --repo {{params.repo}} --results {R} --config-json {{params.config}}"
         " --jobs {input.jobs} {params.include} --out {output} > {log} 2>&1"

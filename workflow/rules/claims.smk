@@ -6,16 +6,16 @@ rule claims:
         csv=report(f"{R}/claims.csv", caption="../report/claims.rst", category="Claims"),
         md=report(f"{R}/claims.md", caption="../report/claims.rst", category="Claims"),
         by_claim=report(f"{R}/claims_by_claim.csv", caption="../report/claims.rst", category="Claims"),
-    params:
-        sources=json_arg([vars(s) for s in claim_sources()]),
-        confidence=config["claims"]["confidence"],
-        references=claim_reference_args(),
     log:
         f"{R}/logs/claims.log",
     benchmark:
         f"{R}/benchmarks/claims.tsv"
     conda:
         ATTNREPRO_ENV
+    params:
+        sources=json_arg([vars(s) for s in claim_sources()]),
+        confidence=config["claims"]["confidence"],
+        references=claim_reference_args(),
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence}"
         " --out {output.csv} --markdown {output.md} --by-claim {output.by_claim}{params.references} > {log} 2>&1"

@@ -11,8 +11,10 @@ from pathlib import Path
 # as .venv/bin/snakemake without activating it; Slurm jobs inherit this PATH through sbatch --export=ALL)
 ENV_BIN = str(Path(sys.executable).parent)
 if shutil.which("attnrepro", path=ENV_BIN) is None:
-    raise WorkflowError(f"attnrepro is not installed in the environment running Snakemake ({sys.executable}): "
-                        "run `make install` and `source .venv/bin/activate` (or call .venv/bin/snakemake)")
+    raise WorkflowError(
+        f"attnrepro is not installed in the environment running Snakemake ({sys.executable}): "
+        "run `make install` and `source .venv/bin/activate` (or call .venv/bin/snakemake)"
+    )
 os.environ.update(PATH=ENV_BIN + os.pathsep + os.environ.get("PATH", ""))
 # the software environment of every rule that runs the package, for `--sdm conda` (a job then runs the attnrepro its
 # post-deploy script installs there, ahead of ENV_BIN on PATH); without --sdm conda, Snakemake ignores it
@@ -31,8 +33,12 @@ from attnrepro.aitken2021 import panels as aitken_panels  # noqa: E402
 from attnrepro.figures import registry as figure_registry  # noqa: E402
 
 try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the schema), never a traceback
-    validation.validate(config, Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
-                        files=workflow.configfiles, overrides=workflow.config_settings.config)
+    validation.validate(
+        config,
+        Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml",
+        files=workflow.configfiles,
+        overrides=workflow.config_settings.config,
+    )
     cfglib.check(config)
     # the scale ladder's experiments train, export and are analysed by the ordinary rules; only `snakemake ladder`
     # asks for them (workflow/rules/ladder.smk)
@@ -47,9 +53,7 @@ R = use_results_root(config)
 # the jobs inherit it: their quarantine moves aside only files under this root (attnrepro.io.owned)
 os.environ[RESULTS_ROOT_ENV] = R
 
-SEED_CHUNKS = {
-    cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])
-}
+SEED_CHUNKS = {cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])}
 
 
 wildcard_constraints:
@@ -117,8 +121,7 @@ def needs(rule, gpus=0, job=None, need_bytes=None):
     mem_mb = RESOURCES[rule]["mem_mb"]
     if need_bytes is not None:
         mem_mb = cluster.memory_mb(need_bytes, mem_mb)
-    return {"mem_mb": mem_mb, "runtime": runtime,
-            **gpu_resources(profile_default("gpu_request"), gpus)}
+    return {"mem_mb": mem_mb, "runtime": runtime, **gpu_resources(profile_default("gpu_request"), gpus)}
 
 
 def segments(rule, jobs):
@@ -161,11 +164,15 @@ AITKEN_FIGURES = config["figures"].get("aitken2021", {})
 
 
 def all_figures():
-    return [
-        f"{R}/figures/aitken2021/{name}.{ext}"
-        for name in aitken_panels.panels_of(AITKEN_FIGURES)
-        for ext in ("png", "pdf", "csv")
-    ] + kobayashi2020_figures() + snell2021_figures()
+    return (
+        [
+            f"{R}/figures/aitken2021/{name}.{ext}"
+            for name in aitken_panels.panels_of(AITKEN_FIGURES)
+            for ext in ("png", "pdf", "csv")
+        ]
+        + kobayashi2020_figures()
+        + snell2021_figures()
+    )
 
 
 def aitken_figure_experiments(wc):
@@ -239,8 +246,11 @@ for _key in ("encoder", "ranks"):  # their names differ from the corpora's (conf
 def corpus_pattern(family=None):
     """The corpus names (of one family; every pinned set when None) as a wildcard constraint; one that matches
     nothing when there are none."""
-    names = [n for n, c in (PINNED if family is None else CORPORA).items()
-             if family is None or cfglib.corpus_family(c) == family]
+    names = [
+        n
+        for n, c in (PINNED if family is None else CORPORA).items()
+        if family is None or cfglib.corpus_family(c) == family
+    ]
     return "|".join(names) if names else "(?!)"
 
 
@@ -311,8 +321,9 @@ def kobayashi2020_figures():
     if "kobayashi2020" in config:
         out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_FIGURES, ext=["png", "pdf", "csv"])
     if aer_experiments() or aer_gold_sets():
-        out += expand(f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_SCORED_FIGURES,
-                      ext=["png", "pdf", "csv"])
+        out += expand(
+            f"{R}/figures/kobayashi2020/{{name}}.{{ext}}", name=KOBAYASHI_SCORED_FIGURES, ext=["png", "pdf", "csv"]
+        )
     return out
 
 
@@ -340,8 +351,13 @@ def gold_set(wc):
         raise WorkflowError(f"kobayashi2020_aer.gold.{wc.gold} reads {gold['experiment']}, not {wc.experiment}")
     if "corpus" in gold:
         data = f"{R}/data/{gold['corpus']}"
-        return {**gold, "source": f"{data}/gold.src", "target": f"{data}/gold.tgt",
-                "alignment": f"{data}/gold.talp", "index_base": 0}
+        return {
+            **gold,
+            "source": f"{data}/gold.src",
+            "target": f"{data}/gold.tgt",
+            "alignment": f"{data}/gold.talp",
+            "index_base": 0,
+        }
     return gold
 
 
@@ -406,8 +422,11 @@ def snell2021_figure_inputs(wildcards):
     analyses' summaries and ξ curves), else every file of each analysis."""
     reads = snell_panels.FIGURES[wildcards.name].inputs
     names = reads.analyses(snellcfg.figure_spec(SNELL2021))
-    return [f"{R}/analysis/snell2021/{n}/{f}" for n in names
-            for f in reads.files or snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]]
+    return [
+        f"{R}/analysis/snell2021/{n}/{f}"
+        for n in names
+        for f in reads.files or snellcfg.ANALYSIS_OUTPUTS[snellcfg.analyses(SNELL2021)[n]["kind"]]
+    ]
 
 
 # -- the paper artifact (workflow/rules/archive.smk) ---------------------------------------------------------
@@ -430,10 +449,14 @@ def workflow_jobs(targets):
         if key in jobs:
             continue
         inputs = sorted(map(str, producer.expand_input(wildcards)[0]))
-        jobs[key] = {"rule": producer.name, "wildcards": dict(key[1]), "input": inputs,
-                     "output": sorted(map(str, producer.expand_output(wildcards)[0])),
-                     "log": sorted(map(str, producer.expand_log(wildcards))),
-                     "benchmark": str(producer.expand_benchmark(wildcards)) if producer.benchmark else None}
+        jobs[key] = {
+            "rule": producer.name,
+            "wildcards": dict(key[1]),
+            "input": inputs,
+            "output": sorted(map(str, producer.expand_output(wildcards)[0])),
+            "log": sorted(map(str, producer.expand_log(wildcards))),
+            "benchmark": str(producer.expand_benchmark(wildcards)) if producer.benchmark else None,
+        }
         todo.extend(inputs)
     return [jobs[k] for k in sorted(jobs)]
 

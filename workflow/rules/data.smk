@@ -4,15 +4,15 @@ rule data:
         valid=f"{R}/data/{{task}}/valid.parquet",
         test=f"{R}/data/{{task}}/test.parquet",
         vocab=f"{R}/data/{{task}}/vocab.json",
-    params:
-        task=lambda wc: json_arg(config["tasks"][wc.task]),
-    resources:
-        **needs("data"),
     log:
         f"{R}/logs/data/{{task}}.log",
     benchmark:
         f"{R}/benchmarks/data/{{task}}.tsv"
     conda:
         ATTNREPRO_ENV
+    resources:
+        **needs("data"),
+    params:
+        task=lambda wc: json_arg(config["tasks"][wc.task]),
     shell:
         f"attnrepro data --task-json {{params.task}} --out-dir {R}/data/{{wildcards.task}} > {{log}} 2>&1"

@@ -12,18 +12,18 @@ localrules:
 rule download:
     output:
         f"{R}/downloads/{{corpus}}/{{file}}",
-    wildcard_constraints:
-        corpus=corpus_pattern(),
-    params:
-        url=lambda wc: shlex.quote(corpus_file(wc)["url"]),
-        sha256=lambda wc: corpus_file(wc)["sha256"] or "null",
-        options=download_options,
     log:
         f"{R}/logs/download/{{corpus}}/{{file}}.log",
     benchmark:
         f"{R}/benchmarks/download/{{corpus}}/{{file}}.tsv"
+    wildcard_constraints:
+        corpus=corpus_pattern(),
     conda:
         ATTNREPRO_ENV
+    params:
+        url=lambda wc: shlex.quote(corpus_file(wc)["url"]),
+        sha256=lambda wc: corpus_file(wc)["sha256"] or "null",
+        options=download_options,
     shell:
         "attnrepro download --url {params.url} --sha256 {params.sha256} --out {output} {params.options} > {log} 2>&1"
 
@@ -37,16 +37,16 @@ rule prepare_pieces:
         test=f"{R}/data/{{corpus}}/test.parquet",
         vocab=f"{R}/data/{{corpus}}/vocab.json",
         spm=f"{R}/data/{{corpus}}/spm.model",
-    wildcard_constraints:
-        corpus=corpus_pattern("pieces"),
-    params:
-        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
         f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}.tsv"
+    wildcard_constraints:
+        corpus=corpus_pattern("pieces"),
     conda:
         ATTNREPRO_ENV
+    params:
+        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
         f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
@@ -60,16 +60,16 @@ rule prepare_words:
         valid=f"{R}/data/{{corpus}}/valid.parquet",
         test=f"{R}/data/{{corpus}}/test.parquet",
         vocab=f"{R}/data/{{corpus}}/vocab.json",
-    wildcard_constraints:
-        corpus=corpus_pattern("words"),
-    params:
-        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
         f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}.tsv"
+    wildcard_constraints:
+        corpus=corpus_pattern("words"),
     conda:
         ATTNREPRO_ENV
+    params:
+        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
         f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
@@ -83,16 +83,16 @@ rule prepare_gold:
         source=f"{R}/data/{{corpus}}/gold.src",
         target=f"{R}/data/{{corpus}}/gold.tgt",
         alignment=f"{R}/data/{{corpus}}/gold.talp",
-    wildcard_constraints:
-        corpus=gold_corpus_pattern(),
-    params:
-        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
         f"{R}/logs/prepare/{{corpus}}_gold.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}_gold.tsv"
+    wildcard_constraints:
+        corpus=gold_corpus_pattern(),
     conda:
         ATTNREPRO_ENV
+    params:
+        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
         f"attnrepro prepare-gold --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
@@ -106,16 +106,16 @@ rule prepare_classification:
         valid=f"{R}/data/{{corpus}}/valid.parquet",
         test=f"{R}/data/{{corpus}}/test.parquet",
         vocab=f"{R}/data/{{corpus}}/vocab.json",
-    wildcard_constraints:
-        corpus=corpus_pattern("classification"),
-    params:
-        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     log:
         f"{R}/logs/prepare/{{corpus}}.log",
     benchmark:
         f"{R}/benchmarks/prepare/{{corpus}}.tsv"
+    wildcard_constraints:
+        corpus=corpus_pattern("classification"),
     conda:
         ATTNREPRO_ENV
+    params:
+        corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
         f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
         f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"

@@ -12,18 +12,18 @@ rule figure_aitken2021:
         ),
         pdf=f"{R}/figures/aitken2021/{{name}}.pdf",
         csv=f"{R}/figures/aitken2021/{{name}}.csv",
-    wildcard_constraints:
-        name="|".join(aitken_panels.FIGURES),
-    params:
-        inputs=aitken_figure_args,
-        caption=figure_caption("aitken2021"),
-        dpi=config["figures"]["dpi"],
     log:
         f"{R}/logs/figures/aitken2021/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/figures/aitken2021/{{name}}.tsv"
+    wildcard_constraints:
+        name="|".join(aitken_panels.FIGURES),
     conda:
         ATTNREPRO_ENV
+    params:
+        inputs=aitken_figure_args,
+        caption=figure_caption("aitken2021"),
+        dpi=config["figures"]["dpi"],
     shell:
         "attnrepro figure aitken2021 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

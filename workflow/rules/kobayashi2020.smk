@@ -9,17 +9,17 @@ rule kobayashi2020_data:
         ranks=kobayashi_pinned("ranks"),
     output:
         f"{R}/data/{KOBAYASHI_MODEL}/tokens.parquet",
-    params:
-        n_sequences=KOBA.get("n_sequences"),
-        max_len=KOBA.get("max_len"),
-        first_article=KOBA.get("first_article", 0),
-        pinned=kobayashi_pinned_args("encoder", "ranks"),
     log:
         f"{R}/logs/kobayashi2020/data.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/data.tsv"
     conda:
         ATTNREPRO_ENV
+    params:
+        n_sequences=KOBA.get("n_sequences"),
+        max_len=KOBA.get("max_len"),
+        first_article=KOBA.get("first_article", 0),
+        pinned=kobayashi_pinned_args("encoder", "ranks"),
     shell:
         "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
         " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
@@ -31,6 +31,15 @@ rule kobayashi2020_cache:
         encoder=kobayashi_pinned("encoder"),
     output:
         expand(f"{R}/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
+    log:
+        f"{R}/logs/kobayashi2020/cache.log",
+    benchmark:
+        f"{R}/benchmarks/kobayashi2020/cache.tsv"
+    conda:
+        ATTNREPRO_ENV
+    threads: config["threads"]
+    resources:
+        **needs("kobayashi2020_cache", need_bytes=KOBA_CACHE_BYTES),
     params:
         torch_threads=config["threads"],
         out_dir=lambda wc, output: Path(output[0]).parent,
@@ -39,15 +48,6 @@ rule kobayashi2020_cache:
         seed=KOBA.get("seed"),
         pinned=kobayashi_pinned_args("encoder"),
         shape=f" --encoder-shape {json_arg(KOBA['encoder_shape'])}" if KOBA.get("encoder_shape") else "",
-    threads: config["threads"]
-    resources:
-        **needs("kobayashi2020_cache", need_bytes=KOBA_CACHE_BYTES),
-    log:
-        f"{R}/logs/kobayashi2020/cache.log",
-    benchmark:
-        f"{R}/benchmarks/kobayashi2020/cache.tsv"
-    conda:
-        ATTNREPRO_ENV
     shell:
         "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
         " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned}{params.shape}"
@@ -61,15 +61,15 @@ rule kobayashi2020_summary:
         cache=expand(f"{R}/activations/{KOBAYASHI_MODEL}/{{name}}.parquet", name=KOBAYASHI_CACHE),
     output:
         KOBAYASHI_SUMMARY,
-    params:
-        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
-        folds=KOBA.get("folds"),
     log:
         f"{R}/logs/kobayashi2020/summary.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/summary.tsv"
     conda:
         ATTNREPRO_ENV
+    params:
+        cache_dir=lambda wc, input: Path(input.cache[0]).parent,
+        folds=KOBA.get("folds"),
     shell:
         "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
         " --folds {params.folds} --out {output} > {log} 2>&1"
@@ -91,20 +91,26 @@ rule kobayashi2020_figure:
         ),
         pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
         csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
-    wildcard_constraints:
-        name="|".join(KOBAYASHI_FIGURES),
-    params:
-        inputs=lambda wc, input: json_arg({"tokens": input.tokens, "cache_dir": str(Path(input.cache[0]).parent),
-                                           "pair_fraction": KOBA.get("pair_fraction"),
-                                           "max_points": KOBA.get("max_points"), "seed": KOBA.get("seed")}),
-        caption=figure_caption("kobayashi2020"),
-        dpi=KOBA.get("dpi"),
     log:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    wildcard_constraints:
+        name="|".join(KOBAYASHI_FIGURES),
     conda:
         ATTNREPRO_ENV
+    params:
+        inputs=lambda wc, input: json_arg(
+            {
+                "tokens": input.tokens,
+                "cache_dir": str(Path(input.cache[0]).parent),
+                "pair_fraction": KOBA.get("pair_fraction"),
+                "max_points": KOBA.get("max_points"),
+                "seed": KOBA.get("seed"),
+            }
+        ),
+        caption=figure_caption("kobayashi2020"),
+        dpi=KOBA.get("dpi"),
     shell:
         "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -121,18 +127,18 @@ rule kobayashi2020_aer:
         aer=f"{R}/analysis/{{experiment}}/aer.csv",
         summary=f"{R}/analysis/{{experiment}}/aer_summary.csv",
         soft=f"{R}/analysis/{{experiment}}/soft_alignments.parquet",
-    params:
-        torch_threads=config["threads"],
-        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
-        task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
-        n_examples=config["export"]["n_examples"],
-    threads: config["threads"]
     log:
         f"{R}/logs/kobayashi2020/aer_{{experiment}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}.tsv"
     conda:
         ATTNREPRO_ENV
+    threads: config["threads"]
+    params:
+        torch_threads=config["threads"],
+        data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
+        task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
+        n_examples=config["export"]["n_examples"],
     shell:
         "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
         f" --n-examples {{params.n_examples}} --out-dir {R}/analysis/{{wildcards.experiment}}"
@@ -152,19 +158,19 @@ rule kobayashi2020_aer_gold:
         aer=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer.csv",
         summary=f"{R}/analysis/{{experiment}}/gold_{{gold}}/aer_summary.csv",
         soft=f"{R}/analysis/{{experiment}}/gold_{{gold}}/soft_alignments.parquet",
-    wildcard_constraints:
-        gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
-    params:
-        torch_threads=config["threads"],
-        index_base=lambda wc: gold_set(wc).get("index_base", 0),
-        out_dir=lambda wc, output: Path(output.aer).parent,
-    threads: config["threads"]
     log:
         f"{R}/logs/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aer_{{experiment}}_gold_{{gold}}.tsv"
+    wildcard_constraints:
+        gold="|".join(KOBA_GOLD) if KOBA_GOLD else "(?!)",
     conda:
         ATTNREPRO_ENV
+    threads: config["threads"]
+    params:
+        torch_threads=config["threads"],
+        index_base=lambda wc: gold_set(wc).get("index_base", 0),
+        out_dir=lambda wc, output: Path(output.aer).parent,
     shell:
         "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
         " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
@@ -187,18 +193,18 @@ rule kobayashi2020_nmt_figure:
         ),
         pdf=f"{R}/figures/kobayashi2020/{{name}}.pdf",
         csv=f"{R}/figures/kobayashi2020/{{name}}.csv",
-    wildcard_constraints:
-        name="|".join(KOBAYASHI_SCORED_FIGURES),
-    params:
-        inputs=lambda wc: shlex.quote(json.dumps({"tables": kobayashi_scored_tables(wc)})),  # in order, not sorted
-        caption=figure_caption("kobayashi2020"),
-        dpi=KOBA.get("dpi", 150),
     log:
         f"{R}/logs/kobayashi2020/{{name}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/{{name}}.tsv"
+    wildcard_constraints:
+        name="|".join(KOBAYASHI_SCORED_FIGURES),
     conda:
         ATTNREPRO_ENV
+    params:
+        inputs=lambda wc: shlex.quote(json.dumps({"tables": kobayashi_scored_tables(wc)})),  # in order, not sorted
+        caption=figure_caption("kobayashi2020"),
+        dpi=KOBA.get("dpi", 150),
     shell:
         "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
         " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
@@ -220,19 +226,19 @@ rule kobayashi2020_aligner:
     output:
         table=f"{R}/analysis/aligner/{{gold}}/aligner_aer.csv",
         links=f"{R}/analysis/aligner/{{gold}}/links_forward.talp",
-    wildcard_constraints:
-        gold="|".join(ALIGNER_GOLD) if ALIGNER_GOLD else "(?!)",
-    params:
-        out_dir=lambda wc, output: Path(output.table).parent,
-    threads: 3  # eflomal's three samplers (its default), one process each
-    resources:
-        **needs("kobayashi2020_aligner"),
     log:
         f"{R}/logs/kobayashi2020/aligner_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aligner_{{gold}}.tsv"
+    wildcard_constraints:
+        gold="|".join(ALIGNER_GOLD) if ALIGNER_GOLD else "(?!)",
     conda:
         ATTNREPRO_ENV
+    threads: 3  # eflomal's three samplers (its default), one process each
+    resources:
+        **needs("kobayashi2020_aligner"),
+    params:
+        out_dir=lambda wc, output: Path(output.table).parent,
     shell:
         "attnrepro kobayashi2020 aligner --train {input.train} --source {input.source:q} --target {input.target:q}"
         " --alignment {input.alignment:q} --index-base 0 --key kobayashi2020_aer.gold.{wildcards.gold}"
@@ -245,12 +251,12 @@ rule kobayashi2020_aligner_gap:
         aligner=f"{R}/analysis/aligner/{{gold}}/aligner_aer.csv",
     output:
         f"{R}/analysis/{{experiment}}/gold_{{gold}}/aligner_gap.csv",
-    wildcard_constraints:
-        gold="|".join(ALIGNER_GOLD) if ALIGNER_GOLD else "(?!)",
     log:
         f"{R}/logs/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.log",
     benchmark:
         f"{R}/benchmarks/kobayashi2020/aligner_gap_{{experiment}}_{{gold}}.tsv"
+    wildcard_constraints:
+        gold="|".join(ALIGNER_GOLD) if ALIGNER_GOLD else "(?!)",
     conda:
         ATTNREPRO_ENV
     shell:

@@ -8,18 +8,19 @@ rule ladder_claims:
         lambda wc: [s.path for s in layout.summary_sources(config, ladderlib.point_experiments(config, wc.point))],
     output:
         f"{R}/ladder/{{point}}/claims.csv",
-    params:
-        sources=lambda wc: json_arg([vars(s) for s in layout.summary_sources(config,
-                                                                          ladderlib.point_experiments(config, wc.point))]),
-        confidence=config["claims"]["confidence"],
-    wildcard_constraints:
-        point="|".join(LADDER_POINTS) or "(?!)",
     log:
         f"{R}/logs/ladder/{{point}}.log",
     benchmark:
         f"{R}/benchmarks/ladder/{{point}}.tsv"
+    wildcard_constraints:
+        point="|".join(LADDER_POINTS) or "(?!)",
     conda:
         ATTNREPRO_ENV
+    params:
+        sources=lambda wc: json_arg(
+            [vars(s) for s in layout.summary_sources(config, ladderlib.point_experiments(config, wc.point))]
+        ),
+        confidence=config["claims"]["confidence"],
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence} --out {output} > {log} 2>&1"
 
@@ -31,16 +32,16 @@ rule ladder:
         csv=f"{R}/ladder/ladder.csv",
         png=report(f"{R}/figures/ladder/ladder.png", caption="../report/ladder.rst", category="Scale ladder"),
         pdf=f"{R}/figures/ladder/ladder.pdf",
-    params:
-        claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
-        spec=json_arg(ladderlib.spec(config)),
-        dpi=config["figures"]["dpi"],
     log:
         f"{R}/logs/ladder/ladder.log",
     benchmark:
         f"{R}/benchmarks/ladder/ladder.tsv"
     conda:
         ATTNREPRO_ENV
+    params:
+        claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
+        spec=json_arg(ladderlib.spec(config)),
+        dpi=config["figures"]["dpi"],
     shell:
         "attnrepro ladder --claims {params.claims} --spec-json {params.spec} --csv {output.csv} --png {output.png}"
         " --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"

@@ -30,8 +30,12 @@ if SNELL2021:
         input:
             f"{R}/figures/snell2021/{{table}}.csv",
         output:
-            report(f"{R}/report/snell2021_{{table}}.html", caption="../report/snell2021_table.rst",
-                   category="Snell et al. 2021", labels={"figure": "{table} as a table"}),
+            report(
+                f"{R}/report/snell2021_{{table}}.html",
+                caption="../report/snell2021_table.rst",
+                category="Snell et al. 2021",
+                labels={"figure": "{table} as a table"},
+            ),
         log:
             f"{R}/logs/report/snell2021_{{table}}.log",
         benchmark:

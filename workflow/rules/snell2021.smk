@@ -28,22 +28,22 @@ if SNELL2021:
             probes=f"{R}/models/snell2021/{{run}}/probes.parquet",
             metrics=f"{R}/models/snell2021/{{run}}/metrics.csv",
             model=f"{R}/models/snell2021/{{run}}/model.pt",
+        log:
+            f"{R}/logs/snell2021/train/{{run}}.log",
+        benchmark:
+            f"{R}/benchmarks/snell2021/train/{{run}}.tsv"
+        retries: segments("snell2021_train", [snell_job(r) for r in snell2021_plain_runs() if r in SNELL2021_RUNS])
+        conda:
+            ATTNREPRO_ENV
+        threads: SNELL2021["threads"]
+        resources:
+            **needs("snell2021_train", gpus=GPUS_PER_JOB, job=lambda wc: snell_job(wc.run)),
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
             budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
             ckpt_dir=f"{R}/checkpoints/snell2021/{{run}}",
-        threads: SNELL2021["threads"]
-        resources:
-            **needs("snell2021_train", gpus=GPUS_PER_JOB, job=lambda wc: snell_job(wc.run)),
-        retries: segments("snell2021_train", [snell_job(r) for r in snell2021_plain_runs() if r in SNELL2021_RUNS])
-        log:
-            f"{R}/logs/snell2021/train/{{run}}.log",
-        benchmark:
-            f"{R}/benchmarks/snell2021/train/{{run}}.tsv"
-        conda:
-            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
             f" --out-dir {R}/models/snell2021/{{wildcards.run}}"
@@ -54,21 +54,21 @@ if SNELL2021:
         output:
             metrics=f"{R}/models/snell2021/multihead_candidates/metrics.csv",
             candidates=f"{R}/models/snell2021/multihead_candidates/candidates.parquet",
+        log:
+            f"{R}/logs/snell2021/train/multihead_candidates.log",
+        benchmark:
+            f"{R}/benchmarks/snell2021/train/multihead_candidates.tsv"
+        retries: segments("snell2021_candidates", [None])
+        conda:
+            ATTNREPRO_ENV
+        threads: SNELL2021["threads"]
+        resources:
+            **needs("snell2021_candidates", gpus=GPUS_PER_JOB, need_bytes=SNELL2021_MULTIHEAD_BYTES["candidates"]),
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
             budget=time_budget,
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
-        threads: SNELL2021["threads"]
-        resources:
-            **needs("snell2021_candidates", gpus=GPUS_PER_JOB, need_bytes=SNELL2021_MULTIHEAD_BYTES["candidates"]),
-        retries: segments("snell2021_candidates", [None])
-        log:
-            f"{R}/logs/snell2021/train/multihead_candidates.log",
-        benchmark:
-            f"{R}/benchmarks/snell2021/train/multihead_candidates.tsv"
-        conda:
-            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
             f" --ckpt-dir {R}/checkpoints/snell2021/multihead_candidates"
@@ -84,21 +84,21 @@ if SNELL2021:
             heads=f"{R}/models/snell2021/multihead_{{combo}}/heads.parquet",
             metrics=f"{R}/models/snell2021/multihead_{{combo}}/metrics.csv",
             model=f"{R}/models/snell2021/multihead_{{combo}}/model.pt",
+        log:
+            f"{R}/logs/snell2021/train/multihead_{{combo}}.log",
+        benchmark:
+            f"{R}/benchmarks/snell2021/train/multihead_{{combo}}.tsv"
+        retries: segments("snell2021_multihead", [None])
+        conda:
+            ATTNREPRO_ENV
+        threads: SNELL2021["threads"]
+        resources:
+            **needs("snell2021_multihead", gpus=GPUS_PER_JOB, need_bytes=SNELL2021_MULTIHEAD_BYTES["khead"]),
         params:
             torch_threads=SNELL2021["threads"],
             device=config["device"],
             budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
-        threads: SNELL2021["threads"]
-        resources:
-            **needs("snell2021_multihead", gpus=GPUS_PER_JOB, need_bytes=SNELL2021_MULTIHEAD_BYTES["khead"]),
-        retries: segments("snell2021_multihead", [None])
-        log:
-            f"{R}/logs/snell2021/train/multihead_{{combo}}.log",
-        benchmark:
-            f"{R}/benchmarks/snell2021/train/multihead_{{combo}}.tsv"
-        conda:
-            ATTNREPRO_ENV
         shell:
             "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
             f" --candidates {{input.candidates}} --ckpt-dir {R}/checkpoints/snell2021/multihead_{{wildcards.combo}}"
@@ -112,20 +112,20 @@ if SNELL2021:
         output:
             decodes=f"{R}/activations/snell2021/{{erun}}/decodes.parquet",
             saliency=f"{R}/activations/snell2021/{{erun}}/saliency.parquet",
-        params:
-            torch_threads=SNELL2021["threads"],
-            device=config["device"],
-            # model.pt (the input) is written last, so its presence means model_best.pt is there too
-            model=lambda wc: f"{R}/models/snell2021/{wc.erun}/{snellcfg.export_model(SNELL2021)}",
-        threads: SNELL2021["threads"]
-        resources:
-            **needs("snell2021_export", gpus=GPUS_PER_JOB),
         log:
             f"{R}/logs/snell2021/export/{{erun}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/export/{{erun}}.tsv"
         conda:
             ATTNREPRO_ENV
+        threads: SNELL2021["threads"]
+        resources:
+            **needs("snell2021_export", gpus=GPUS_PER_JOB),
+        params:
+            torch_threads=SNELL2021["threads"],
+            device=config["device"],
+            # model.pt (the input) is written last, so its presence means model_best.pt is there too
+            model=lambda wc: f"{R}/models/snell2021/{wc.erun}/{snellcfg.export_model(SNELL2021)}",
         shell:
             f"attnrepro snell2021 export --model {{params.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
             " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
@@ -137,19 +137,19 @@ if SNELL2021:
             data=lambda wc: snellcfg.run_inputs(SNELL2021, wc.aorun),
         output:
             alpha_opt=f"{R}/activations/snell2021/{{aorun}}/alpha_opt.parquet",
-        params:
-            torch_threads=SNELL2021["threads"],
-            device=config["device"],
-            iterations=lambda wc: snellcfg.alpha_opt_iterations(SNELL2021),
-        threads: SNELL2021["threads"]
-        resources:
-            **needs("snell2021_alpha_opt", gpus=GPUS_PER_JOB),
         log:
             f"{R}/logs/snell2021/alpha_opt/{{aorun}}.log",
         benchmark:
             f"{R}/benchmarks/snell2021/alpha_opt/{{aorun}}.tsv"
         conda:
             ATTNREPRO_ENV
+        threads: SNELL2021["threads"]
+        resources:
+            **needs("snell2021_alpha_opt", gpus=GPUS_PER_JOB),
+        params:
+            torch_threads=SNELL2021["threads"],
+            device=config["device"],
+            iterations=lambda wc: snellcfg.alpha_opt_iterations(SNELL2021),
         shell:
             f"attnrepro snell2021 alpha-opt --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.aorun}}"
             " --iterations {params.iterations} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
@@ -164,16 +164,16 @@ if SNELL2021:
                 lambda wc: snellcfg.analysis_inputs(SNELL2021, wc.analysis),
             output:
                 [f"{R}/analysis/snell2021/{{analysis}}/{f}" for f in _outputs],
-            wildcard_constraints:
-                analysis="|".join(snell2021_analyses(_kind)) or "(?!)",
-            params:
-                spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             log:
                 f"{R}/logs/snell2021/analysis/{{analysis}}.log",
             benchmark:
                 f"{R}/benchmarks/snell2021/analysis/{{analysis}}.tsv"
+            wildcard_constraints:
+                analysis="|".join(snell2021_analyses(_kind)) or "(?!)",
             conda:
                 ATTNREPRO_ENV
+            params:
+                spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             shell:
                 "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
                 f" --models-dir {R}/models/snell2021 --activations-dir {R}/activations/snell2021"
@@ -193,16 +193,16 @@ if SNELL2021:
             ),
             pdf=f"{R}/figures/snell2021/{{name}}.pdf",
             csv=f"{R}/figures/snell2021/{{name}}.csv",
-        params:
-            inputs=json_arg({"spec": snellcfg.figure_spec(SNELL2021), "analysis_dir": f"{R}/analysis/snell2021"}),
-            caption=figure_caption("snell2021"),
-            dpi=SNELL2021["dpi"],
         log:
             f"{R}/logs/figures/snell2021_{{name}}.log",
         benchmark:
             f"{R}/benchmarks/figures/snell2021_{{name}}.tsv"
         conda:
             ATTNREPRO_ENV
+        params:
+            inputs=json_arg({"spec": snellcfg.figure_spec(SNELL2021), "analysis_dir": f"{R}/analysis/snell2021"}),
+            caption=figure_caption("snell2021"),
+            dpi=SNELL2021["dpi"],
         shell:
             "attnrepro figure snell2021 {wildcards.name} --inputs-json {params.inputs}"
             " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"

@@ -7,6 +7,16 @@ rule train:
         # the model is written last: its presence means the job finished
         metrics=f"{R}/models/{{experiment}}/{{chunk}}/metrics.csv",
         model=f"{R}/models/{{experiment}}/{{chunk}}/model.pt",
+    log:
+        f"{R}/logs/train/{{experiment}}/{{chunk}}.log",
+    benchmark:
+        f"{R}/benchmarks/train/{{experiment}}/{{chunk}}.tsv"
+    retries: segments("train", [(e, cfglib.experiment_spec(config, e)["train"]["steps"]) for e in config["experiments"]])
+    conda:
+        ATTNREPRO_ENV
+    threads: config["threads"]
+    resources:
+        **needs("train", gpus=GPUS_PER_JOB, job=train_job),
     params:
         torch_threads=config["threads"],
         spec=lambda wc: json_arg(cfglib.experiment_spec(config, wc.experiment)),
@@ -16,16 +26,6 @@ rule train:
         ckpt_dir=f"{R}/checkpoints/{{experiment}}/{{chunk}}",
         device=config["device"],
         budget=time_budget,
-    threads: config["threads"]
-    resources:
-        **needs("train", gpus=GPUS_PER_JOB, job=train_job),
-    retries: segments("train", [(e, cfglib.experiment_spec(config, e)["train"]["steps"]) for e in config["experiments"]])
-    log:
-        f"{R}/logs/train/{{experiment}}/{{chunk}}.log",
-    benchmark:
-        f"{R}/benchmarks/train/{{experiment}}/{{chunk}}.tsv"
-    conda:
-        ATTNREPRO_ENV
     # torch's threads from the config, not {threads} (which --cores caps): a sum's order, so the weights, depend on
     # them, and `--cores 1` must give the numbers `--cores 2` gives (every torch rule does the same)
     shell:
