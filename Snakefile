@@ -14,6 +14,8 @@ if not workflow.overwrite_configfiles:
 
 
 include: "workflow/rules/common.smk"
+include: "workflow/rules/common_downloads.smk"
+include: "workflow/rules/common_snell2021.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/download.smk"
 include: "workflow/rules/train.smk"

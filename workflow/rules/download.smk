@@ -3,12 +3,6 @@
 # (localrules: the login node of a cluster has the internet its compute nodes lack).
 
 
-localrules:
-    download,
-    downloads,
-    corpora,
-
-
 rule download:
     output:
         f"{R}/downloads/{{corpus}}/{{file}}",
