@@ -1,0 +1,106 @@
+"""The numbers README.md and docs/ quote from a benchmark or a committed table, checked against it: each quoted
+phrase is built here from the JSON or CSV it names and must appear, exactly, in the page that quotes it. A page
+that is changed to another number, or a benchmark rerun without the page, fails here."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from conftest import ROOT
+
+# Where the committed benchmark results and claims tables live: every path below goes through it.
+BENCH_RESULTS = ROOT / "bench" / "results"
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+
+def bench(name: str) -> dict:
+    return json.loads((BENCH_RESULTS / f"{name}.json").read_text())
+
+
+def minutes(run: dict) -> str:
+    return f"{run['wall_s'] / 60:.1f} min"
+
+
+def gigabytes(mb: float) -> str:
+    return f"{mb / 1000:.1f} GB"
+
+
+VERDICTS = ("reproduced", "not reproduced", "inconclusive", "undecidable at this n", "not tested")
+SUMMARY_ROWS = (  # (label, table, setup)
+    ("demo, paper setup", "claims_config_by_claim", "paper setup"),
+    ("demo, substitutes (MiniLM, Bible, ParlSpeech, …)", "claims_config_by_claim", "substitutes"),
+    ("demo, not tested (model check failed)", "claims_config_by_claim", "not tested"),
+    ("paper slice, paper setup", "claims_paper_slice_by_claim", "paper setup"),
+    ("paper slice, substitutes (MiniLM)", "claims_paper_slice_by_claim", "substitutes"),
+)
+
+
+def by_claim(table: str) -> pd.DataFrame:
+    claims = pd.read_csv(BENCH_RESULTS / f"{table}.csv")
+    return claims[claims.origin == "paper"]
+
+
+def summary_table() -> str:
+    """docs/claims.md's count of the papers' claims by verdict, from the committed per-claim tables."""
+    lines = ["| the papers' claims (one verdict per claim) | " + " | ".join(VERDICTS) + " | claims |",
+             "|---" * (len(VERDICTS) + 2) + "|"]
+    for label, table, setup in SUMMARY_ROWS:
+        rows = by_claim(table)
+        rows = rows[rows.setup == setup]
+        counts = rows.verdict.value_counts()
+        assert set(counts.index) <= set(VERDICTS), counts
+        lines.append(f"| {label} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS) + f" | {len(rows)} |")
+    return "\n".join(lines)
+
+
+def quotes() -> list[tuple[str, str]]:
+    """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
+    default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
+    identical = bench("byte_identical_smoke")
+    by_suffix = identical["compared_by_suffix"]
+    slice_rows = by_claim("claims_paper_slice_by_claim")
+    decided = slice_rows[(slice_rows.setup == "paper setup")
+                         & slice_rows.verdict.isin(["reproduced", "not reproduced"])]
+    assert decided.fragile.all()
+    default_run = (f"{default['n_jobs']} jobs then) took {minutes(default)} on {default['cores']} cores "
+                   f"(largest job {gigabytes(default['peak_job_rss_mb'])})")
+    return [
+        ("README.md", default_run),
+        ("README.md", f"took {smoke['wall_s']} s on {smoke['cores']} cores"),
+        ("docs/speed.md", f"({default['n_jobs']} jobs; `workflow_config.json`) | {minutes(default)}, largest job "
+                          f"{gigabytes(default['peak_job_rss_mb'])}"),
+        ("docs/speed.md", f"| smoke workflow, `--cores {smoke['cores']}` (`workflow_smoke.json`) | "
+                          f"{minutes(smoke)} |"),
+        ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
+        ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
+                           f"`{paper_slice['peak_job']}`"),
+        ("docs/claims.md", summary_table()),
+        ("docs/claims.md", f"all {len(decided)} of the slice's decided paper-setup claims are *fragile*"),
+        ("docs/failures.md", f"{identical['identical']} of {identical['compared']} files identical — "
+                             f"{by_suffix['.parquet']} Parquet, {by_suffix['.csv']} CSV, {by_suffix['.pdf']} PDF, "
+                             f"{by_suffix['.png']} PNG, {by_suffix['.pt']} `.pt`"),
+    ]
+
+
+@pytest.mark.parametrize("page, phrase", quotes(), ids=lambda x: x[:60])
+def test_page_quotes_the_benchmark(page, phrase):
+    text = " ".join((ROOT / page).read_text().split())
+    assert " ".join(phrase.split()) in text, f"{page} lacks (or has another number in) {phrase!r}"
+
+
+def test_every_benchmark_the_docs_name_exists():
+    """A `bench/results/<file>` a page names is committed (a renamed or moved result is a dead reference)."""
+    import re
+
+    pages = [README, *sorted(DOCS.glob("*.md")), *sorted((ROOT / "src" / "attnrepro").glob("*/README.md"))]
+    missing = []
+    for page in pages:
+        for name in re.findall(r"bench/results/([\w.\-{},*]+)", page.read_text()):
+            name = name.rstrip(".,")
+            if any(c in name for c in "{*"):
+                continue
+            if not (BENCH_RESULTS / name).exists():
+                missing.append(f"{page.relative_to(ROOT)}: bench/results/{name}")
+    assert not missing, missing
