@@ -55,6 +55,39 @@ def summary_table() -> str:
     return "\n".join(lines)
 
 
+def percent(change: float) -> str:
+    return f"{'−' if change < 0 else '+'}{abs(change) * 100:.1f}%"
+
+
+def speed_table() -> list[tuple[str, str]]:
+    """docs/speed.md's table of the latest benchmarks, row by row, from the JSON each row names."""
+    held, calls = bench("training_time"), bench("training_time_op_calls")
+    same_day, since = bench("training_time_same_day"), bench("training_time_since_filing")
+    probes, copy, export = bench("probe_records"), bench("snell_copy"), bench("export_analysis")
+    mins = lambda s: f"{s / 60:.1f}"  # noqa: E731
+    raised = since["seeds_raised"]
+    peer = copy["peer_like_same_run"]
+    return [("docs/speed.md", phrase) for phrase in (
+        f"| {mins(held['new_s'])} vs {mins(held['old_s'])} min ({percent(held['change'])}:",
+        f"| {mins(calls['new_s'])} vs {mins(calls['old_s'])} min ({percent(calls['change'])}) while the "
+        f"{calls['other_jobs']['n_jobs']} other jobs both ran, code unchanged, took {percent(calls['other_jobs']['change'])}",
+        f"| {mins(same_day['new_s'])} vs {mins(same_day['old_s'])} min ({percent(same_day['change'])}:",
+        f"all {same_day['models']['n_files']} model and metrics files byte-identical",
+        f"| {mins(since['new_s'])} vs {mins(since['old_s'])} min ({percent(since['change'])}:",
+        f"{mins(raised['new_s'])} min ({percent(raised['change'])})",
+        f"({probes['rows']:,} rows of α and β)",
+        f"per-row arrays {probes['seconds']['per_row_arrays']:.3f} s, Arrow lists "
+        f"{probes['seconds']['arrow_lists']:.3f} s ({probes['speedup']}×, the same table)",
+        f"| {mins(copy['estimated_seconds'])} min estimated",
+        f"per seed {copy['speedup_vs_peer_like_same_run']:.2f}× a one-seed nn.LSTM model timed in the same run "
+        f"({copy['seconds_per_seed']:.0f} vs {peer['per_seed_s']:.0f} s/seed); "
+        f"{copy['arithmetic']['floor_seconds'] / copy['estimated_seconds']:.2f} of the matrix products' floor "
+        f"({copy['arithmetic']['flops_per_step'] / 1e9:.0f} GFLOP per step at "
+        f"{copy['arithmetic']['matmul_gflops']:.0f} GFLOP/s)",
+        f"| {export['median_total_s']:.1f} s (write {export['write_mb_per_s']:.0f} MB/s) |",
+    )]
+
+
 def quotes() -> list[tuple[str, str]]:
     """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
     default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
@@ -76,6 +109,7 @@ def quotes() -> list[tuple[str, str]]:
                           f"{gigabytes(default['peak_job_rss_mb'])}"),
         ("docs/speed.md", f"| smoke workflow, `--cores {smoke['cores']}` (`workflow_smoke.json`) | "
                           f"{minutes(smoke)} |"),
+        *speed_table(),
         ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
         ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
                            f"`{paper_slice['peak_job']}`"),
