@@ -88,6 +88,17 @@ def speed_table() -> list[tuple[str, str]]:
     )]
 
 
+def paper_cost_jobs() -> list[tuple[str, str]]:
+    """The paper config's predicted jobs docs/speed.md names beside its table (the table: test_paper_cost.py)."""
+    cost = bench("paper_cost")
+    job = {row["job"]: row for row in cost["rows"]}
+    bible, parlspeech = job["transformer_bible"], job["cls_parlspeech_learned"]
+    assert cost["largest_job_by_rule"]["train"]["s"] == bible["s"]
+    return [("docs/speed.md", f"The longest `train` job is `transformer_bible` ({bible['s'] / 3600:.1f} h on "
+                              f"{cost['threads']} CPU threads, {gigabytes(bible['max_rss_mb'])})"),
+            ("docs/speed.md", f"`cls_parlspeech_learned`, {parlspeech['s'] / 3600:.1f} h")]
+
+
 def quotes() -> list[tuple[str, str]]:
     """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
     default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
@@ -110,6 +121,7 @@ def quotes() -> list[tuple[str, str]]:
         ("docs/speed.md", f"| smoke workflow, `--cores {smoke['cores']}` (`workflow_smoke.json`) | "
                           f"{minutes(smoke)} |"),
         *speed_table(),
+        *paper_cost_jobs(),
         ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
         ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
                            f"`{paper_slice['peak_job']}`"),
