@@ -1,4 +1,5 @@
-# The README's two commands:  `make run` (install, then the default workflow)  and  `make test`.
+# The README's commands:  `make smoke` (install, then the smoke config: a first look in minutes),  `make run`
+# (install, then the default workflow)  and  `make test`.
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
@@ -20,7 +21,7 @@ $(BIN)/attnrepro: pyproject.toml requirements.in requirements.txt requirements-d
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
-.PHONY: install run test lock
+.PHONY: install smoke run test lock
 # An existing environment whose torch came from another index (the CPU one, then TORCH_INDEX=.../cu128 on a GPU
 # node) gets the named build of the same version; its other packages stay at the lock's versions.
 install: $(BIN)/attnrepro
@@ -31,6 +32,13 @@ install: $(BIN)/attnrepro
 	    echo "$(TORCH_INDEX)" > $(TORCH_FROM); \
 	fi
 	@$(BIN)/python -c "import torch; print('torch', torch.__version__, 'CUDA', torch.version.cuda or 'none')"
+
+smoke: install
+	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/snakemake --cores $(CORES) --configfile config/smoke.yaml
+	@echo "figures: results_smoke/figures/<paper>/<name>.png (.pdf, .csv)"
+	@echo "claims:  results_smoke/claims.md, results_smoke/claims.csv, results_smoke/claims_by_claim.csv"
+	@echo
+	@head -n 5 results_smoke/claims.md
 
 run: install
 	PATH="$(CURDIR)/$(BIN):$$PATH" $(BIN)/snakemake --cores $(CORES)

@@ -6,7 +6,7 @@
 Runs the config from scratch in two fresh directories, one after the other, and compares the SHA-256 of every file
 under the config's results root. Left out, and counted in the JSON: logs and benchmark files (they hold timings)
 and ``checkpoints/`` (resume state that records elapsed time; no rule output, not packed in the artifact —
-docs/faults.md). Exit status 1, naming each file, when any other file differs or exists in one run only.
+docs/failures.md). Exit status 1, naming each file, when any other file differs or exists in one run only.
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 another, no code module over 400 lines (a wing's claims registry is data)."""
 
 import ast
+import re
 from pathlib import Path
 
 from tests.helpers import ROOT
@@ -204,3 +205,40 @@ def test_the_verdicts_and_the_configs_edge_import_no_torch():
             heavy += [name for n in top for a in getattr(n, "names", [])
                       if (getattr(n, "module", None) or a.name).split(".")[0] in {"torch", "matplotlib"}]
     assert heavy == []
+
+
+def drawing() -> str:
+    """The text blocks of docs/architecture.md: the drawing of the package."""
+    text = (ROOT / "docs" / "architecture.md").read_text()
+    return "\n".join(text.split("```")[1::2])
+
+
+def undrawn(modules_by_folder: dict[str, set[str]], picture: str) -> list[str]:
+    """Modules the drawing does not name: each module's stem must stand in the drawing as a word (a folder's
+    modules under that folder's name, so ``run/config`` and ``snell2021/config`` are both asked for)."""
+    words = set(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", picture))
+    missing = []
+    for folder, stems in sorted(modules_by_folder.items()):
+        if folder and folder.split("/")[-1] not in words:
+            missing.append(f"{folder}/")
+        missing += [f"{folder}/{stem}" if folder else stem for stem in sorted(stems) if stem not in words]
+    return missing
+
+
+def package_modules() -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.stem == "__init__":
+            continue
+        folder = "/".join(path.relative_to(PACKAGE).parts[:-1])
+        out.setdefault(folder, set()).add(path.stem)
+    return out
+
+
+def test_the_architecture_drawing_names_every_module():
+    assert undrawn(package_modules(), drawing()) == []
+
+
+def test_a_module_left_out_of_the_drawing_is_found():
+    assert undrawn({"nn": {"cells", "kernels"}, "": {"io"}}, "nn/ cells · io") == ["nn/kernels"]
+    assert undrawn({"seq2seq": {"bleu"}}, "bleu") == ["seq2seq/"]

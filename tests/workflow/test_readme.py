@@ -5,7 +5,8 @@ shows the claims.
 A command is a line of a ```bash block, or an inline `code` span that starts with a program and has arguments.
 RUN says where each one runs and what is checked; a README command missing from RUN (or the reverse) fails.
 Where they run: "demo", a copy whose default config is the smoke config, holding the smoke run's results (the
-real default takes 28 min); "fresh", a copy with the real configs and no results; "root", this checkout.
+real default takes many times longer: bench/results/workflow_config.json); "fresh", a copy with the real configs
+and no results; "root", this checkout. The benchmark numbers the README quotes are checked in test_doc_numbers.py.
 """
 
 import re
@@ -102,6 +103,9 @@ class Run:
 
 
 RUN = {
+    "make smoke": Run("fresh", " -n", contains("snakemake --cores 2 --configfile config/smoke.yaml",
+                                               "head -n 5 results_smoke/claims.md")),
+    "snakemake --cores 2 --configfile config/smoke.yaml": Run("fresh", " -n", contains("This was a dry-run")),
     "make run": Run("fresh", " -n", contains("pip install --quiet -r requirements.txt", "snakemake --cores 2")),
     "make test": Run("fresh", " -n", contains("-r requirements.txt", "pytest")),
     "make install": Run("fresh", " -n", contains("--extra-index-url https://download.pytorch.org/whl/cpu "
@@ -202,6 +206,14 @@ def test_readme_command(command, places):
     if command == "source .venv/bin/activate" and not (ROOT / ".venv").exists():
         pytest.skip("no .venv here (make install builds it)")
     run_readme(command, places)
+
+
+@pytest.mark.slow
+def test_readme_claims_row_is_the_smoke_runs(places):
+    """The claims row the README shows is a row of the smoke run's claims.md, as claims.md writes it."""
+    rows = [line for line in README.read_text().splitlines() if line.startswith("| aitken2021 | **")]
+    assert len(rows) == 1, rows
+    assert rows[0] in (places["demo"] / "results" / "claims.md").read_text().splitlines(), rows[0]
 
 
 CLICK_LINK = """(() => { const a = [...document.querySelectorAll('a')].find(a => a.innerText.trim() === %r

@@ -90,7 +90,7 @@ _PAPER_CLAIMS: tuple[Claim, ...] = (
         reading="in the subspace of the encoder input components' first three principal axes, where Fig. 2b/d "
                 "plots them: mean ‖Δh_t^E‖ / mean ‖χ_x^E + Δh_t^E‖ below 0.3 (changed from the full-space ratio, "
                 "beside it). AED only: an AO's encoder state depends on x_t + p_t alone, so its delta is small for "
-                "any weights (an untrained AO scores 0.08–0.14, tests/test_aitken_section4.py) and cannot fail",
+                "any weights (an untrained AO scores 0.08–0.14, tests/unit/aitken2021/test_aitken_section4.py) and cannot fail",
         original="encoder_delta_norm",
         measure="encoder_delta_norm_projected", kind="continuous", bounds=POSITIVE, direction="<", threshold=0.3,
         task_kinds=("one_to_one",), archs=("aed",), figure=_FIG + "fig2b.png"),
@@ -263,7 +263,7 @@ _PAPER_CLAIMS: tuple[Claim, ...] = (
 _HIDE = ("AO: the largest over offsets k = s − t ∈ −2 … 4 of μ_{{t+k}}^D·(χ_{w}^E + Δh_t^E), each averaged over the "
          "states reading '{w}' and then over encoder steps (the authors' Fig. 6d curve), below 0")
 
-# an untrained AED or AO gives −0.89 to 0.33 (tests/test_claims_more.py)
+# an untrained AED or AO gives −0.89 to 0.33 (tests/unit/aitken2021/test_paper_claims_on_hand_and_untrained_models.py)
 _RHO = "the Spearman ρ of decoder step s with argmax_t μ_s^D·μ_t^E (+1: the temporal peak moves with s)"
 
 SECTION4_CLAIMS: tuple[Claim, ...] = (
@@ -427,7 +427,7 @@ SECTION4_CLAIMS: tuple[Claim, ...] = (
 
 # ---- §3, the abstract and the footnotes beyond those. Measures: attnrepro.aitken2021.mechanisms.
 # Sentences an untrained network already bears out have no row of their own; the reading of the nearest row that can
-# fail quotes them with what an untrained GRU measures (tests/test_aitken_section3.py). Comparisons across tasks pair
+# fail quotes them with what an untrained GRU measures (tests/unit/aitken2021/test_aitken_section3.py). Comparisons across tasks pair
 # one seed's model on one task with the same seed's model of the same architecture and cell on the other
 # (Claim.versus); the demo config (config/config.yaml) trains GRU models only, and its translation AO, LSTM and
 # UGRNN models are in config/paper.yaml.

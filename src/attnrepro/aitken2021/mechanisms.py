@@ -2,7 +2,7 @@
 sample's (abstract), the decoder state as its temporal component (h_s^D ≈ μ_s^D), the full attention's diagonal,
 the variance the first principal axes of the input components carry (footnote 4) and the readout of h_s^D
 (footnote 6). Fig. 2e's adjacent VED clusters and hand-off, footnote 4's temporal components and footnote 5's
-simplex have no measure: an untrained network already shows them (tests/test_aitken_section3.py).
+simplex have no measure: an untrained network already shows them (tests/unit/aitken2021/test_aitken_section3.py).
 
 Pure functions of a seed's decompositions (:class:`~attnrepro.aitken2021.decomposition.Decomposition`) and arrays.
 """

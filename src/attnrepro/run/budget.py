@@ -32,13 +32,13 @@ SPECIAL_TOKENS = len(SPECIALS)
 #: the offline default encoder's shape, as all-MiniLM-L6-v2's config.json states it
 MINILM = {"layers": 6, "heads": 12, "hidden": 384}
 #: the one measured cache job (workflow/reference/paper_cost.json, kobayashi2020/cache: config/paper_slice.yaml on MiniLM,
-#: max_rss 7,410 MiB); tests/test_budget_encoder.py keeps it equal to the table
+#: max_rss 7,410 MiB); tests/unit/run/test_budget_encoder.py keeps it equal to the table
 CACHE_MEASURED = {"n_sequences": 992, "max_len": 128, "batch_size": 32, "layers": 6, "heads": 12,
                   "peak_mib": 7410.38}
 #: the two measured Fig. 6 jobs of config/paper.yaml (bench/snell_multihead_cost.py's max_rss_mb, in MiB):
 #: a candidates round of 24 members (8 of its 32 candidates × 3 trials) and a K-head job (20 models × 8 heads), both
 #: the authors' GRU copy model (embeddings apart) of L 40, width 256, batch 128, 400 held-out sequences, one training
-#: step and one evaluation each; tests/test_budget_multihead.py keeps them equal to the JSON and to the config
+#: step and one evaluation each; tests/unit/run/test_budget_multihead.py keeps them equal to the JSON and to the config
 MULTIHEAD_MEASURED = {
     "candidates": {"members": 24, "heads": 1, "peak_mib": 6548.82},
     "khead": {"members": 20, "heads": 8, "peak_mib": 12715.54},

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, tool_env
+from tests.helpers import ROOT, tool_env
 
 
 def run(*args: str) -> subprocess.CompletedProcess:

@@ -1,0 +1,205 @@
+"""The numbers README.md and docs/ quote from a benchmark or a committed table, checked against it: each quoted
+phrase is built here from the JSON or CSV it names and must appear, exactly, in the page that quotes it. A page
+that is changed to another number, or a benchmark rerun without the page, fails here."""
+
+import json
+
+import pandas as pd
+import pytest
+
+from tests.helpers import ROOT
+
+# Where committed results live: the benchmarks', the regression tools', the studies' and the reference tables the
+# workflow reads (claims tables, the cost table). Every path below goes through committed().
+RESULT_FOLDERS = ("bench/results", "tools/results", "studies/aitken2021/results", "studies/snell2021/results",
+                  "studies/kobayashi2020/results", "workflow/reference")
+
+
+def committed(name: str):
+    """The committed result file ``name`` in whichever results folder holds it (the first, if several)."""
+    for folder in RESULT_FOLDERS:
+        if (ROOT / folder / name).exists():
+            return ROOT / folder / name
+    return ROOT / RESULT_FOLDERS[0] / name
+README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+
+
+def bench(name: str) -> dict:
+    return json.loads(committed(f"{name}.json").read_text())
+
+
+def minutes(run: dict) -> str:
+    return f"{run['wall_s'] / 60:.1f} min"
+
+
+def gigabytes(mb: float) -> str:
+    return f"{mb / 1000:.1f} GB"
+
+
+VERDICTS = ("reproduced", "not reproduced", "inconclusive", "undecidable at this n", "not tested")
+SUMMARY_ROWS = (  # (label, table, setup)
+    ("demo, paper setup", "claims_config_by_claim", "paper setup"),
+    ("demo, substitutes (MiniLM, Bible, ParlSpeech, …)", "claims_config_by_claim", "substitutes"),
+    ("demo, not tested (model check failed)", "claims_config_by_claim", "not tested"),
+    ("paper slice, paper setup", "claims_paper_slice_by_claim", "paper setup"),
+    ("paper slice, substitutes (MiniLM)", "claims_paper_slice_by_claim", "substitutes"),
+)
+
+
+def by_claim(table: str) -> pd.DataFrame:
+    claims = pd.read_csv(committed(f"{table}.csv"))
+    return claims[claims.origin == "paper"]
+
+
+def summary_table() -> str:
+    """docs/claims.md's count of the papers' claims by verdict, from the committed per-claim tables."""
+    lines = ["| the papers' claims (one verdict per claim) | " + " | ".join(VERDICTS) + " | claims |",
+             "|---" * (len(VERDICTS) + 2) + "|"]
+    for label, table, setup in SUMMARY_ROWS:
+        rows = by_claim(table)
+        rows = rows[rows.setup == setup]
+        counts = rows.verdict.value_counts()
+        assert set(counts.index) <= set(VERDICTS), counts
+        lines.append(f"| {label} | " + " | ".join(str(counts.get(v, 0)) for v in VERDICTS) + f" | {len(rows)} |")
+    return "\n".join(lines)
+
+
+def percent(change: float) -> str:
+    return f"{'−' if change < 0 else '+'}{abs(change) * 100:.1f}%"
+
+
+def speed_table() -> list[tuple[str, str]]:
+    """docs/speed.md's table of the latest benchmarks, row by row, from the JSON each row names."""
+    held, calls = bench("training_time"), bench("training_time_op_calls")
+    same_day, since = bench("training_time_same_day"), bench("training_time_since_filing")
+    probes, copy, export = bench("probe_records"), bench("snell_copy"), bench("export_analysis")
+    mins = lambda s: f"{s / 60:.1f}"  # noqa: E731
+    raised = since["seeds_raised"]
+    peer = copy["peer_like_same_run"]
+    return [("docs/speed.md", phrase) for phrase in (
+        f"| {mins(held['new_s'])} vs {mins(held['old_s'])} min ({percent(held['change'])}:",
+        f"| {mins(calls['new_s'])} vs {mins(calls['old_s'])} min ({percent(calls['change'])}) while the "
+        f"{calls['other_jobs']['n_jobs']} other jobs both ran, code unchanged, took {percent(calls['other_jobs']['change'])}",
+        f"| {mins(same_day['new_s'])} vs {mins(same_day['old_s'])} min ({percent(same_day['change'])}:",
+        f"all {same_day['models']['n_files']} model and metrics files byte-identical",
+        f"| {mins(since['new_s'])} vs {mins(since['old_s'])} min ({percent(since['change'])}:",
+        f"{mins(raised['new_s'])} min ({percent(raised['change'])})",
+        f"({probes['rows']:,} rows of α and β)",
+        f"per-row arrays {probes['seconds']['per_row_arrays']:.3f} s, Arrow lists "
+        f"{probes['seconds']['arrow_lists']:.3f} s ({probes['speedup']}×, the same table)",
+        f"| {mins(copy['estimated_seconds'])} min estimated",
+        f"per seed {copy['speedup_vs_peer_like_same_run']:.2f}× a one-seed nn.LSTM model timed in the same run "
+        f"({copy['seconds_per_seed']:.0f} vs {peer['per_seed_s']:.0f} s/seed); "
+        f"{copy['arithmetic']['floor_seconds'] / copy['estimated_seconds']:.2f} of the matrix products' floor "
+        f"({copy['arithmetic']['flops_per_step'] / 1e9:.0f} GFLOP per step at "
+        f"{copy['arithmetic']['matmul_gflops']:.0f} GFLOP/s)",
+        f"| {export['median_total_s']:.1f} s (write {export['write_mb_per_s']:.0f} MB/s) |",
+    )]
+
+
+def paper_cost_jobs() -> list[tuple[str, str]]:
+    """The paper config's predicted jobs docs/speed.md names beside its table (the table: test_paper_cost.py)."""
+    cost = bench("paper_cost")
+    job = {row["job"]: row for row in cost["rows"]}
+    bible, parlspeech = job["transformer_bible"], job["cls_parlspeech_learned"]
+    assert cost["largest_job_by_rule"]["train"]["s"] == bible["s"]
+    return [("docs/speed.md", f"The longest `train` job is `transformer_bible` ({bible['s'] / 3600:.1f} h on "
+                              f"{cost['threads']} CPU threads, {gigabytes(bible['max_rss_mb'])})"),
+            ("docs/speed.md", f"`cls_parlspeech_learned`, {parlspeech['s'] / 3600:.1f} h")]
+
+
+def quotes() -> list[tuple[str, str]]:
+    """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
+    default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
+    identical = bench("byte_identical_smoke")
+    by_suffix = identical["compared_by_suffix"]
+    slice_rows = by_claim("claims_paper_slice_by_claim")
+    decided = slice_rows[(slice_rows.setup == "paper setup")
+                         & slice_rows.verdict.isin(["reproduced", "not reproduced"])]
+    assert decided.fragile.all()
+    default_run = (f"{default['n_jobs']} jobs then) took {minutes(default)} on {default['cores']} cores "
+                   f"(largest job {gigabytes(default['peak_job_rss_mb'])})")
+    return [
+        ("README.md", default_run),
+        ("README.md", f"took {smoke['wall_s']} s on {smoke['cores']} cores"),
+        ("config/README.md", f"{smoke['wall_s']} s (`bench/results/workflow_smoke.json`)"),
+        ("config/README.md", f"{minutes(default)} (`bench/results/workflow_config.json`)"),
+        ("config/README.md", f"{minutes(paper_slice)} (`bench/results/workflow_paper_slice.json`)"),
+        ("docs/speed.md", f"({default['n_jobs']} jobs; `workflow_config.json`) | {minutes(default)}, largest job "
+                          f"{gigabytes(default['peak_job_rss_mb'])}"),
+        ("docs/speed.md", f"| smoke workflow, `--cores {smoke['cores']}` (`workflow_smoke.json`) | "
+                          f"{minutes(smoke)} |"),
+        *speed_table(),
+        *paper_cost_jobs(),
+        ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
+        ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
+                           f"`{paper_slice['peak_job']}`"),
+        ("docs/claims.md", summary_table()),
+        ("docs/claims.md", f"all {len(decided)} of the slice's decided paper-setup claims are *fragile*"),
+        ("docs/failures.md", f"{identical['identical']} of {identical['compared']} files identical — "
+                             f"{by_suffix['.parquet']} Parquet, {by_suffix['.csv']} CSV, {by_suffix['.pdf']} PDF, "
+                             f"{by_suffix['.png']} PNG, {by_suffix['.pt']} `.pt`"),
+    ]
+
+
+@pytest.mark.parametrize("page, phrase", quotes(), ids=lambda x: x[:60])
+def test_page_quotes_the_benchmark(page, phrase):
+    text = " ".join((ROOT / page).read_text().split())
+    assert " ".join(phrase.split()) in text, f"{page} lacks (or has another number in) {phrase!r}"
+
+
+# results a page names as what a prepared command will write, not yet run: bench/gpu.py collect, after a GPU run
+NOT_YET_MEASURED = {"gpu.json"}
+PAGES = [README, ROOT / "config" / "README.md", *sorted(DOCS.glob("*.md")),
+         *sorted((ROOT / "src" / "attnrepro").glob("*/README.md"))]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_links_lead_to_files(page):
+    """Every relative link of a page (a merged or moved page leaves dead ones) names a file of the repository."""
+    import re
+
+    dead = [target for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", page.read_text())
+            if "://" not in target and not (page.parent / target).exists()]
+    assert not dead, dead
+
+
+def test_every_benchmark_the_docs_name_exists():
+    """A result file a page names (under bench/results/, tools/results/, studies/<paper>/results/ or
+    workflow/reference/) is committed there (a renamed or moved result is a dead reference)."""
+    import re
+
+    missing = []
+    for page in PAGES:
+        pattern = r"(" + "|".join(map(re.escape, RESULT_FOLDERS)) + r")/([\w.\-{},*]+)"
+        for folder, name in re.findall(pattern, page.read_text()):
+            name = name.rstrip(".,")
+            if any(c in name for c in "{*") or name in NOT_YET_MEASURED:
+                continue
+            if not (ROOT / folder / name).exists():
+                missing.append(f"{page.relative_to(ROOT)}: {folder}/{name}")
+    assert not missing, missing
+
+
+def wing_names(wing: str) -> tuple[set[str], set[str]]:
+    """The claim ids and figure names a wing registers (the background post's claims live in Aitken's wing)."""
+    import importlib
+
+    from attnrepro.verdicts.papers import CLAIMS
+
+    papers = {"aitken2021": {"aitken2021", "blog003"}}.get(wing, {wing})
+    panels = importlib.import_module(f"attnrepro.{wing}.panels")
+    figures = set()
+    for registry in ("PANELS", "FIGURES", "NMT_FIGURES", "SOFT_FIGURES"):
+        figures |= set(getattr(panels, registry, {}))
+    return {c.claim_id for c in CLAIMS if c.paper in papers}, figures
+
+
+@pytest.mark.parametrize("wing", ["aitken2021", "kobayashi2020", "snell2021"])
+def test_wing_readme_names_every_claim_and_figure(wing):
+    """A wing's README lists each claim and figure its registries hold, by name (a new one is documented there)."""
+    text = (ROOT / "src" / "attnrepro" / wing / "README.md").read_text()
+    claims, figures = wing_names(wing)
+    missing = sorted(n for n in claims | figures if f"`{n}`" not in text)
+    assert not missing, missing
