@@ -2,30 +2,25 @@
 
 Run the workflow in two clones (``snakemake --cores 2 --configfile config/smoke.yaml``), then
 
-    python tools/move_identity.py OLD_CLONE NEW_CLONE --label smoke
+    python tools/move_identity.py OLD_CLONE NEW_CLONE --config config/smoke.yaml
 
-Compares every file under ``results/`` by SHA-256. Logs, benchmark TSVs and PDFs carry times and dates, so they
-are counted apart; checkpoints and models (``*.pt``) are compared tensor by tensor, leaving out their wall-clock
-``seconds``. Writes ``tools/results/move_identity.{json,md}``.
+Compares every file under the config's results root (its ``results`` key) by SHA-256. Logs, benchmark TSVs and
+PDFs carry times and dates, so they are counted apart; checkpoints and models (``*.pt``) are compared tensor by
+tensor, leaving out their wall-clock ``seconds``. Writes ``tools/results/move_identity_<config>.{json,md}``.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import subprocess
 from pathlib import Path
 
 import torch
+from runs import digests, results_root
 
 ROOT = Path(__file__).resolve().parents[1]
 TIMED = (".log", ".pdf")  # hold a date or a duration by design
-
-
-def digests(results: Path) -> dict[str, str]:
-    return {str(p.relative_to(results)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(results.rglob("*")) if p.is_file()}
 
 
 def leaves(obj, prefix=""):
@@ -58,12 +53,13 @@ def same_weights(a: Path, b: Path) -> bool:
 
 
 def compare(old: Path, new: Path) -> dict:
-    a, b = digests(old / "results"), digests(new / "results")
+    """``old`` and ``new``: the two runs' results roots."""
+    a, b = digests(old, skip=())[0], digests(new, skip=())[0]
     common = sorted(set(a) & set(b))
     differ = [f for f in common if a[f] != b[f]]
     timed = [f for f in differ if f.endswith(TIMED) or f.startswith("benchmarks/")]
     weights = [f for f in differ if f.endswith(".pt")]
-    weights_differ = [f for f in weights if not same_weights(old / "results" / f, new / "results" / f)]
+    weights_differ = [f for f in weights if not same_weights(old / f, new / f)]
     rest = sorted(set(differ) - set(timed) - set(weights))
     by_kind = {}
     for f in common:
@@ -86,13 +82,14 @@ def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("old", type=Path)
     p.add_argument("new", type=Path)
-    p.add_argument("--label", required=True, help="the config both ran, e.g. smoke")
+    p.add_argument("--config", type=Path, required=True, help="the config both ran, e.g. config/smoke.yaml")
     args = p.parse_args()
-    out = {"benchmark": "move_identity", "config": args.label, "old": commit(args.old), "new": commit(args.new),
-           **compare(args.old, args.new)}
-    (ROOT / "tools" / "results" / "move_identity.json").write_text(json.dumps(out, indent=1) + "\n")
+    label, root = args.config.stem, results_root(args.config)
+    out = {"benchmark": "move_identity", "config": str(args.config), "old": commit(args.old), "new": commit(args.new),
+           **compare(args.old / root, args.new / root)}
+    (ROOT / "tools" / "results" / f"move_identity_{label}.json").write_text(json.dumps(out, indent=1) + "\n")
     verdict = "identical" if not (out["pt_weights_differing"] or out["other_files_differing"]) else "DIFFERENT"
-    lines = [f"# Results before ({out['old']}) and after ({out['new']}) the move, config {args.label}: {verdict}", "",
+    lines = [f"# Results before ({out['old']}) and after ({out['new']}) the move, config {label}: {verdict}", "",
              f"- {out['files_in_both']} files in both; {out['byte_identical']} byte-identical",
              f"- {out['timed_files_differing']} differ as logs, PDFs and benchmark TSVs do (dates, durations)",
              f"- {out['pt_differing_only_in_seconds']} checkpoints/models differ only in their wall-clock seconds; "
@@ -101,7 +98,7 @@ def main() -> None:
              f"- only before: {out['only_in_old'] or 'none'}; only after: {out['only_in_new'] or 'none'}", "",
              "| suffix | identical | differing |", "|---|---|---|"]
     lines += [f"| {k} | {v[0]} | {v[1]} |" for k, v in sorted(out["identical_and_differing_by_suffix"].items())]
-    (ROOT / "tools" / "results" / "move_identity.md").write_text("\n".join(lines) + "\n")
+    (ROOT / "tools" / "results" / f"move_identity_{label}.md").write_text("\n".join(lines) + "\n")
     print("\n".join(lines))
 
 

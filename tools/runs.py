@@ -34,12 +34,12 @@ def run_workflow(config: Path, work: str | Path, cores: int) -> float:
     return time.perf_counter() - t0
 
 
-def digests(results: Path) -> tuple[dict[str, str], int]:
-    """relative path -> SHA-256 of every compared file; and how many files were left out."""
+def digests(results: Path, skip: tuple[str, ...] = NOT_COMPARED) -> tuple[dict[str, str], int]:
+    """relative path -> SHA-256 of every file but those under the top folders ``skip``; and how many were left out."""
     out, skipped = {}, 0
     for path in sorted(p for p in results.rglob("*") if p.is_file()):
         rel = path.relative_to(results).as_posix()
-        if rel.split("/")[0] in NOT_COMPARED:
+        if rel.split("/")[0] in skip:
             skipped += 1
             continue
         out[rel] = hashlib.sha256(path.read_bytes()).hexdigest()
