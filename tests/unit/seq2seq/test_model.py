@@ -2,20 +2,7 @@ import pytest
 import torch
 
 from attnrepro.seq2seq.model import EncoderDecoder, ModelConfig
-
-V_SRC, V_TGT = 5, 6
-
-
-def batch(n_seeds=1, b=4, t=7, s=7, seed=0):
-    g = torch.Generator().manual_seed(seed)
-    src = torch.randint(2, V_SRC, (n_seeds, b, t), generator=g)
-    src_len = torch.tensor([t, t - 2, 3, t - 1])[:b].expand(n_seeds, b).clone()
-    for k in range(b):
-        src[:, k, src_len[0, k] - 1] = 1  # <eos>
-        src[:, k, src_len[0, k]:] = 0
-    tgt_in = torch.randint(1, V_TGT, (n_seeds, b, s), generator=g)
-    return src, src_len, tgt_in
-
+from tests.helpers import V_SRC, V_TGT, batch
 
 def model(arch, seeds=(0,), hidden=8, attention="dot"):
     dim = 16 if arch == "ao" else 0
