@@ -83,10 +83,14 @@ def main() -> None:
     p.add_argument("old", type=Path)
     p.add_argument("new", type=Path)
     p.add_argument("--config", type=Path, required=True, help="the config both ran, e.g. config/smoke.yaml")
+    p.add_argument("--why", action="append", default=[], metavar="FILE=REASON",
+                   help="the measured reason a file differs (relative to the results root); repeatable")
     args = p.parse_args()
+    why = dict(w.split("=", 1) for w in args.why)
     label, root = args.config.stem, results_root(args.config)
     out = {"benchmark": "move_identity", "config": str(args.config), "old": commit(args.old), "new": commit(args.new),
            **compare(args.old / root, args.new / root)}
+    out["why"] = {f: why[f] for f in out["other_files_differing"] if f in why}
     (ROOT / "tools" / "results" / f"move_identity_{label}.json").write_text(json.dumps(out, indent=1) + "\n")
     verdict = "identical" if not (out["pt_weights_differing"] or out["other_files_differing"]) else "DIFFERENT"
     lines = [f"# Results before ({out['old']}) and after ({out['new']}) the move, config {label}: {verdict}", "",
@@ -95,6 +99,7 @@ def main() -> None:
              f"- {out['pt_differing_only_in_seconds']} checkpoints/models differ only in their wall-clock seconds; "
              f"{len(out['pt_weights_differing'])} in weights",
              f"- other files differing: {out['other_files_differing'] or 'none'}",
+             *[f"  - `{f}`: {reason}" for f, reason in out["why"].items()],
              f"- only before: {out['only_in_old'] or 'none'}; only after: {out['only_in_new'] or 'none'}", "",
              "| suffix | identical | differing |", "|---|---|---|"]
     lines += [f"| {k} | {v[0]} | {v[1]} |" for k, v in sorted(out["identical_and_differing_by_suffix"].items())]

@@ -113,6 +113,7 @@ def quotes() -> list[tuple[str, str]]:
     """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
     default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
     identical = bench("byte_identical_smoke")
+    first = bench("first_look")  # the README's first command on a fresh clone
     by_suffix = identical["compared_by_suffix"]
     slice_rows = by_claim("claims_paper_slice_by_claim")
     decided = slice_rows[(slice_rows.setup == "paper setup")
@@ -122,7 +123,9 @@ def quotes() -> list[tuple[str, str]]:
                    f"(largest job {gigabytes(default['peak_job_rss_mb'])})")
     return [
         ("README.md", default_run),
-        ("README.md", f"took {smoke['wall_s']} s on {smoke['cores']} cores"),
+        ("README.md", f"{smoke['wall_s']} s on {smoke['cores']} cores"),
+        ("README.md", f"took {minutes(first)} on {first['cores']} cores: {first['install_s']} s to install, "
+                      f"{first['smoke_s']} s to run (`bench/results/first_look.json`"),
         ("config/README.md", f"{smoke['wall_s']} s (`bench/results/workflow_smoke.json`)"),
         ("config/README.md", f"{minutes(default)} (`bench/results/workflow_config.json`)"),
         ("config/README.md", f"{minutes(paper_slice)} (`bench/results/workflow_paper_slice.json`)"),

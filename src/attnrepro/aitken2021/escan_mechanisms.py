@@ -61,7 +61,9 @@ def eta_squared(v: np.ndarray, groups: np.ndarray) -> float:
     if len(v) < 2 or len(set(groups)) < 2:
         return float("nan")
     total = ((v - v.mean(0)) ** 2).sum()
-    within = sum(((v[groups == g] - v[groups == g].mean(0)) ** 2).sum() for g in set(groups))
+    # summed in sorted group order: a set's order of strings changes with the interpreter's hash seed, and with it
+    # the last bits of the sum
+    within = sum(((v[groups == g] - v[groups == g].mean(0)) ** 2).sum() for g in sorted(set(groups)))
     return float(1 - within / total) if total > 0 else float("nan")
 
 

@@ -266,3 +266,17 @@ def test_fig6a_names_the_table_that_lacks_what_it_draws():
     no_twice = {**aed, "input_delta.parquet": aed["input_delta.parquet"].query("token != 'twice'")}
     with pytest.raises(AttnReproError, match="no encoder state reads 'twice'"):
         fig6a({"aed": no_twice}, {"aed": "aed_x"})
+
+
+def test_eta_squared_is_the_same_to_the_last_bit_under_any_hash_seed():
+    """The within-group sum runs over the groups in one order whatever PYTHONHASHSEED is (a set of strings
+    iterates in the hash seed's order, and a float sum's last bits follow the order)."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np; from attnrepro.aitken2021.escan_mechanisms import eta_squared; "
+            "r = np.random.default_rng(0); v = r.normal(size=(400, 16)) * 10 ** r.uniform(-3, 3, size=(400, 1)); "
+            "g = np.array(['w%d' % k for k in r.integers(0, 40, 400)], dtype=object); print(repr(eta_squared(v, g)))")
+    values = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env={**__import__("os").environ, "PYTHONHASHSEED": str(seed)}).stdout for seed in range(6)}
+    assert len(values) == 1, values
