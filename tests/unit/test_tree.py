@@ -26,8 +26,9 @@ def workflow_files():
     for part in WORKFLOW_PARTS:
         top = ROOT / part
         for path in sorted([top] if top.is_file() else top.rglob("*")):
+            # pip's build record is not ours; a page (config/README.md, a wing's README) may quote a benchmark
             if (path.is_file() and DATA not in path.parents and "__pycache__" not in path.parts
-                    and not any(p.endswith(".egg-info") for p in path.parts)):  # pip's build record, not ours
+                    and not any(p.endswith(".egg-info") for p in path.parts) and path.suffix != ".md"):
                 yield path
 
 

@@ -100,6 +100,7 @@ class Run:
     dry: str = ""              # appended to the command: a dry run of a long one
     check: Callable = lambda out, where: None
     before: list = field(default_factory=list)  # files removed first (a figure the command rebuilds)
+    needs: str = ""            # a program the command needs; where it is missing, the command must stop naming it
 
 
 RUN = {
@@ -129,12 +130,13 @@ RUN = {
     "tar xzf results/artifact.tar.gz && bagit.py --validate artifact": Run("demo", "", contains("is valid")),
     "snakemake --cores 2 results_paper/artifact.tar.gz --configfile config/paper.yaml":
         Run("fresh", " -n", contains("rule archive:", "results_paper/artifact.tar.gz")),
-    "snakemake --archive workflow.tar.gz": Run("demo", "", archive_written),
+    "snakemake --archive workflow.tar.gz": Run("demo", "", archive_written, needs="conda"),
     "snakemake -n": Run("fresh", "", contains("This was a dry-run")),
     "snakemake --cores 2": Run("fresh", " -n", default_job_count),
     "snakemake --cores 2 --configfile config/paper_slice.yaml": Run("fresh", " -n", contains("kobayashi2020_cache",
                                                                                               "This was a dry-run")),
     "snakemake --cores 2 ladder": Run("fresh", " -n", contains("ladder_claims", "This was a dry-run")),
+    "python bench/first_look.py": Run("fresh", " --help", contains("make smoke", "--keep")),
     "python bench/run_all.py": Run("fresh", " --dry-run", contains("bench/snell_copy.py", "bench/workflow.py")),
     'pytest -m "not slow"': Run("root", " --collect-only -q", contains("deselected")),
 }
@@ -182,6 +184,12 @@ def run_readme(command: str, places) -> str:
         proc = subprocess.run(["bash", "-c", command + how.dry], cwd=where, env=tool_env(), capture_output=True,
                               text=True, timeout=600)
         out = proc.stdout + proc.stderr
+        if how.needs and shutil.which(how.needs) is None:
+            # the README says what the command needs: without it, one error naming it, and nothing written
+            assert proc.returncode != 0 and how.needs in out, f"{command}{how.dry}:\n{out[-4000:]}"
+            assert not (where / "workflow.tar.gz").exists()
+            _done[command] = out
+            return out
         assert proc.returncode == 0, f"{command}{how.dry}:\n{out[-4000:]}"
         how.check(out, where)
         _done[command] = out
