@@ -28,6 +28,14 @@ def import_script(path: str):
     return importlib.import_module(script.stem)
 
 
+def checkout_files() -> list[str]:
+    """The files of this checkout that git tracks or would track (what a clone plus the work in progress has),
+    relative to the repository root."""
+    out = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=ROOT, check=True,
+                         capture_output=True, text=True).stdout.split("\0")
+    return [name for name in out if name and (ROOT / name).is_file()]
+
+
 # -- the workflow, run from a test's own folder ----------------------------------------------------------------
 def tool_env() -> dict:
     """The environment a rule sees: this interpreter's bin first, so ``attnrepro`` and ``snakemake`` resolve; the

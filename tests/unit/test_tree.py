@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, checkout_files
 
 WORKFLOW_PARTS = ("src", "workflow", "config", "Snakefile")
 # committed tables the workflow reads: their rows may name the benchmark results they were computed from
@@ -23,13 +23,12 @@ def bench_reads(text: str) -> list[str]:
 
 
 def workflow_files():
-    for part in WORKFLOW_PARTS:
-        top = ROOT / part
-        for path in sorted([top] if top.is_file() else top.rglob("*")):
-            # pip's build record is not ours; a page (config/README.md, a wing's README) may quote a benchmark
-            if (path.is_file() and DATA not in path.parents and "__pycache__" not in path.parts
-                    and not any(p.endswith(".egg-info") for p in path.parts) and path.suffix != ".md"):
-                yield path
+    """The repository's files of the workflow's parts; a page (config/README.md, a wing's README) may quote a
+    benchmark, so pages are left out."""
+    for name in sorted(checkout_files()):
+        path = ROOT / name
+        if (name.split("/")[0] in WORKFLOW_PARTS and DATA not in path.parents and path.suffix != ".md"):
+            yield path
 
 
 def test_the_checker_finds_a_planted_read_and_passes_a_script_name():

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from attnrepro.verdicts.claims import PAPERS
-from tests.helpers import ROOT, job_counts, tool_env
+from tests.helpers import ROOT, checkout_files, job_counts, tool_env
 from tests.helpers.browser import Browser, chromium
 
 README = ROOT / "README.md"
@@ -144,12 +144,9 @@ RUN = {
 
 def copy_checkout(dest):
     """The files of this checkout that git tracks or would track (what a clone plus the work in progress has)."""
-    files = subprocess.run(["git", "ls-files", "-z", "-c", "-o", "--exclude-standard"], cwd=ROOT, check=True,
-                           capture_output=True, text=True).stdout.split("\0")
-    for name in filter(None, files):
-        if (ROOT / name).is_file():
-            (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, dest / name)
+    for name in checkout_files():
+        (dest / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, dest / name)
     return dest
 
 
