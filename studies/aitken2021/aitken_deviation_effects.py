@@ -33,7 +33,7 @@ the same :func:`attnrepro.aitken2021.analysis.analyze_exports`, first on the who
 run's summary.csv) and then on ``--draws`` random ``--sample``-subsets of the exported examples (draw d from
 ``numpy.random.default_rng([TESTSET_SEED, d])``; one subset per draw, shared by every seed and experiment, as one
 test set is). Each draw's summaries, with the run's other per-seed tables (aer_summary.csv), go through the claims
-step's own :func:`attnrepro.verdicts.claims.summarize` and :func:`attnrepro.verdicts.claims.by_claim`; reported per claim row: the
+step's own :func:`attnrepro.verdicts.claims.summarize` and :func:`attnrepro.verdicts.combine.by_claim`; reported per claim row: the
 full-set median and interval and their spread over draws, the verdicts the draws give and how often they differ
 from the full set's, and per seed the measure's spread. ``--cache FILE`` keeps the analysed summaries, so that a later
 run with more ``--draws`` analyses only the further ones (each draw has its own seed: the first are the same). On
@@ -231,7 +231,8 @@ def testset_effect(a: argparse.Namespace, cfg: dict) -> dict:
     from attnrepro.io import use_results_root
     from attnrepro.data import tasks
     from attnrepro.aitken2021.analysis import analyze_exports
-    from attnrepro.verdicts.claims import by_claim, merge_replicates, summarize
+    from attnrepro.verdicts.claims import merge_replicates, summarize
+    from attnrepro.verdicts.combine import by_claim
     from attnrepro.run.config import task_spec
     from attnrepro.verdicts.papers import CLAIMS, model_check, tested_on
 

@@ -38,9 +38,10 @@ proxy's last evaluation, and Δ is negated before the call.
   (:func:`~attnrepro.snell2021.run_tables.multihead_summary` on the truncated curves).
 - ``sample_size`` (row 7): each Fig. 6 claim's Clopper–Pearson interval at the run's n and, as a projection (each
   model succeeding at the observed rate), at n = 20 (config/paper.yaml's ``n_combos``) and 50 (the authors'): the
-  interval at k = round(rate·n), the probability that n models decide the claim, and
-  :func:`~attnrepro.verdicts.intervals.replicates_to_decide`; whether n different head sets of each kind can be drawn from
-  the run's candidates; the random heads' pool (every candidate tried) against the authors' 30, and the chance
+  interval at k = round(rate·n), the probability that n models decide the claim, and which verdicts the run's n
+  can reach with the smallest n that can go both ways (:func:`~attnrepro.verdicts.intervals.can_decide`,
+  :func:`~attnrepro.verdicts.intervals.decides_from`); whether n different head sets of each kind can be drawn
+  from the run's candidates; the random heads' pool (every candidate tried) against the authors' 30, and the chance
   that 8 heads drawn from it hold a good one (hypergeometric) against a pool of 30 with the same share of good heads
   and independent draws.
 
@@ -74,7 +75,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.errors import AttnReproError  # noqa: E402
-from attnrepro.verdicts.intervals import Interval, Rule, clopper_pearson, interval, replicates_to_decide, verdict
+from attnrepro.verdicts.intervals import Interval, Rule, can_decide, clopper_pearson, decides_from, interval, verdict
 from attnrepro.io import RESULTS_ROOT_ENV, read_csv_checked, read_parquet  # noqa: E402
 from attnrepro.snell2021 import config as snellcfg  # noqa: E402
 from attnrepro.snell2021 import multihead as mh  # noqa: E402
@@ -275,11 +276,11 @@ def sample_size(a: argparse.Namespace, block: dict) -> dict:
         if len(row) != 1 or abs(row.ci_low.iloc[0] - iv.low) > 1e-12 or abs(row.ci_high.iloc[0] - iv.high) > 1e-12:
             raise ValueError(f"{a.results / 'claims.csv'}: {claim.claim_id}'s interval is not the recomputed "
                              f"[{iv.low}, {iv.high}]")
-        need, target = replicates_to_decide(values, iv, rule)
         out["claims"][claim.claim_id] = {
             "measure": claim.measure, "rule": str(rule), "n": iv.n, "k": iv.k, "rate": iv.rate, "low": iv.low,
             "high": iv.high, "width": iv.high - iv.low, "verdict": verdict(iv, rule),
-            "replicates_to_decide": need, "would_decide": target,
+            "can_decide": can_decide(claim.kind, rule, iv.n),
+            "both_ways_from": decides_from(claim.kind, rule, both=True),
             "projection": [projected(iv.rate, n, rule) for n in PROJECTED_N]}
         print(claim.claim_id, f"{iv.k}/{iv.n}", [round(p["width"], 3) for p in out["claims"][claim.claim_id]
                                                  ["projection"]], file=sys.stderr)

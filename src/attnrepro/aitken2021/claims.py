@@ -3,11 +3,12 @@
 Where the paper states a quantity in words ("almost all", "negligible", "dominates") the threshold that reads it
 is in ``reading``; where it prints a number, that number is the reference value and the threshold sits at or below
 it as stated (``threshold_from``: "stated"), or it is the threshold itself ("paper") or the centre of an
-equivalence margin ("margin", ±0.1). Measures: :func:`attnrepro.aitken2021.analysis.analyze_seed`. Our translation
+equivalence margin ("margin", ±0.1 with its reason in :data:`DROP_MARGIN`; one-sided where the measure's range
+caps it). Measures: :func:`attnrepro.aitken2021.analysis.analyze_seed`. Our translation
 corpus is the verse-aligned Bibles (the paper's ParaCrawl subset is ``config/paper.yaml``'s ``paracrawl`` task): a
 substitution of data, not of the claim (``tested_on``). A model is checked before its rows count
-(:data:`MODEL_CHECKS`): the synthetic tasks at token accuracy 0.95, translation at BLEU 10 (the paper prints no
-level for either; stated gates for a model that learnt its task).
+(:data:`MODEL_CHECKS`, per seed): the synthetic tasks at token accuracy 0.95, translation at BLEU 10 (the paper
+prints no level for either; stated gates for a model that learnt its task).
 
 The registry in the claims table's order (:data:`CLAIMS`): §3 and §4.1's alignment, offset and variance claims,
 §4's further eSCAN and translation claims (:data:`SECTION4_CLAIMS`), the top-1 readings of the share claims, then
@@ -17,7 +18,7 @@ The registry in the claims table's order (:data:`CLAIMS`): §3 and §4.1's align
 import math
 from dataclasses import replace
 
-from ..verdicts.claims import Claim, ModelCheck
+from ..verdicts.claims import Claim, ModelCheck, equivalence
 
 ATTENTION = ("aed", "ao")                 # the architectures with attention
 TRANSLATION = ("bible", "paracrawl")      # the En-Fr task kinds
@@ -27,6 +28,12 @@ _PAPER = "config/paper.yaml"
 SHARE, CORR, POSITIVE, REAL = (0.0, 1.0), (-1.0, 1.0), (0.0, math.inf), (-math.inf, math.inf)
 DROP = (-math.inf, 1.0)  # 1 − a variance ratio, or 1 − a word error rate
 MARGIN = 0.1
+# why ±0.1 on a variance drop (a share of variance in (−∞, 1]): §4.1's finding is the contrast between tasks — eSCAN's
+# drops of 0.90 and 0.95 against translation's 0.08 and 0.25, at least 0.65 apart — so a margin of 0.1 keeps every
+# reading on its side of that contrast (four margins, none reaching another task's number) while the paper's
+# whole-percent figures and our substitute data (Bible verses) may move it by a few points
+DROP_MARGIN = ("±0.1 of a share of variance: §4.1 contrasts tasks whose drops are at least 0.65 apart (eSCAN 0.90, "
+               "0.95; translation 0.08, 0.25); 0.1 keeps each reading on its side of that contrast")
 
 MODEL_CHECKS = {**{kind: ModelCheck("token_acc", 0.95) for kind in ("one_to_one", "reversed", "sort", "escan")},
                 **{kind: ModelCheck("bleu", 10.0) for kind in TRANSLATION}}
@@ -183,21 +190,20 @@ _PAPER_CLAIMS: tuple[Claim, ...] = (
         quote="In the AED and AO architectures trained on eSCAN, we find the variance of the input word's hidden "
               "states drops by 90% and 95% when the temporal component is subtracted out, respectively",
         reading="AED: 1 − the mean over input words (<eos> left out, as the authors) of var(h^E − μ^E)/var(h^E) "
-                "over the states reading the word, within ±0.1 of the paper's 0.9 (an equivalence margin; pooled by "
-                "occurrence with <eos>: variance_drop_pooled in summary.csv)",
-        measure="variance_drop", kind="continuous", bounds=DROP, direction="between",
-        threshold=(0.9 - MARGIN, 0.9 + MARGIN), reference_value=0.9,
-        threshold_from="margin", group="escan_variance_drop",
+                "over the states reading the word, within ±0.1 of the paper's 0.9 (an equivalence margin, one-sided: "
+                "the measure cannot pass 1, so above 0.8; pooled by occurrence with <eos>: variance_drop_pooled in "
+                "summary.csv)",
+        measure="variance_drop", kind="continuous", bounds=DROP, **equivalence(0.9, MARGIN, DROP),
+        reference_value=0.9, threshold_from="margin", margin=DROP_MARGIN, group="escan_variance_drop",
         task_kinds=("escan",), archs=("aed",), figure=_FIG + "fig5c.png"),
     Claim(
         paper="aitken2021", claim_id="escan_variance_drop_ao", section="§4.1 'Word Variance', Fig. 5c",
         quote="the variance of the input word's hidden states drops by 90% and 95% when the temporal component is "
               "subtracted out, respectively",
         reading="AO: as for the AED (the mean over input words, <eos> left out), within ±0.1 of the paper's 0.95 "
-                "(an equivalence margin)",
-        measure="variance_drop", kind="continuous", bounds=DROP, direction="between",
-        threshold=(0.95 - MARGIN, 0.95 + MARGIN), reference_value=0.95,
-        threshold_from="margin", group="escan_variance_drop",
+                "(an equivalence margin, one-sided: the measure cannot pass 1, so above 0.85)",
+        measure="variance_drop", kind="continuous", bounds=DROP, **equivalence(0.95, MARGIN, DROP),
+        reference_value=0.95, threshold_from="margin", margin=DROP_MARGIN, group="escan_variance_drop",
         task_kinds=("escan",), archs=("ao",), figure=_FIG + "fig5c.png"),
     Claim(
         paper="aitken2021", claim_id="translation_variance_drop_aed", section="§4.1 'Word Variance', Fig. 5c",
@@ -205,18 +211,16 @@ _PAPER_CLAIMS: tuple[Claim, ...] = (
               "architectures",
         reading="AED: 1 − the mean over input words (<eos> left out) of var(h^E − μ^E)/var(h^E), within ±0.1 of the "
                 "paper's 0.08 (an equivalence margin)",
-        measure="variance_drop", kind="continuous", bounds=DROP, direction="between",
-        threshold=(0.08 - MARGIN, 0.08 + MARGIN), reference_value=0.08,
-        threshold_from="margin", group="translation_variance_drop",
+        measure="variance_drop", kind="continuous", bounds=DROP, **equivalence(0.08, MARGIN, DROP),
+        reference_value=0.08, threshold_from="margin", margin=DROP_MARGIN, group="translation_variance_drop",
         task_kinds=TRANSLATION, archs=("aed",), figure=_FIG + "fig5c.png"),
     Claim(
         paper="aitken2021", claim_id="translation_variance_drop_ao", section="§4.1 'Word Variance', Fig. 5c",
         quote="in translation, we find the variance only drops by 8% and 25% for the AED and AO architectures",
         reading="AO: 1 − the mean over input words (<eos> left out) of var(h^E − μ^E)/var(h^E), within ±0.1 of the "
                 "paper's 0.25 (an equivalence margin)",
-        measure="variance_drop", kind="continuous", bounds=DROP, direction="between",
-        threshold=(0.25 - MARGIN, 0.25 + MARGIN), reference_value=0.25,
-        threshold_from="margin", group="translation_variance_drop",
+        measure="variance_drop", kind="continuous", bounds=DROP, **equivalence(0.25, MARGIN, DROP),
+        reference_value=0.25, threshold_from="margin", margin=DROP_MARGIN, group="translation_variance_drop",
         task_kinds=TRANSLATION, archs=("ao",), figure=_FIG + "fig5c.png"),
     Claim(
         paper="aitken2021", claim_id="readout_dictionary", section="§3 (Fig. 2b), §4.1 (Fig. 5d)",

@@ -25,7 +25,8 @@ def cmd_figure(args) -> None:
 
 # -- claims -------------------------------------------------------------------------------------------------
 def cmd_claims(args) -> None:
-    from ..verdicts.claims import by_claim, merge_replicates, model_quality, summarize, unmeasured
+    from ..verdicts.claims import merge_replicates, model_quality, summarize, unmeasured
+    from ..verdicts.combine import by_claim
     from ..verdicts.markdown import to_markdown
     from ..verdicts.papers import CLAIMS, model_check, tested_on
     from ..io import atomic_path, read_csv_checked, write_csv
@@ -44,7 +45,7 @@ def cmd_claims(args) -> None:
                       tested_on=tested_on)
     write_csv(table, args.out)
     if args.by_claim:
-        write_csv(by_claim(table), args.by_claim)
+        write_csv(by_claim(table, args.confidence), args.by_claim)
     if args.markdown:
         missing = unmeasured(table, summaries, experiments, CLAIMS)
         references = {}
@@ -57,7 +58,7 @@ def cmd_claims(args) -> None:
                                                                 "ci_high", "n", "unit", "interval", "verdict"])
         with atomic_path(args.markdown) as tmp:
             tmp.write_text(to_markdown(table, model_quality(summaries, args.confidence), missing, references,
-                                       by_claim(table)) + "\n")
+                                       by_claim(table, args.confidence)) + "\n")
     print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
           .to_string(), file=sys.stderr)
 

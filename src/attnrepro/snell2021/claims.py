@@ -13,7 +13,8 @@ at or before it (config/paper.yaml: 191 updates, the authors' last evaluation) �
 ``fail_below`` (0.6, the authors' bad-head rule); the rate at every evaluation is figure ``fig3_failures`` and *reaches good* when it reaches ``good_above`` (0.95, their good-head rule) at some evaluation.
 "always" and "every time" are read as more than 90% of runs, "likely" as more than half, "very high probability"
 as more than 80%: the interval of a rate over runs (Clopper–Pearson) must clear that line, so a unanimous outcome
-decides "every time" only from 36 runs, and fewer are "undecidable at this n".
+reproduces "every time" only from 36 runs, and 2 to 35 runs can only refute it
+(:func:`attnrepro.verdicts.intervals.can_decide`).
 
 Fig. 4's count tables have no rows: that C is flat under permutations of one set is true by construction (every
 pair holds the same words), not a measurement that could fail. Our classification sets (rotten-tomatoes snippets,
@@ -85,7 +86,7 @@ def _table2(family: str) -> tuple[Claim, ...]:
     kind, arch, origin, ref_set, refs = _TABLE2[family]
     where = f" (reference: the paper's {ref_set})" if ref_set else " (the copy task with L of a larger vocabulary)"
     common = dict(paper="snell2021", kind="continuous", task_kinds=(kind,), archs=(arch,), origin=origin,
-                  samples=TABLE2_SAMPLES)
+                  samples=TABLE2_SAMPLES, independent=False)
     rows = [
         Claim(claim_id=f"{family}_alpha_agrees_with_beta_uf", section="§3.2, Table 2",
               quote="Across all tasks, A(α, β^uf) and A(β^uf, β^px) significantly outperform the random baseline Â",
@@ -197,13 +198,13 @@ _MAIN_CLAIMS: tuple[Claim, ...] = (
           quote="If all head initializations are bad (red), the model is likely to fail",
           reading="fraction of 8-head models, each of 8 distinct bad heads, that converge; 'likely to fail' read as "
                   "below ½",
-          samples=_HEAD_POOL, diverged_value=0.0, measure="success", kind="proportion",
+          samples=_HEAD_POOL, independent=False, diverged_value=0.0, measure="success", kind="proportion",
           direction="<", threshold=0.5,
           task_kinds=("multihead_all_bad",), figure=FIG + "fig6.png", **_COPY),
     Claim(claim_id="multihead_one_good_head_suffices", section="§5.2, Fig. 6",
           quote="if one of the head-init is good (blue), it is likely to learn",
           reading="fraction of 8-head models with one good and 7 distinct bad heads that converge, above ½",
-          samples=_HEAD_POOL, diverged_value=0.0, measure="success", kind="proportion",
+          samples=_HEAD_POOL, independent=False, diverged_value=0.0, measure="success", kind="proportion",
           direction=">", threshold=0.5,
           task_kinds=("multihead_one_good",), figure=FIG + "fig6.png", **_COPY),
     Claim(claim_id="multihead_random_heads_converge", section="§5.2, Fig. 6",
@@ -212,6 +213,8 @@ _MAIN_CLAIMS: tuple[Claim, ...] = (
                 "with very high probability (green)",
           reading="fraction of 8-head models of 8 heads drawn at random (each model its own draw) that converge; "
                   "'very high probability' read as above 80%",
+          samples="8-head models whose heads are drawn at random from one shared pool of candidate heads (every "
+                  "candidate tried; not independent)", independent=False,
           diverged_value=0.0, measure="success", kind="proportion", direction=">", threshold=0.8,
           task_kinds=("multihead_random",), figure=FIG + "fig6.png", **_COPY),
     Claim(paper="snell2021", claim_id="keyword_hypothesis2_early", section="§6.1, Eq. 24, Fig. 7",
@@ -255,7 +258,7 @@ def _family(family: str) -> tuple[Claim, ...]:
     kind, arch, ref, refs = _FAMILIES[family]
     where = f" (reference: the paper's {ref})"
     common = dict(paper="snell2021", kind="continuous", task_kinds=(kind,), archs=(arch,), samples=TABLE2_SAMPLES,
-                  figure=FIG + "table2.png")
+                  independent=False, figure=FIG + "table2.png")
     rows = [
         Claim(claim_id=f"{family}_xi_alpha_beta_non_trivial", section="§3.1, Table 2, Eq. 11", quote=TABLE2_QUOTE,
               reading="ξ(α, β) as the share of the second run's learning curve covered when its attention agrees "
@@ -350,6 +353,7 @@ APPENDIX_CLAIMS: tuple[Claim, ...] = (
                   "one head labelled good by its 1-head runs; 'with high chance' read as above 80%",
           samples="8-head models whose heads are drawn from one shared pool of candidate heads, found in rounds "
                   "until enough good ones turn up (not independent; the pool's good rate is not the population's)",
+          independent=False,
           measure="has_good_head", kind="proportion", direction=">", threshold=0.8,
           task_kinds=("multihead_random",), figure=FIG + "fig6.png", **_COPY),
     Claim(paper="snell2021", claim_id="sms_attention_unstable_across_seeds", section="App. A.9",
@@ -360,7 +364,7 @@ APPENDIX_CLAIMS: tuple[Claim, ...] = (
                   "significant Table 2 excess, SST's A(α, β^uf) − Â, is 0.12)",
           measure="A_alpha_alpha_seeds_excess", kind="continuous", bounds=AGREE, direction="<", threshold=0.1,
           task_kinds=("classification_sms",), archs=("bilstm_attention",), samples=TABLE2_SAMPLES,
-          measured_by="config/paper.yaml (snell2021.classification.sets.sms_spam: experiment "
+          independent=False, measured_by="config/paper.yaml (snell2021.classification.sets.sms_spam: experiment "
                       "snell2021_cls_sms_spam)",
           figure=FIG + "table2.png"),
 )

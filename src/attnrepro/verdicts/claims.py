@@ -8,11 +8,17 @@ project's extensions (the same analysis on a task the paper did not use); the su
 claims only. :func:`summarize` gives one row per (claim, experiment); each paper's claims live in its wing
 (``attnrepro.<paper>.claims``), gathered in :data:`attnrepro.verdicts.papers.CLAIMS`.
 
-Beside the interval and verdict a row says what it rests on: ``model_check`` (the experiment's model against a
-:class:`ModelCheck` — a row on a model that failed its check is *not tested*, whatever its interval), ``tested_on``
-(the paper's setup, or what was substituted for it), ``samples`` (what a replicate is), ``fragile`` (leaving out
-one replicate moves the verdict) and ``diverged`` (runs whose loss went non-finite, counted as outcomes the claim
-names in ``diverged_value``).
+Beside the interval and verdict a row says what it rests on: ``model_check`` (each replicate's model against a
+:class:`~attnrepro.verdicts.gate.ModelCheck`: the row reads the replicates that passed, ``gated_out`` counts the
+others, and it is *not tested* only when too few pass to decide), ``tested_on`` (the paper's setup, or what was
+substituted for it), ``samples`` and ``independent`` (what a replicate is, and whether the replicates share a model,
+a pool or a run), ``claimed_side`` ("7 of 8" replicates in the claimed region) and ``swing`` (the fewest
+replicates that, falling the other way, would move the verdict), ``can_decide`` and ``both_ways_from`` (which
+verdicts this n can reach; the smallest n that can go either way), the one-sided p-values the verdict is the dual of
+(:mod:`attnrepro.verdicts.evidence`; Holm reads them where a claim joins rows, :mod:`attnrepro.verdicts.combine`),
+``note`` (why an undecided row is undecided, in words) and ``diverged`` (runs whose loss went non-finite, counted
+as outcomes the claim names in ``diverged_value``). An equivalence margin (``threshold_from`` "margin") states its
+width and reason (``margin``) and lies inside the measure's range (:func:`equivalence`).
 """
 
 from __future__ import annotations
@@ -24,13 +30,18 @@ import numpy as np
 import pandas as pd
 
 from ..errors import AttnReproError
-from .intervals import (DECIDED, INCONCLUSIVE, KINDS, NOT_REPRODUCED, NOT_TESTED, REPRODUCED, UNDECIDABLE, UNIT,
-                        Rule, fragile, interval, replicates_to_decide, size_vs_reference, student_t, verdict)
+from . import evidence
+from .gate import Gate, ModelCheck, gate, verdict_note  # noqa: F401  (the wings declare their gates here)
+from .intervals import (KINDS, NOT_TESTED, UNIT, Rule, can_decide, decides_from, interval, size_vs_reference,
+                        student_t, verdict)
+
 
 COLUMNS = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "reading", "experiment", "measure",
-           "kind", "range", "rule", "threshold_from", "reference_value", "statistic", "measured_mean", "ci_low",
-           "ci_high", "interval", "n", "unit", "samples", "diverged", "model_check", "tested_on", "verdict",
-           "fragile", "replicates_to_decide", "would_decide", "size_vs_paper", "original", "figure"]
+           "kind", "range", "rule", "threshold_from", "margin", "reference_value", "statistic", "measured_mean",
+           "ci_low", "ci_high", "interval", "n", "unit", "samples", "independent", "diverged", "model_check",
+           "gated_out", "tested_on", "verdict", "note", "claimed_side", "swing", "can_decide", "both_ways_from",
+           "p_reproduced", "p_not_reproduced", "least_p_reproduced", "least_p_not_reproduced", "size_vs_paper",
+           "original", "figure"]
 STATISTIC = {"continuous": "median", "proportion": "rate", "fisher": "odds ratio"}
 THRESHOLD_FROM = ("stated", "paper", "margin")  # a reading of words; the paper's printed number; a margin around it
 COMBINE = ("all", "any")                        # a claim's rows: "both", "all tasks" / "some"
@@ -79,6 +90,8 @@ class Claim:
     # AED / AO attention it is tested on ("dot", "qkv": the fourth key); () = the default dot product (and models
     # without the choice), not VARIANT_ATTENTIONS
     attentions: tuple[str, ...] = ()
+    independent: bool = True        # False where replicates share a model, a pool or a run (``samples`` says how)
+    margin: str = ""                # an equivalence margin's width and why (threshold_from "margin")
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -93,6 +106,28 @@ class Claim:
             raise ValueError(f"claim {self.claim_id}: threshold_from {self.threshold_from!r} / combine "
                              f"{self.combine!r}; choose from {THRESHOLD_FROM} / {COMBINE}")
         self.region  # validates direction and threshold
+        self._check_range()
+
+    def _check_range(self):
+        """Thresholds inside the measure's range (one past it could never be met, or never fail); a margin is
+        stated with its reason, lies strictly inside the range (one-sided where the range caps it) and holds the
+        paper's number."""
+        lo, hi = self.measure_range
+        th = self.threshold if isinstance(self.threshold, tuple) else (self.threshold,)
+        ok = {">": lo <= th[0] < hi, "<": lo < th[0] <= hi, "between": lo <= th[0] < th[-1] <= hi}[self.direction]
+        if not ok:
+            raise ValueError(f"claim {self.claim_id}: threshold {self.threshold} leaves the measure's range "
+                             f"[{lo:g}, {hi:g}]")
+        if self.threshold_from != "margin":
+            return
+        if not self.margin or self.reference_value is None:
+            raise ValueError(f"claim {self.claim_id}: an equivalence margin states its width and reason (margin) "
+                             f"around the paper's number (reference_value)")
+        if self.direction == "between" and not lo < th[0] < th[1] < hi:
+            raise ValueError(f"claim {self.claim_id}: margin {self.threshold} reaches the measure's range "
+                             f"[{lo:g}, {hi:g}]; make it one-sided there (equivalence)")
+        if not self.region.holds(np.array([self.reference_value]))[0]:
+            raise ValueError(f"claim {self.claim_id}: the paper's {self.reference_value:g} is outside its margin")
 
     @property
     def measure_range(self) -> tuple[float, float]:
@@ -125,40 +160,18 @@ def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[f
     return student_t(values, confidence)
 
 
-@dataclass(frozen=True)
-class ModelCheck:
-    """The level an experiment's model must reach before its rows test a claim: the mean over replicates of
-    ``measure`` (a column of its summary) ≥ ``threshold``; ``source``: "paper" (the paper prints that level) or
-    "stated" (the project's gate for a model that learnt its task)."""
-
-    measure: str
-    threshold: float
-    source: str = "stated"
-
-    def judge(self, df: pd.DataFrame) -> tuple[bool | None, str]:
-        """(passed, what the model_check column says); passed None where the measure is absent."""
-        if self.measure not in df.columns or df[self.measure].isna().all():
-            return None, f"not measured ({self.measure} absent)"
-        mean = float(df[self.measure].mean())
-        ok = mean >= self.threshold
-        return ok, (f"{'passed' if ok else 'failed'}: {self.measure} {mean:.3g} {'≥' if ok else '<'} "
-                    f"{self.threshold:g} ({self.source})")
-
-
-def _model_check(claim: Claim, names: list[str], summaries: dict[str, pd.DataFrame],
-                 experiments: dict[str, tuple[str, ...]], checks) -> tuple[bool, str]:
-    """Whether every model a row rests on passes its check, and what the column says."""
-    if not claim.model_checked:
-        return True, "none: the measure is the model's quality"
-    notes, ok = [], True
-    for name in names:
-        check = checks(claim.paper, *experiments[name][:2]) if checks else None
-        if check is None:
-            continue
-        passed, note = check.judge(summaries[name])
-        ok = ok and passed is not False
-        notes.append(note if len(names) == 1 else f"{name} {note}")
-    return ok, "; ".join(notes) if notes else "none"
+def equivalence(reference: float, margin: float, bounds: tuple[float, float]) -> dict:
+    """``direction`` and ``threshold`` of "within ± ``margin`` of the paper's ``reference``" on a measure of range
+    ``bounds``: the interval (reference − margin, reference + margin), one-sided where a side reaches the range
+    (a variance drop of 0.95 ± 0.1 on (−∞, 1] is "> 0.85")."""
+    low, high = reference - margin, reference + margin
+    if low <= bounds[0] and high >= bounds[1]:
+        raise ValueError(f"a margin of ±{margin:g} around {reference:g} covers the whole range {bounds}")
+    if high >= bounds[1]:
+        return {"direction": ">", "threshold": low}
+    if low <= bounds[0]:
+        return {"direction": "<", "threshold": high}
+    return {"direction": "between", "threshold": (low, high)}
 
 
 def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
@@ -174,43 +187,81 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     rows = []
     for claim in claims:
         for name, key in sorted(experiments.items()):
-            if not claim.applies_to(*key):
-                continue
-            kind, arch = key[:2]
-            values, control, partner, diverged = _values(claim, name, summaries, experiments)
-            if len(values) == 0:
-                continue
-            rule, bounds = claim.region, claim.measure_range
-            try:
-                iv = interval(values, claim.kind, rule, confidence, bounds, control)
-            except ValueError as e:
-                raise AttnReproError(f"claim {claim.paper}/{claim.claim_id} on experiment {name}: {e}") from None
-            passed, check_note = _model_check(claim, [name] + ([partner] if partner else []), summaries,
-                                              experiments, checks)
-            decision = verdict(iv, rule, confidence) if passed else NOT_TESTED
-            to_decide, would = (replicates_to_decide(values, iv, rule, confidence, control)
-                                if decision not in DECIDED and passed else (math.nan, ""))
-            where = tested_on(claim.paper, name, kind, arch) if tested_on else PAPER_SETUP
-            unit = "fold" if "fold" in summaries[name].columns else "seed"
-            rows.append({
-                "paper": claim.paper, "claim_id": claim.claim_id, "group": claim.group or claim.claim_id,
-                "combine": claim.combine, "origin": claim.origin, "section": claim.section, "quote": claim.quote,
-                "reading": claim.reading, "experiment": name, "measure": claim.measure, "kind": claim.kind,
-                "range": f"[{bounds[0]:g}, {bounds[1]:g}]", "rule": claim.rule, "threshold_from": claim.threshold_from,
-                "reference_value": claim.reference_value, "statistic": STATISTIC[claim.kind],
-                "measured_mean": iv.estimate, "ci_low": iv.low, "ci_high": iv.high, "interval": iv.method,
-                "n": iv.n + (iv.n2 or 0), "unit": unit,
-                "samples": claim.samples or ("folds of one pretrained model's text" if unit == "fold"
-                                             else "training seeds"),
-                "diverged": diverged, "model_check": check_note, "tested_on": where, "verdict": decision,
-                "fragile": bool(passed) and fragile(values, claim.kind, rule, confidence, bounds, control),
-                "replicates_to_decide": to_decide, "would_decide": would,
-                # the paper's number is compared only with a measurement of the paper's setup, on a tested model
-                "size_vs_paper": size_vs_reference(iv, claim.reference_value)
-                if where == PAPER_SETUP and passed else "",
-                "original": _original(claim, name, summaries, experiments), "figure": claim.figure,
-            })
+            if claim.applies_to(*key):
+                row = _row(claim, name, summaries, experiments, confidence, checks, tested_on)
+                if row is not None:
+                    rows.append(row)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _gates(claim: Claim, names: list[str], summaries: dict[str, pd.DataFrame],
+           experiments: dict[str, tuple[str, ...]], checks, unit: str) -> list[tuple[str, Gate]]:
+    """Each experiment the row rests on with its per-replicate gate (none where the measure is the model's quality
+    itself, or the wing names no check)."""
+    if not claim.model_checked:
+        return [(name, Gate(None, "none: the measure is the model's quality")) for name in names[:1]]
+    return [(name, gate(checks(claim.paper, *experiments[name][:2]) if checks else None, summaries[name], unit))
+            for name in names]
+
+
+def _row(claim: Claim, name: str, summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
+         confidence: float, checks, tested_on) -> dict | None:
+    """The row of ``claim`` on experiment ``name``; None where it has no value there."""
+    kind, arch = experiments[name][:2]
+    values, control, partner, diverged = _values(claim, name, summaries, experiments)
+    if len(values) == 0:
+        return None
+    rule, bounds = claim.region, claim.measure_range
+    unit = "fold" if "fold" in summaries[name].columns else "seed"
+    gates = _gates(claim, [name] + ([partner] if partner else []), summaries, experiments, checks, unit)
+    total = len(values) + (len(control) if control is not None else 0)
+    failed = any(g.failed for _, g in gates)
+    if failed:
+        kept = {**summaries, **{n: summaries[n][g.kept.to_numpy()] for n, g in gates if g.kept is not None}}
+        kept_values, kept_control, _, kept_diverged = _values(claim, name, kept, experiments)
+    else:
+        kept_values, kept_control, kept_diverged = values, control, diverged
+    n_kept = len(kept_values) if claim.kind != "fisher" else min(len(kept_values), 0 if kept_control is None else len(kept_control))
+    need = decides_from(claim.kind, rule, bounds, confidence)
+    tested = not failed or (n_kept > 0 and not n_kept < need)
+    if tested:  # a not-tested row shows every replicate's number, on which no verdict rests
+        values, control, diverged = kept_values, kept_control, kept_diverged
+    gated_out = total - (len(values) + (len(control) if control is not None else 0)) if tested else 0
+    try:
+        iv = interval(values, claim.kind, rule, confidence, bounds, control)
+    except ValueError as e:
+        raise AttnReproError(f"claim {claim.paper}/{claim.claim_id} on experiment {name}: {e}") from None
+    decision = verdict(iv, rule, confidence, bounds) if tested else NOT_TESTED
+    where = tested_on(claim.paper, name, kind, arch) if tested_on else PAPER_SETUP
+    p_rep, p_not = evidence.p_values(values, claim.kind, rule, control) if tested else (math.nan, math.nan)
+    least = evidence.least_p_values(claim.kind, rule, iv.n, bounds, iv.n2) if tested else (math.nan, math.nan)
+    count = evidence.claimed_count(values, claim.kind, rule)
+    reach = can_decide(claim.kind, rule, iv.n, bounds, confidence, iv.n2) if tested else ""
+    both = decides_from(claim.kind, rule, bounds, confidence, both=True)
+    # the paper's number is compared only with a measurement of the paper's setup (or with the margin around it
+    # that the claim reads), on a tested model
+    size = size_vs_reference(iv, claim.reference_value) \
+        if tested and (where == PAPER_SETUP or claim.threshold_from == "margin") else ""
+    return {
+        "paper": claim.paper, "claim_id": claim.claim_id, "group": claim.group or claim.claim_id,
+        "combine": claim.combine, "origin": claim.origin, "section": claim.section, "quote": claim.quote,
+        "reading": claim.reading, "experiment": name, "measure": claim.measure, "kind": claim.kind,
+        "range": f"[{bounds[0]:g}, {bounds[1]:g}]", "rule": claim.rule, "threshold_from": claim.threshold_from,
+        "margin": claim.margin, "reference_value": claim.reference_value, "statistic": STATISTIC[claim.kind],
+        "measured_mean": iv.estimate, "ci_low": iv.low, "ci_high": iv.high, "interval": iv.method,
+        "n": iv.n + (iv.n2 or 0), "unit": unit,
+        "samples": claim.samples or ("folds of one pretrained model's text" if unit == "fold" else "training seeds"),
+        "independent": claim.independent and unit != "fold", "diverged": diverged,
+        "model_check": verdict_note(gates, tested, need, n_kept), "gated_out": gated_out, "tested_on": where,
+        "verdict": decision,
+        "note": evidence.note(decision, iv, reach, both, need, n_kept, gated_out, total, size,
+                              claim.threshold_from == "margin", claim.reference_value),
+        "claimed_side": f"{count} of {iv.n}" if count is not None and tested else "",
+        "swing": evidence.swing(values, claim.kind, rule, confidence, bounds, control) if tested else math.nan,
+        "can_decide": reach, "both_ways_from": both, "p_reproduced": p_rep, "p_not_reproduced": p_not,
+        "least_p_reproduced": least[0], "least_p_not_reproduced": least[1], "size_vs_paper": size,
+        "original": _original(claim, name, summaries, experiments), "figure": claim.figure,
+    }
 
 
 def _original(claim: Claim, name: str, summaries: dict[str, pd.DataFrame],
@@ -331,41 +382,3 @@ def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) 
             rows.append(row)
     columns = ["experiment", "n_seeds"] + [f"{m}{s}" for m in MODEL_MEASURES for s in ("", "_low", "_high")]
     return pd.DataFrame(rows).reindex(columns=columns)
-
-
-BY_CLAIM_COLUMNS = ["paper", "group", "origin", "section", "quote", "combine", "rows", "experiments", "tested_on",
-                    "setup", "verdict", "fragile", "row_verdicts"]
-SETUPS = ("paper setup", "substitutes", "not tested")
-
-
-def by_claim(table: pd.DataFrame) -> pd.DataFrame:
-    """One verdict per paper claim (``group``): its rows combined as the sentence says. "all" ("both", "across all
-    tasks"): not reproduced if any tested row is; else not tested if any row is; reproduced if every row is; else
-    undecided (inconclusive if any row is, else undecidable). "any" ("some"): reproduced if any row is; not tested
-    if every row is; not reproduced if every tested row is and none is untested; else undecided. ``setup``: "not
-    tested" (the verdict), "substitutes" (some row is not on the paper's setup) or "paper setup"; ``fragile``: a
-    row the verdict rests on is fragile."""
-    rows = []
-    for (paper, group), g in table.groupby(["paper", "group"], sort=False):
-        v = g.verdict.tolist()
-        tested = [x for x in v if x != NOT_TESTED]
-        combine = g["combine"].iloc[0]
-        undecided = INCONCLUSIVE if INCONCLUSIVE in v else UNDECIDABLE
-        if combine == "all":
-            verdict_ = (NOT_REPRODUCED if NOT_REPRODUCED in tested else NOT_TESTED if NOT_TESTED in v
-                        else REPRODUCED if all(x == REPRODUCED for x in v) else undecided)
-            basis = g[g.verdict == verdict_] if verdict_ == NOT_REPRODUCED else g
-        else:
-            verdict_ = (REPRODUCED if REPRODUCED in v else NOT_TESTED if not tested
-                        else NOT_REPRODUCED if all(x == NOT_REPRODUCED for x in v) else undecided)
-            basis = g[g.verdict == verdict_] if verdict_ == REPRODUCED else g
-        where = sorted(set(g.tested_on))
-        setup = ("not tested" if verdict_ == NOT_TESTED else "paper setup" if where == [PAPER_SETUP]
-                 else "substitutes")
-        rows.append({"paper": paper, "group": group, "origin": g.origin.iloc[0], "section": g.section.iloc[0],
-                     "quote": g.quote.iloc[0], "combine": combine, "rows": len(g),
-                     "experiments": ", ".join(sorted(set(g.experiment))), "tested_on": "; ".join(where),
-                     "setup": setup, "verdict": verdict_,
-                     "fragile": bool(verdict_ in DECIDED and basis.fragile.astype(bool).any()),
-                     "row_verdicts": "; ".join(f"{r.claim_id}@{r.experiment}: {r.verdict}" for r in g.itertuples())})
-    return pd.DataFrame(rows, columns=BY_CLAIM_COLUMNS)

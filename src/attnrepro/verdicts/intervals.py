@@ -18,14 +18,16 @@ measure with a declared range (a share in [0, 1], a correlation in [−1, 1]):
   one-sided test at α/2 rejects); range [0, ∞].
 
 Verdicts, for a claim "measure > θ", "measure < θ" or "θ₁ < measure < θ₂": *reproduced* when the whole interval is
-on the claimed side, *not reproduced* when it is wholly on the other side, *undecidable at this n* when even the
-most extreme outcome n replicates can give would not decide, else *inconclusive*. Every undecided row carries the
-number of replicates at which, if the observed rate (or share of replicates on the claimed side) held, the claim
-would be decided with 80% power, and the verdict that decision would be — :func:`replicates_to_decide`.
+on the claimed side, *not reproduced* when it is wholly on the other side, *undecidable at this n* when no outcome
+n replicates can give would decide either way, else *inconclusive*. An undecided row says which verdicts its n can
+reach (:func:`can_decide`: "both ways", or only one, as a rate of 0 of 6 against "below 5%" can be refuted but not
+reproduced) and the smallest n at which it could go both ways (:func:`decides_from`): a fact of the design, not a
+forecast from the data.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -38,9 +40,12 @@ REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNDECIDABLE = (
 NOT_TESTED = "not tested"
 VERDICTS = (REPRODUCED, NOT_REPRODUCED, INCONCLUSIVE, UNDECIDABLE, NOT_TESTED)
 DECIDED = VERDICTS[:2]
-POWER = 0.8
 MAX_REPLICATES = 2_000  # beyond this a design is not worth stating
 UNIT = (0.0, 1.0)
+BOTH_WAYS, ONLY_REPRODUCED, ONLY_NOT_REPRODUCED, NEITHER = (
+    "both ways", "only reproduced", "only not reproduced", "neither")
+REACH = {(True, True): BOTH_WAYS, (True, False): ONLY_REPRODUCED, (False, True): ONLY_NOT_REPRODUCED,
+         (False, False): NEITHER}
 
 
 @dataclass(frozen=True)
@@ -205,8 +210,60 @@ def _fisher_side(rule: Rule, k1, n1, k2, n2, confidence: float):
     return np.where(up, sign, np.where(down, -sign, 0))
 
 
-def verdict(iv: Interval, rule: Rule, confidence: float = 0.95) -> str:
-    """One of :data:`VERDICTS` but "not tested" (see the module docstring)."""
+def reachable(kind: str, rule: Rule, n: int, bounds: tuple[float, float] = (-math.inf, math.inf),
+              confidence: float = 0.95, n2: int | None = None) -> tuple[bool, bool]:
+    """(whether some outcome of ``n`` replicates is *reproduced*, whether some is *not reproduced*) for a measure of
+    ``kind`` inside ``bounds``; for fisher, ``n`` is this group's size and ``n2`` the control's (default ``n``).
+
+    - continuous: the rank interval decides from 6 replicates (:func:`rank_depth` > 0) and then on the counts of
+      replicates in each region alone, so a way is reachable when its region meets the measure's range;
+    - proportion: every count k = 0 … n and its Clopper–Pearson interval;
+    - fisher: the most extreme tables, (n, 0) and (0, n2), which give the smallest one-sided p-values."""
+    if n < 1:
+        return False, False
+    if kind == "continuous":
+        if rank_depth(n, confidence) == 0:
+            return False, False
+        lo, hi = bounds
+        if rule.direction == ">":
+            return hi > rule.threshold, lo <= rule.threshold
+        if rule.direction == "<":
+            return lo < rule.threshold, hi >= rule.threshold
+        a, b = rule.threshold
+        return a < hi and lo < b, lo <= a or hi >= b
+    if kind == "proportion":
+        sides = _sides(rule, *clopper_pearson(np.arange(n + 1), n, confidence))
+        return bool((sides > 0).any()), bool((sides < 0).any())
+    if kind == "fisher":
+        n2 = n if n2 is None else n2
+        sides = [int(_fisher_side(rule, k1, n, k2, n2, confidence)) for k1, k2 in ((n, 0), (0, n2))]
+        return 1 in sides, -1 in sides
+    raise ValueError(f"unknown measure kind {kind!r}; choose one of {KINDS}")
+
+
+@functools.lru_cache(maxsize=None)
+def decides_from(kind: str, rule: Rule, bounds: tuple[float, float] = (-math.inf, math.inf),
+                 confidence: float = 0.95, both: bool = False) -> float:
+    """The smallest n (per group, for fisher) at which some outcome decides the claim (``both``: at which it can
+    go either way: reproduced by some outcome, not reproduced by another); NaN where none up to
+    :data:`MAX_REPLICATES` does."""
+    for n in range(1, MAX_REPLICATES + 1):
+        up, down = reachable(kind, rule, n, bounds, confidence)
+        if (up and down) if both else (up or down):
+            return float(n)
+        if kind == "continuous" and n >= 6:  # from 6 on, more replicates reach nothing new
+            break
+    return math.nan
+
+
+def method_kind(method: str) -> str:
+    """The measure kind an interval method belongs to."""
+    return {"rank": "continuous", "clopper-pearson": "proportion", "fisher": "fisher"}[method]
+
+
+def verdict(iv: Interval, rule: Rule, confidence: float = 0.95,
+            bounds: tuple[float, float] = (-math.inf, math.inf)) -> str:
+    """One of :data:`VERDICTS` but "not tested" (see the module docstring); ``bounds``: the measure's range."""
     if iv.n == 0 or (iv.method == "fisher" and not iv.n2) or math.isnan(iv.low):
         return UNDECIDABLE
     if iv.method == "fisher":
@@ -215,88 +272,15 @@ def verdict(iv: Interval, rule: Rule, confidence: float = 0.95) -> str:
         side = rule.side(iv.low, iv.high)
     if side:
         return REPRODUCED if side > 0 else NOT_REPRODUCED
-    # undecided: could any outcome of this many replicates, on the side the data lean to, decide?
-    if iv.method == "rank":
-        return UNDECIDABLE if rank_depth(iv.n, confidence) == 0 else INCONCLUSIVE
-    if iv.method == "fisher":
-        k1, k2 = (iv.n, 0) if iv.k / iv.n >= iv.k2 / iv.n2 else (0, iv.n2)
-        return INCONCLUSIVE if int(_fisher_side(rule, k1, iv.n, k2, iv.n2, confidence)) else UNDECIDABLE
-    want = 1 if rule.side(iv.rate, iv.rate) > 0 else -1
-    reach = any(rule.side(*clopper_pearson(k, iv.n, confidence)) == want for k in range(iv.n + 1))
-    return INCONCLUSIVE if reach else UNDECIDABLE
+    up, down = reachable(method_kind(iv.method), rule, iv.n, bounds, confidence, iv.n2)
+    return INCONCLUSIVE if up or down else UNDECIDABLE
 
 
-def replicates_to_decide(values: np.ndarray, iv: Interval, rule: Rule, confidence: float = 0.95,
-                         control: np.ndarray | None = None) -> tuple[float, str]:
-    """The smallest number of replicates (per group, for fisher) at which a claim would be decided with 80% power
-    if each replicate fell as the observed ones did — the same rate (binomial), the same share of replicates in
-    the claimed region (rank) — and the verdict it would then reach; (NaN, "") where no number up to
-    :data:`MAX_REPLICATES` would (the data sit on the threshold)."""
-    ns = np.arange(1, MAX_REPLICATES + 1)
-    values = np.asarray(values, dtype=float)
-    if iv.method == "rank":
-        if not len(values):
-            return math.nan, ""
-        p = float(np.mean(rule.holds(values)))
-        if rule.direction == "between":
-            lo, hi = rule.threshold
-            p_other = max(np.mean(values <= lo), np.mean(values >= hi))
-        else:
-            p_other = 1 - p
-        if p == p_other:
-            return math.nan, ""
-        target, q = (REPRODUCED, 1 - p) if p > p_other else (NOT_REPRODUCED, 1 - p_other)
-        # decided that way at n when at most k(n) − 1 replicates fall outside that side (for "between", a
-        # sufficient condition: the n is then an upper bound)
-        k = rank_depth(ns, confidence)
-        power = np.where(k > 0, stats.binom.cdf(k - 1, ns, q), 0.0)
-    elif iv.method == "clopper-pearson":
-        p = iv.rate
-        if p in (rule.threshold if rule.direction == "between" else (rule.threshold,)):
-            return math.nan, ""  # a rate on the threshold never decides
-        target = REPRODUCED if rule.side(p, p) > 0 else NOT_REPRODUCED
-        want = 1 if target == REPRODUCED else -1
-        power = np.zeros(len(ns))
-        for i, n in enumerate(ns):
-            j = np.arange(n + 1)
-            decided = _sides(rule, *clopper_pearson(j, n, confidence)) == want
-            power[i] = stats.binom.pmf(j[decided], n, p).sum()
-            if power[i] >= POWER:
-                break
-    else:
-        p1, p2 = iv.k / iv.n, iv.k2 / iv.n2
-        if p1 == p2:
-            return math.nan, ""
-        want = 1 if (p1 > p2) == (rule.direction == ">") else -1
-        target = REPRODUCED if want > 0 else NOT_REPRODUCED
-        power = np.zeros(len(ns))
-        for i, n in enumerate(ns[:300]):
-            j = np.arange(n + 1)
-            a, b = np.meshgrid(j, j, indexing="ij")
-            decided = _fisher_side(rule, a, n, b, n, confidence) == want
-            power[i] = (np.outer(stats.binom.pmf(j, n, p1), stats.binom.pmf(j, n, p2)) * decided).sum()
-            if power[i] >= POWER:
-                break
-    hits = np.flatnonzero(power >= POWER)
-    return (float(ns[hits[0]]), target) if len(hits) else (math.nan, target)
-
-
-def _collapse(v: str) -> str:
-    return v if v in DECIDED else "undecided"
-
-
-def fragile(values: np.ndarray, kind: str, rule: Rule, confidence: float = 0.95,
-            bounds: tuple[float, float] = (-math.inf, math.inf), control: np.ndarray | None = None) -> bool:
-    """Whether leaving out any one replicate (of either group) moves the verdict between reproduced, not
-    reproduced and undecided (inconclusive and undecidable count as one)."""
-    values = np.asarray(values, dtype=float)
-    full = _collapse(verdict(interval(values, kind, rule, confidence, bounds, control), rule, confidence))
-    drops = [(np.delete(values, i), control) for i in range(len(values))]
-    if control is not None:
-        control = np.asarray(control, dtype=float)
-        drops += [(values, np.delete(control, i)) for i in range(len(control))]
-    return any(_collapse(verdict(interval(v, kind, rule, confidence, bounds, c), rule, confidence)) != full
-               for v, c in drops)
+def can_decide(kind: str, rule: Rule, n: int, bounds: tuple[float, float] = (-math.inf, math.inf),
+               confidence: float = 0.95, n2: int | None = None) -> str:
+    """Which verdicts ``n`` replicates can reach, in words: one of :data:`REACH`."""
+    up, down = reachable(kind, rule, n, bounds, confidence, n2)
+    return REACH[(up, down)]
 
 
 def size_vs_reference(iv: Interval, reference: float | None) -> str:

@@ -1,6 +1,7 @@
-"""``results/claims.md``: the claims table as a person reads it — first one verdict per paper claim, then per
-paper the paper's sentence, our measure, our number with its interval, the verdict and what it rests on — then the
-test-split quality of every trained model."""
+"""``results/claims.md``: the claims table as a person reads it — first a screen of counts per paper (claims decided
+and reproduced, on the paper's setup and on substitutes) with every undecided claim and what holds it open, then
+one verdict per paper claim, then per paper the paper's sentence, our measure, our number with its interval, the
+verdict and what it rests on — then the test-split quality of every trained model."""
 
 from __future__ import annotations
 
@@ -9,21 +10,28 @@ from pathlib import Path
 
 import pandas as pd
 
-from .claims import MODEL_MEASURES, PAPERS, SETUPS
-from .intervals import NOT_REPRODUCED, REPRODUCED, VERDICTS, clopper_pearson, rank_depth
+from .claims import MODEL_MEASURES, PAPERS
+from .intervals import DECIDED, NOT_REPRODUCED, NOT_TESTED, REPRODUCED, VERDICTS, clopper_pearson, rank_depth
 
 VERDICT_RULES = """\
 How to read a verdict. Each claim reads one number per replicate (a training seed; a fold of the text for the
-pretrained encoder: the *samples* column says which) and gets a 95% interval that stays inside the measure's range:
-for a continuous measure the distribution-free interval of the median from order statistics (the range itself below
-6 replicates, where no order statistic reaches 95%), Clopper–Pearson for a 0/1 outcome per run, Fisher's exact test
-for a task's outcomes against its control's. *reproduced*: the whole interval is on the claimed side of the
-threshold; *not reproduced*: wholly on the other side; *not tested*: the experiment's model failed its model check
-(the row says which, and how far); *undecidable at this n*: no result this many replicates can give would decide;
-else *inconclusive*. An undecided row says how many replicates would decide it with 80% power if the replicates
-fell as these did, and which way. *fragile*: leaving out one replicate moves the verdict. *threshold from*: a
-reading of the paper's words (stated), the paper's own number (paper), or a margin around it (margin). *vs paper*
-says whether the paper's own number lies in our interval, only where the data are the paper's."""
+pretrained encoder: the *samples* column says which, and whether the replicates are independent) and gets a 95%
+interval that stays inside the measure's range: for a continuous measure the distribution-free interval of the
+median from order statistics (the range itself below 6 replicates, where no order statistic reaches 95%),
+Clopper–Pearson for a 0/1 outcome per run, Fisher's exact test for a task's outcomes against its control's.
+*reproduced*: the whole interval is on the claimed side of the threshold; *not reproduced*: wholly on the other side;
+*not tested*: too few replicates' models passed their gate to decide (each replicate is gated on its own; a row
+reads the ones that passed and says how many it left out); *undecidable at this n*: no outcome this many replicates
+can give would decide either way; else *inconclusive* — and a row that can only go one way at this n says which,
+with the smallest n at which it could go both ways. *on the claimed side*: how many replicates lie in the claimed
+region ("7 of 8"; a rate's count is its k/n). *threshold from*: a reading of the paper's words (stated), the
+paper's own number (paper), or an equivalence margin around it (margin, with its width and reason). *vs paper* says
+whether the paper's own number lies in our interval, where the data are the paper's or the claim is a margin around
+its number."""
+
+HELD_BY_TEXT = ("*seeds*: too few replicates for any outcome to decide; *gate*: the models are below their gate; "
+                "*threshold direction*: this n can cross the threshold one way only; *Holm*: decided on a row alone, "
+                "not after the correction over the claim's rows; *interval*: the interval spans the threshold.")
 
 
 def _fmt(x) -> str:
@@ -61,14 +69,12 @@ def _ties(r) -> str:
 def _counts(rows: pd.DataFrame) -> str:
     counts = rows.verdict.value_counts()
     parts = [f"{int(counts.get(v, 0))} {v}" for v in VERDICTS[1:]]
-    fragile = int(rows.fragile.astype(bool).sum()) if "fragile" in rows else 0
-    return (f"{int(counts.get(VERDICTS[0], 0))} of {len(rows)} reproduced ({', '.join(parts)}; "
-            f"{fragile} fragile)")
-
-
-def _decide(r) -> str:
-    n = _fmt(r.replicates_to_decide)
-    return f"{n} → {r.would_decide}" if isinstance(r.would_decide, str) and r.would_decide else n
+    dependent = ""
+    if "independent" in rows:  # a committed table of the earlier columns has no such count
+        reproduced = rows[rows.verdict == REPRODUCED]
+        shared = int((~reproduced.independent.fillna(True).astype(bool)).sum())
+        dependent = f"; {shared} of the reproduced on replicates that are not independent"
+    return f"{int(counts.get(VERDICTS[0], 0))} of {len(rows)} reproduced ({', '.join(parts)}{dependent})"
 
 
 def _cell(text: str) -> str:
@@ -111,21 +117,65 @@ def _beside_lines(table: pd.DataFrame, references: dict[str, pd.DataFrame]) -> l
     return lines + [""]
 
 
-def _by_claim_lines(claims: pd.DataFrame) -> list[str]:
+def _figures(text) -> str:
+    if not isinstance(text, str) or not text:
+        return ""
+    return ", ".join(f"[{Path(f).stem}]({f})" for f in text.split("; "))
+
+
+def _paper_counts(rows: pd.DataFrame) -> list[str]:
+    decided = rows[rows.verdict.isin(DECIDED)]
+    reproduced = decided[decided.verdict == REPRODUCED]
+    shared = int((~reproduced.independent.fillna(True).astype(bool)).sum())
+    cells = [len(rows), len(decided), f"{len(reproduced)}" + (f" ({shared} not independent)" if shared else ""),
+             int((decided.verdict == NOT_REPRODUCED).sum()),
+             int((~rows.verdict.isin(DECIDED) & (rows.verdict != NOT_TESTED)).sum()),
+             int((rows.verdict == NOT_TESTED).sum())]
+    for setup in ("paper setup", "substitutes"):
+        d = decided[decided.setup == setup]
+        cells.append(f"{len(d)}, {int((d.verdict == REPRODUCED).sum())}")
+    return [str(c) for c in cells]
+
+
+def _headline_lines(claims: pd.DataFrame) -> list[str]:
+    """The first screen: per paper, claims decided and reproduced, on its setup and on substitutes; then every
+    undecided claim of the papers and what holds it open."""
     papers = claims[claims.origin == "paper"]
-    parts = [f"{setup}: {_counts(papers[papers.setup == setup])}" if setup != "not tested"
-             else f"not tested: {int((papers.setup == setup).sum())}" for setup in SETUPS]
+    decided = papers[papers.verdict.isin(DECIDED)]
+    reproduced = decided[decided.verdict == REPRODUCED]
+    shared = int((~reproduced.independent.fillna(True).astype(bool)).sum())
+    undecided = papers[~papers.verdict.isin(DECIDED)]
+    lines = [f"**The papers' claims: {len(papers)} — {len(decided)} decided ({len(reproduced)} reproduced, "
+             f"{len(decided) - len(reproduced)} not reproduced), "
+             f"{int((undecided.verdict != NOT_TESTED).sum())} undecided, {int((undecided.verdict == NOT_TESTED).sum())} "
+             f"not tested; {shared} of the {len(reproduced)} reproduced rest on replicates that are not independent "
+             f"(folds of one model's text, heads from one pool, seeds sharing one proxy run).**", "",
+             "| paper | claims | decided | reproduced | not reproduced | undecided | not tested "
+             "| paper's setup: decided, reproduced | substitutes: decided, reproduced |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for paper, rows in papers.groupby("paper", sort=False):
+        lines.append(f"| {PAPERS.get(paper, paper)} | " + " | ".join(_paper_counts(rows)) + " |")
+    if len(undecided):
+        lines += ["", "### Undecided claims, and what holds each open", "", HELD_BY_TEXT, "",
+                  "| paper | claim | verdict | held by | why | figure |", "|---|---|---|---|---|---|"]
+        lines += [f"| {r.paper} | {r.group} | {_cell(r.scope)} | {r.held_by} | {_cell(r.why)} | {_figures(r.figure)} |"
+                  for r in undecided.itertuples()]
+    return lines + [""]
+
+
+def _by_claim_lines(claims: pd.DataFrame) -> list[str]:
     lines = ["## One verdict per claim", "",
-             f"**The papers' claims: {len(papers)} — " + "; ".join(parts) + ".**", "",
              "A claim's rows (its experiments, and the rows a sentence such as \"in both the AED and AO networks\" "
-             "joins) combined as the sentence says: *all* — reproduced only if every row is, not reproduced if any "
-             "tested row is not; *any* — reproduced if some row is. *paper setup*: every row on the paper's model, "
-             "task and data; *substitutes*: some row stands in for them (tested on).", "",
-             "| paper | claim | combine | experiments | tested on | verdict | fragile |", "|---|---|---|---|---|---|---|"]
+             "joins) combined as the sentence says, over the rows that were tested: *all* — not reproduced if a row "
+             "is after Holm's correction over the claim's rows, reproduced only if every row is; *any* — the mirror. "
+             "A claim with rows not tested reads as what was tested. *paper setup*: every tested row on the paper's "
+             "model, task and data; *substitutes*: some row stands in for them (tested on).", "",
+             "| paper | claim | combine | experiments | tested on | verdict | on the claimed side |",
+             "|---|---|---|---|---|---|---|"]
     for r in claims.itertuples():
         tag = " (extension)" if r.origin == "extension" else ""
         lines.append(f"| {r.paper} | **{r.group}**{tag} | {r.combine} | {_cell(r.experiments)} | {_cell(r.tested_on)} "
-                     f"| {r.verdict} | {'fragile' if r.fragile else ''} |")
+                     f"| {_cell(r.scope)} | {_cell(r.claimed_side) if isinstance(r.claimed_side, str) else ''} |")
     return lines + [""]
 
 
@@ -135,7 +185,7 @@ def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing
     extensions = table[table.origin == "extension"]
     lines = ["# Claims", ""]
     if claims is not None and len(claims):
-        lines += _by_claim_lines(claims)
+        lines += _headline_lines(claims) + _by_claim_lines(claims)
     lines += ["## Rows: one per claim and experiment", "", f"**The papers' claim rows: {_counts(papers)}.**"]
     if len(extensions):
         lines.append(f"The project's own checks (the papers' analyses on tasks or models they did not use; not "
@@ -144,19 +194,22 @@ def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing
     for paper, rows in table.groupby("paper", sort=False):
         lines += [f"### {PAPERS.get(paper, paper)}", "",
                   "| claim | the paper says | how we read it | experiment | tested on | model check | paper "
-                  "| ours (95% interval) | n | verdict | fragile | n to decide (80% power) | vs paper | original "
-                  "| figure |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+                  "| ours (95% interval) | n | verdict | on the claimed side | vs paper | original | figure |",
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in rows.itertuples():
             fig = f"[{Path(r.figure).name}]({r.figure})" if isinstance(r.figure, str) and r.figure else ""
             tag = " (extension)" if r.origin == "extension" else ""
             diverged = f", {int(r.diverged)} diverged counted" if r.diverged else ""
+            shared = "" if r.independent else "; not independent"
+            margin = f" ({_cell(r.margin)})" if isinstance(r.margin, str) and r.margin else ""
+            note = f": {_cell(r.note)}" if isinstance(r.note, str) and r.note else ""
+            side = r.claimed_side if isinstance(r.claimed_side, str) else ""
             lines.append(
                 f"| **{r.claim_id}**{tag}, {_cell(r.section)} | {_cell(r.quote)} | {_cell(r.reading)}; "
-                f"`{_cell(r.rule)}` in {r.range}, threshold from {r.threshold_from} | {r.experiment} "
+                f"`{_cell(r.rule)}` in {r.range}, threshold from {r.threshold_from}{margin} | {r.experiment} "
                 f"| {_cell(r.tested_on)} | {_cell(r.model_check)} | {_fmt(r.reference_value)} | {_ours(r)} "
-                f"| {r.n} ({_cell(r.samples)}{diverged}) | {r.verdict} | {'fragile' if r.fragile else ''} "
-                f"| {_decide(r)} | {r.size_vs_paper} | {_cell(r.original) if isinstance(r.original, str) else ''} | {fig} |")
+                f"| {r.n} ({_cell(r.samples)}{shared}{diverged}) | {r.verdict}{note} | {side} "
+                f"| {r.size_vs_paper} | {_cell(r.original) if isinstance(r.original, str) else ''} | {fig} |")
         lines.append("")
     if models is not None and len(models):
         lines += ["## Trained models on their test split", "",

@@ -129,7 +129,7 @@ def test_sep_heads_that_keep_f_large_fail_sep_heads_negate():
 
 def test_other_heads_absence_is_one_claim_with_the_negation():
     # the special tokens do not negate (noise): "other ρ > −0.2" alone is reproduced, the claim is not
-    from attnrepro.verdicts.claims import by_claim
+    from attnrepro.verdicts.combine import by_claim
 
     claims = tuple(_claim(i) for i in ("cls_heads_negate", "punct_heads_negate", "other_heads_do_not_negate"))
     assert {c.group for c in claims} == {"appc_heads_negate"} and {c.combine for c in claims} == {"all"}

@@ -26,10 +26,12 @@ def test_summarize_rows_only_for_matching_experiments():
     assert table.experiment.tolist() == ["a", "b"]
     assert table.n.tolist() == [6, 6] and table.unit.tolist() == ["seed", "seed"]
     assert table.tested_on.tolist() == ["paper", "paper"] and table.samples.tolist() == ["training seeds"] * 2
-    assert (table["range"] == "[0, 1]").all() and table.fragile.all()  # 5 seeds decide nothing
+    # at 6 seeds a decision needs all six on its side: one replicate falling the other way moves it
+    assert (table["range"] == "[0, 1]").all() and (table.swing == 1).all()
+    assert table.claimed_side.tolist() == ["6 of 6", "0 of 6"] and table.independent.all()
     assert table.verdict.tolist() == [REPRODUCED, NOT_REPRODUCED]
     assert table.size_vs_paper.tolist() == ["below paper", "below paper"]
-    assert table.replicates_to_decide.isna().all()  # decided rows need no more seeds
+    assert (table.can_decide == "both ways").all() and (table.both_ways_from == 6).all() and (table.note == "").all()
 
 
 def test_registered_claims_are_unique_and_quote_the_paper():
@@ -200,10 +202,11 @@ def test_summary_line_counts_the_papers_claims_only():
     assert table.verdict.tolist() == [REPRODUCED, UNDECIDABLE]
     md = to_markdown(table)
     assert ("**The papers' claim rows: 1 of 1 reproduced (0 not reproduced, 0 inconclusive, 0 undecidable at this n, "
-            "0 not tested; 1 fragile).**") in md
+            "0 not tested; 0 of the reproduced on replicates that are not independent).**") in md
     assert "The project's own checks" in md and "0 of 1 reproduced" in md
     assert "| **ext** (extension), §1 | q |" in md
-    assert "| 6 → reproduced |" in md  # the unanimous three-seed row says how many seeds would decide it, and how
+    # the unanimous three-seed row says that no outcome of 3 decides, and from how many seeds it could go both ways
+    assert "| undecidable at this n: no outcome at n = 3 decides either way; both ways from n = 6 |" in md
 
 
 def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
@@ -310,3 +313,40 @@ def test_a_zero_width_median_interval_shows_the_sign_test_it_rests_on(values, ve
     row = pd.Series({"interval": iv.method, "measured_mean": iv.estimate, "ci_low": iv.low, "ci_high": iv.high,
                      "n": iv.n, "verdict": verdict})
     assert _ours(row) == text
+
+
+def test_a_claim_is_undecidable_only_when_no_outcome_of_its_rows_decides_it_holm_included():
+    """"all" over a 6-seed row and a 3-seed row: the 3-seed row can never reproduce, and the 6-seed row alone could
+    refute (p ≥ 1/64) but not after Holm over two rows (≤ 0.0125): no outcome decides the claim. With 7 seeds it could
+    (1/128), and one unanimous refuting row then decides it."""
+    from attnrepro.verdicts.combine import by_claim
+
+    exps = {"a": ("one_to_one", "aed"), "b": ("one_to_one", "aed")}
+
+    def claim_of(n_a, values_a):
+        return by_claim(summarize({"a": pd.DataFrame({"seed": range(n_a), "m": values_a}),
+                                   "b": pd.DataFrame({"seed": range(3), "m": [0.9] * 3})}, exps, (CLAIM,))).iloc[0]
+
+    c = claim_of(6, [0.6, 0.7, 0.55, 0.4, 0.9, 0.8])
+    assert (c.verdict, c.held_by) == (UNDECIDABLE, "seeds, interval")
+    c = claim_of(6, [0.1] * 6)  # refuted alone, not after Holm, and still no outcome could decide the claim
+    assert (c.verdict, c.held_by) == (UNDECIDABLE, "seeds, Holm")
+    c = claim_of(7, [0.6, 0.7, 0.55, 0.4, 0.9, 0.8, 0.7])
+    assert c.verdict == "inconclusive"
+    assert claim_of(7, [0.1] * 7).verdict == NOT_REPRODUCED
+
+
+def test_a_claim_of_some_rows_is_reproduced_by_one_after_holm():
+    """"any" ("some"): the mirror of "all" — one row reproducing decides it after Holm over the rows."""
+    from attnrepro.verdicts.combine import by_claim
+
+    some = Claim(**{**BASE, "combine": "any"})
+    exps = {"a": ("one_to_one", "aed"), "b": ("one_to_one", "aed")}
+    for n, want in ((6, "inconclusive"), (7, REPRODUCED)):
+        table = summarize({"a": pd.DataFrame({"seed": range(n), "m": 0.9}),
+                           "b": pd.DataFrame({"seed": range(n), "m": 0.1})}, exps, (some,))
+        assert table.verdict.tolist() == [REPRODUCED, NOT_REPRODUCED]
+        assert by_claim(table).verdict.tolist() == [want], n
+    both_fail = summarize({"a": pd.DataFrame({"seed": range(6), "m": 0.1}),
+                           "b": pd.DataFrame({"seed": range(6), "m": 0.1})}, exps, (some,))
+    assert by_claim(both_fail).verdict.tolist() == [NOT_REPRODUCED]  # every row refuted: no correction needed

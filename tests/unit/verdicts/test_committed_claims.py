@@ -7,8 +7,8 @@ import re
 import pandas as pd
 import pytest
 
-from attnrepro.verdicts import claims
-from attnrepro.verdicts.intervals import DECIDED
+from attnrepro.verdicts import claims, combine
+from attnrepro.verdicts.intervals import DECIDED, NEITHER, UNDECIDABLE
 
 from tests.helpers import ROOT
 
@@ -42,9 +42,18 @@ def test_every_minilm_row_names_its_substitute(table):
 
 
 def test_paper_numbers_are_compared_only_on_the_papers_setup(table):
+    """Or where the claim is an equivalence margin around the paper's number."""
     name, df = table
     compared = df[df.size_vs_paper.notna()]
-    assert (compared.tested_on == claims.PAPER_SETUP).all(), name
+    assert ((compared.tested_on == claims.PAPER_SETUP) | (compared.threshold_from == "margin")).all(), name
+
+
+def test_undecidable_rows_are_those_no_outcome_at_their_n_decides(table):
+    name, df = table
+    assert ((df.verdict == UNDECIDABLE) == (df.can_decide == NEITHER)).all(), name
+    decided = df[df.verdict.isin(DECIDED)]
+    p = decided.p_reproduced.where(decided.verdict == "reproduced", decided.p_not_reproduced)
+    assert (p <= 0.025).all(), name  # each decided row is its one-sided test's rejection
 
 
 def test_no_interval_leaves_its_measures_range(table):
@@ -58,8 +67,8 @@ def test_no_interval_leaves_its_measures_range(table):
 def test_per_claim_table_is_the_rows_combined(table):
     name, df = table
     committed = pd.read_csv(RESULTS / f"{name}_by_claim.csv")
-    fresh = claims.by_claim(df)
-    assert list(committed.columns) == claims.BY_CLAIM_COLUMNS
+    fresh = combine.by_claim(df)
+    assert list(committed.columns) == combine.BY_CLAIM_COLUMNS
     merged = committed.merge(fresh, on=["paper", "group"], suffixes=("", "_fresh"), validate="one_to_one")
     assert len(merged) == len(fresh) == len(committed), name
     assert (merged.verdict == merged.verdict_fresh).all(), name

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from attnrepro.aitken2021.alignment import temporal_antidiagonal, temporal_argmax_correlation, temporal_diagonal_share
-from attnrepro.verdicts.claims import by_claim, summarize
+from attnrepro.verdicts.claims import summarize
+from attnrepro.verdicts.combine import by_claim
 from attnrepro.verdicts.intervals import NOT_TESTED, REPRODUCED, Rule, interval, student_t
 from attnrepro.verdicts import papers
 from attnrepro.verdicts.papers import CLAIMS
@@ -126,32 +127,35 @@ def test_unanimous_and_near_unanimous_seeds_get_the_same_verdict(n):
     for values in ([1.0] * n, [1.0] * (n - 1) + [0.9995]):
         summaries = {"aed": pd.DataFrame({"seed": range(n), "share_mu_mu": values, "token_acc": 1.0})}
         rows.append(_table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0])
-    assert rows[0].verdict == rows[1].verdict
-    assert rows[0].replicates_to_decide == rows[1].replicates_to_decide or \
-        (math.isnan(rows[0].replicates_to_decide) and math.isnan(rows[1].replicates_to_decide))
+    for column in ("verdict", "note", "claimed_side", "can_decide", "both_ways_from"):
+        assert rows[0][column] == rows[1][column], column
+    assert rows[0].swing == rows[1].swing or (math.isnan(rows[0].swing) and math.isnan(rows[1].swing))
 
 
 def test_an_untrained_models_row_is_not_tested():
     summaries = {"aed": pd.DataFrame({"seed": SEEDS, "share_mu_mu": [0.95] * 6,
                                       "token_acc": [0.76, 0.75, 0.77, 0.76, 0.76, 0.76]})}
     row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
-    assert row.verdict == NOT_TESTED and row.model_check == "failed: token_acc 0.76 < 0.95 (stated)"
-    assert not row.fragile and math.isnan(row.replicates_to_decide)
+    assert row.verdict == NOT_TESTED and row.model_check == (
+        "failed: token_acc ≥ 0.95 on 0 of 6 seeds (stated); below it: 0.75, 0.76, 0.76, 0.76, …; 0 kept, fewer than "
+        "the 6 that can decide")
+    assert math.isnan(row.swing) and row.can_decide == "" and row.claimed_side == ""
     # a translation model at BLEU 4 is not tested either; the same rows on a trained model are
     bible = {"aed_bible": pd.DataFrame({"seed": SEEDS, "share_max": [0.3] * 6, "bleu": [4.4] * 6})}
     row = _table(["translation_no_term_dominates"], bible, {"aed_bible": ("bible", "aed", "gru")}).iloc[0]
-    assert row.verdict == NOT_TESTED and row.model_check.startswith("failed: bleu 4.4 < 10")
+    assert row.verdict == NOT_TESTED and row.model_check.startswith("failed: bleu ≥ 10 on 0 of 6 seeds")
     assert row.tested_on.startswith("Bible") and row.size_vs_paper == ""
     # nor a classifier at chance (the demo's ParlSpeech model: 0.46); one at 0.69 is
     cls = {"cls": pd.DataFrame({"seed": SEEDS, "A_alpha_beta_uf_excess_null": [0.2] * 6, "token_acc": [0.46] * 6})}
     row = _table(["classification_alpha_agrees_with_beta_uf"], cls, {"cls": ("classification", "bilstm_attention")})
-    assert row.iloc[0].verdict == NOT_TESTED and row.iloc[0].model_check == "failed: token_acc 0.46 < 0.6 (stated)"
+    assert row.iloc[0].verdict == NOT_TESTED and row.iloc[0].model_check.startswith(
+        "failed: token_acc ≥ 0.6 on 0 of 6 seeds (stated); below it: 0.46")
     cls["cls"]["token_acc"] = 0.69
     row = _table(["classification_alpha_agrees_with_beta_uf"], cls, {"cls": ("classification", "bilstm_attention")})
     assert row.iloc[0].verdict == REPRODUCED
     summaries["aed"]["token_acc"] = 0.99
     row = _table(["one_to_one_temporal_alignment"], summaries, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
-    assert row.verdict == REPRODUCED and row.model_check.startswith("passed: token_acc 0.99")
+    assert row.verdict == REPRODUCED and row.model_check == "passed: token_acc ≥ 0.95 on all 6 seeds (lowest 0.99; stated)"
 
 
 def test_minilm_rows_name_the_substitute_and_sample_folds_not_models():
@@ -161,22 +165,171 @@ def test_minilm_rows_name_the_substitute_and_sample_folds_not_models():
     assert row.size_vs_paper == ""  # the paper's 0.22 is BERT-base's
 
 
+def _escan(n, mu_mu=0.9, token_acc=1.0):
+    return pd.DataFrame({"seed": range(n), "share_mu_mu": mu_mu, "share_three": 0.95, "token_acc": token_acc})
+
+
+ESCAN = {"aed": ("escan", "aed", "gru"), "ao": ("escan", "ao", "gru")}  # a main-text cell
+
+
 def test_one_verdict_per_claim_combines_rows_as_the_sentence_says():
-    # "in the AED and AO networks": both must hold
-    good = pd.DataFrame({"seed": SEEDS, "share_mu_mu": [0.9] * 6, "share_three": [0.95] * 6, "token_acc": 1.0})
-    bad = good.assign(share_mu_mu=[0.5] * 6)
-    experiments = {"aed": ("escan", "aed", "gru"), "ao": ("escan", "ao", "gru")}  # a main-text cell
-    table = _table(["escan_mu_mu_share"], {"aed": good, "ao": bad}, experiments)
+    # "in the AED and AO networks": both must hold; one row refuted at 7 seeds (p = 1/128 ≤ 0.025 / 2) refutes it
+    table = _table(["escan_mu_mu_share"], {"aed": _escan(7), "ao": _escan(7, mu_mu=0.5)}, ESCAN)
     claims = by_claim(table)
     assert claims.verdict.tolist() == ["not reproduced"] and claims.rows.tolist() == [2]
-    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": good, "ao": good}, experiments))
+    assert claims.claimed_side.tolist() == ["0 of 7"]  # the row it rests on
+    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6), "ao": _escan(6)}, ESCAN))
     assert claims.verdict.tolist() == [REPRODUCED] and claims.setup.tolist() == ["paper setup"]
-    untrained = good.assign(token_acc=0.5)
-    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": good, "ao": untrained}, experiments))
-    assert claims.verdict.tolist() == [NOT_TESTED] and claims.setup.tolist() == ["not tested"]
+    assert claims.claimed_side.tolist() == ["6 of 6"] and claims.held_by.tolist() == [""]
     # a sentence's rows share its group ("relative to AED and AO": the AO row, true for any weights, is left out)
     assert _claim("ved_delta_larger_than_aed").group == "ved_delta_larger"
     assert not [c for c in CLAIMS if c.claim_id == "ved_delta_larger_than_ao"]
+
+
+def test_a_claim_refuted_on_one_of_its_rows_alone_is_not_refuted_without_holm():
+    """"Not reproduced if any row is" tests every row: at 6 seeds a row's refutation has p = 1/64 = 0.0156 ≤ 0.025,
+    but over two rows Holm asks for ≤ 0.0125. The old rule called the claim not reproduced."""
+    table = _table(["escan_mu_mu_share"], {"aed": _escan(6), "ao": _escan(6, mu_mu=0.5)}, ESCAN)
+    assert table.set_index("experiment").verdict.to_dict() == {"aed": REPRODUCED, "ao": "not reproduced"}
+    assert table.set_index("experiment").loc["ao", "p_not_reproduced"] == pytest.approx(1 / 64)
+    claim = by_claim(table).iloc[0]
+    assert claim.verdict == "inconclusive" and claim.held_by == "Holm"
+    assert claim.why == "ao: not reproduced alone (p = 0.0156), not after Holm over 2 rows (needs p ≤ 0.0125)"
+    # the least p of a row at 6 seeds is 1/64: no outcome of two 6-seed rows refutes it, while both reproducing would
+    assert table.least_p_not_reproduced.tolist() == [1 / 64, 1 / 64]
+    from attnrepro.verdicts.combine import holm
+
+    assert holm([0.01, 0.04, 0.03], 0.05).tolist() == [True, False, False]  # 0.01 ≤ 0.05/3; 0.03 > 0.05/2
+    assert holm([0.01, 0.02, 0.04], 0.05).tolist() == [True, True, True]
+
+
+def test_a_partly_tested_claim_reads_as_what_was_tested():
+    """The old rule made the whole claim *not tested* when one experiment's model failed its gate."""
+    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6), "ao": _escan(6, token_acc=0.5)}, ESCAN))
+    c = claims.iloc[0]
+    assert (c.verdict, c.setup, c.not_tested_on) == (REPRODUCED, "paper setup", "ao")
+    assert c.scope == "reproduced on aed; ao not tested"
+    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6, token_acc=0.5), "ao": _escan(6, token_acc=0.5)},
+                             ESCAN))
+    assert claims.verdict.tolist() == [NOT_TESTED] and claims.held_by.tolist() == ["gate"]
+    assert claims.why.iloc[0].startswith("aed, ao: failed: token_acc ≥ 0.95 on 0 of 6 seeds") or \
+        claims.why.iloc[0].startswith("aed: failed")
+    # Snell's Table 2 rows: rotten tomatoes learnt, ParlSpeech at chance
+    cls = {"snell2021_cls_rotten_tomatoes": pd.DataFrame({"seed": SEEDS, "A_alpha_beta_uf_excess_null": 0.2,
+                                                          "token_acc": 0.69}),
+           "snell2021_cls_parlspeech": pd.DataFrame({"seed": SEEDS, "A_alpha_beta_uf_excess_null": 0.2,
+                                                     "token_acc": 0.51})}
+    exps = {name: ("classification", "bilstm_attention") for name in cls}
+    c = by_claim(_table(["classification_alpha_agrees_with_beta_uf"], cls, exps)).iloc[0]
+    assert c.scope == ("reproduced on snell2021_cls_rotten_tomatoes; snell2021_cls_parlspeech not tested")
+    assert c.setup == "substitutes" and not c.independent  # Table 2's seeds share one proxy run
+
+
+def test_each_seed_is_gated_on_its_own_model():
+    """The old gate took the mean over seeds: two failed seeds of eight sank the row (mean 0.875 < 0.95), and one
+    failed seed of ten was kept (mean 0.97) with its value."""
+    values = [0.95] * 6 + [0.3] * 2
+    df = pd.DataFrame({"seed": range(8), "share_mu_mu": values, "token_acc": [1.0] * 6 + [0.5] * 2})
+    row = _table(["one_to_one_temporal_alignment"], {"aed": df}, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
+    assert (row.verdict, row.n, row.gated_out, row.claimed_side) == (REPRODUCED, 6, 2, "6 of 6")
+    assert row.model_check == ("passed on the 6 replicates kept, 2 left out: token_acc ≥ 0.95 on 6 of 8 seeds "
+                               "(stated); below it: 0.5, 0.5")
+    assert row.note == "2 of 8 replicates left out by the model gate"
+    df10 = pd.DataFrame({"seed": range(10), "share_mu_mu": [0.95] * 9 + [0.3], "token_acc": [1.0] * 9 + [0.7]})
+    row = _table(["one_to_one_temporal_alignment"], {"aed": df10}, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
+    assert (row.verdict, row.n, row.claimed_side) == (REPRODUCED, 9, "9 of 9")
+    # five of eight pass: fewer than the 6 a rank interval needs, so not tested (and it says so)
+    df5 = df.assign(token_acc=[1.0] * 5 + [0.5] * 3)
+    row = _table(["one_to_one_temporal_alignment"], {"aed": df5}, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
+    assert row.verdict == NOT_TESTED and row.model_check.startswith("failed:")
+    assert row.model_check.endswith("5 kept, fewer than the 6 that can decide")
+    assert row.note == "5 of 8 replicates pass the model gate; 6 can decide"
+    # three seeds that all pass are undecidable, not "not tested": the gate is about the models, not about n
+    df3 = df.iloc[:3]
+    row = _table(["one_to_one_temporal_alignment"], {"aed": df3}, {"aed": ("one_to_one", "aed", "gru")}).iloc[0]
+    assert row.verdict == "undecidable at this n" and row.note == ("no outcome at n = 3 decides either way; both "
+                                                                   "ways from n = 6")
+
+
+def test_a_paired_row_keeps_the_seeds_whose_both_models_passed():
+    claim = _claim("ved_delta_larger_than_aed")
+    ved = pd.DataFrame({"seed": range(8), claim.measure: 0.9, "token_acc": [1.0] * 7 + [0.5]})
+    aed = pd.DataFrame({"seed": range(8), claim.measure: 0.2, "token_acc": [0.5] + [1.0] * 7})
+    exps = {"ved_gru_one_to_one": ("one_to_one", "ved", "gru"), "aed_gru_one_to_one": ("one_to_one", "aed", "gru")}
+    row = _table([claim.claim_id], {"ved_gru_one_to_one": ved, "aed_gru_one_to_one": aed}, exps).iloc[0]
+    assert (row.verdict, row.n, row.gated_out) == (REPRODUCED, 6, 2)  # seeds 0 and 7 each lost a model
+
+
+def test_the_copy_runs_whose_failure_is_the_outcome_stay_ungated():
+    row = _fails([1.0] * 6, [0.0] * 6)
+    assert row.model_check == "none" and row.gated_out == 0
+
+
+def test_an_undecided_row_that_can_go_one_way_says_which():
+    """0 of 20 against "sometimes" (5–95%) cannot be refuted by 20 runs (0/20's upper bound is 0.17, above 0.05)
+    but 10 of 20 would reproduce it: the old rule called it undecidable."""
+    summaries = {"same": pd.DataFrame({"seed": range(20), "failed": 0.0, "diverged": 0.0})}
+    row = _table(["copy_same_some_seeds_fail"], summaries, {"same": ("copy_same", "lstm_attention")}).iloc[0]
+    assert row.verdict == "inconclusive" and row.can_decide == "only reproduced"
+    assert row.note == "can only be reproduced at n = 20; both ways from n = 72"
+
+
+def test_an_equivalence_margin_stays_inside_the_measures_range_and_says_where_the_interval_lies():
+    """The old AO eSCAN margin ran to 1.05 on a drop that cannot pass 1; a reproduced margin row whose interval
+    lies wholly below the paper's number said nothing of it (and, on Bible verses, compared nothing)."""
+    from attnrepro.verdicts.claims import Claim, equivalence
+
+    ao = _claim("escan_variance_drop_ao")
+    assert (ao.direction, ao.threshold) == (">", pytest.approx(0.85)) and ao.margin.startswith("±0.1")
+    margin = equivalence(0.08, 0.1, (-np.inf, 1.0))
+    assert margin["direction"] == "between" and margin["threshold"] == pytest.approx((-0.02, 0.18))
+    with pytest.raises(ValueError, match="leaves the measure's range"):
+        Claim(**{**_claim("escan_variance_drop_aed").__dict__, "direction": "between", "threshold": (0.85, 1.05)})
+    with pytest.raises(ValueError, match="states its width and reason"):
+        Claim(**{**_claim("translation_variance_drop_aed").__dict__, "margin": ""})
+    bible = {"aed_bible": pd.DataFrame({"seed": SEEDS, "variance_drop": [0.0, 0.01, 0.02, 0.01, 0.0, 0.03],
+                                        "bleu": 20.0})}
+    row = _table(["translation_variance_drop_aed"], bible, {"aed_bible": ("bible", "aed", "gru")}).iloc[0]
+    assert row.verdict == REPRODUCED and row.size_vs_paper == "below paper"
+    assert row.note == "within the margin, but the whole interval lies below the paper's 0.08"
+
+
+def test_replicates_that_are_not_independent_say_so_in_the_row_and_the_headline():
+    from attnrepro.verdicts.markdown import to_markdown
+
+    minilm = _table(["fnorm_dispersion"], {"minilm": pd.DataFrame({"fold": range(6), "cv_fnorm_mean": [0.3] * 6})},
+                    {"minilm": ("news", "pretrained")})
+    aed = _table(["one_to_one_temporal_alignment"], {"aed": pd.DataFrame({"seed": SEEDS, "share_mu_mu": 0.9,
+                                                                          "token_acc": 1.0})},
+                 {"aed": ("one_to_one", "aed", "gru")})
+    table = pd.concat([aed, minilm], ignore_index=True)
+    assert table.independent.tolist() == [True, False]
+    md = to_markdown(table, claims=by_claim(table))
+    assert "1 of the 2 reproduced rest on replicates that are not independent" in md
+    assert "; not independent) | reproduced |" in md
+
+
+def test_the_first_screen_counts_claims_per_paper_and_says_why_each_undecided_one_is_open():
+    from attnrepro.verdicts.markdown import to_markdown
+
+    three = pd.DataFrame({"seed": range(3), "share_mu_mu": 0.9, "temporal_diagonal_share": 0.9, "token_acc": 1.0})
+    six = three.reindex(range(6)).ffill().assign(seed=range(6))
+    table = pd.concat([
+        _table(["one_to_one_temporal_alignment"], {"aed": six}, {"aed": ("one_to_one", "aed", "gru")}),
+        _table(["one_to_one_diagonal"], {"aed": three}, {"aed": ("one_to_one", "aed", "gru")}),
+        _table(["escan_mu_mu_share"], {"aed": _escan(6, token_acc=0.5), "ao": _escan(6, token_acc=0.5)}, ESCAN)],
+        ignore_index=True)
+    md = to_markdown(table, claims=by_claim(table))
+    head = md.splitlines()[:12]
+    assert head[2] == ("**The papers' claims: 3 — 1 decided (1 reproduced, 0 not reproduced), 1 undecided, 1 not "
+                       "tested; 0 of the 1 reproduced rest on replicates that are not independent (folds of one "
+                       "model's text, heads from one pool, seeds sharing one proxy run).**")
+    assert head[6].startswith("| Aitken et al. 2021, Understanding How Encoder-Decoder Architectures Attend | 3 | 1 | 1 "
+                              "| 0 | 1 | 1 | 1, 1 | 0, 0 |")
+    undecided = [line for line in md.splitlines() if line.startswith("| aitken2021 | one_to_one_diagonal |")]
+    assert undecided == ["| aitken2021 | one_to_one_diagonal | undecidable at this n | seeds | aed: no outcome at n = 3 "
+                         "decides either way; both ways from n = 6 | [fig2a](figures/aitken2021/fig2a.png) |"]
+    assert any(line.startswith("| aitken2021 | escan_mu_mu_share | not tested | gate |") for line in md.splitlines())
 
 
 def test_a_rule_between_two_numbers_is_an_equivalence_margin_around_the_papers():
@@ -184,23 +337,23 @@ def test_a_rule_between_two_numbers_is_an_equivalence_margin_around_the_papers()
     assert claim.threshold_from == "margin" and claim.region == Rule("between", (0.08 - 0.1, 0.08 + 0.1))
 
 
-def test_a_fresh_table_agrees_with_the_committed_one_but_for_fragile_rows():
+def test_a_fresh_table_agrees_with_the_committed_one_but_for_marginal_rows():
     from tests.helpers import import_script
 
     claims_stable = import_script("tools/claims_stable.py")
 
     key = dict(paper="p", claim_id="c")
-    committed = pd.DataFrame([{**key, "experiment": "a", "verdict": REPRODUCED, "fragile": True},
-                              {**key, "experiment": "b", "verdict": REPRODUCED, "fragile": False}])
-    same = committed.assign(verdict=["inconclusive", REPRODUCED])  # the fragile row moved: fine
+    committed = pd.DataFrame([{**key, "experiment": "a", "verdict": REPRODUCED, "swing": 1.0},
+                              {**key, "experiment": "b", "verdict": REPRODUCED, "swing": 3.0}])
+    same = committed.assign(verdict=["inconclusive", REPRODUCED])  # the row one seed moves moved: fine
     assert claims_stable.unstable(committed, same).empty
     moved = committed.assign(verdict=[REPRODUCED, "not reproduced"])
     assert claims_stable.unstable(committed, moved).experiment.tolist() == ["b"]
     report = claims_stable.comparison(committed.assign(measured_mean=[0.5, 0.7]),
                                       same.assign(measured_mean=[0.5, 0.71]))
-    assert (report["equal_verdicts"], report["equal_means"], report["moved_not_fragile"]) == (1, 1, 0)
+    assert (report["equal_verdicts"], report["equal_means"], report["moved_not_marginal"]) == (1, 1, 0)
     assert report["moved"] == [{"claim_id": "c", "experiment": "a", "committed": REPRODUCED,
-                                "fresh": "inconclusive", "fragile": True}]
+                                "fresh": "inconclusive", "marginal": True}]
 
 
 def test_reversal_is_read_as_the_posts_trade_off_early_words_easier_later_harder():
