@@ -6,7 +6,7 @@ from scipy import stats
 
 from attnrepro.verdicts.intervals import (INCONCLUSIVE, NOT_REPRODUCED, REPRODUCED, UNDECIDABLE, Rule,
                                           clopper_pearson, fragile, interval, rank_depth, replicates_to_decide,
-                                          size_vs_reference, student_t, verdict)
+                                          size_vs_reference, verdict)
 
 
 def decide(values, kind, direction, threshold, bounds=(-np.inf, np.inf)):
@@ -156,8 +156,3 @@ def test_size_against_the_papers_number():
     assert size_vs_reference(iv, 0.12) == "as paper"
     assert size_vs_reference(iv, 0.01) == "above paper"
     assert size_vs_reference(iv, None) == ""
-
-
-def test_student_t_needs_two_values():
-    mean, low, high = student_t(np.array([0.7]))
-    assert mean == 0.7 and np.isnan(low) and np.isnan(high)
