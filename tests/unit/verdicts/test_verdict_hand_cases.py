@@ -165,7 +165,7 @@ def test_minilm_rows_name_the_substitute_and_sample_folds_not_models():
 
 def test_one_verdict_per_claim_combines_rows_as_the_sentence_says():
     # "in the AED and AO networks": both must hold
-    good = pd.DataFrame({"seed": SEEDS, "share_mu_mu": [0.9] * 6, "share_three": [0.95] * 6, "token_acc": 1.0})
+    good = pd.DataFrame({"seed": SEEDS, "share_mu_mu": [0.9] * 6, "share_three": [0.95] * 6, "word_acc": 1.0})
     bad = good.assign(share_mu_mu=[0.5] * 6)
     experiments = {"aed": ("escan", "aed", "gru"), "ao": ("escan", "ao", "gru")}  # a main-text cell
     table = _table(["escan_mu_mu_share"], {"aed": good, "ao": bad}, experiments)
@@ -173,7 +173,7 @@ def test_one_verdict_per_claim_combines_rows_as_the_sentence_says():
     assert claims.verdict.tolist() == ["not reproduced"] and claims.rows.tolist() == [2]
     claims = by_claim(_table(["escan_mu_mu_share"], {"aed": good, "ao": good}, experiments))
     assert claims.verdict.tolist() == [REPRODUCED] and claims.setup.tolist() == ["paper setup"]
-    untrained = good.assign(token_acc=0.5)
+    untrained = good.assign(word_acc=0.5)   # eSCAN's gate: word accuracy
     claims = by_claim(_table(["escan_mu_mu_share"], {"aed": good, "ao": untrained}, experiments))
     assert claims.verdict.tolist() == [NOT_TESTED] and claims.setup.tolist() == ["not tested"]
     # a sentence's rows share its group ("relative to AED and AO": the AO row, true for any weights, is left out)
