@@ -109,6 +109,18 @@ def paper_cost_jobs() -> list[tuple[str, str]]:
             ("docs/speed.md", f"`cls_parlspeech_learned`, {parlspeech['s'] / 3600:.1f} h")]
 
 
+def a3_spreads() -> list[tuple[str, str]]:
+    """App. A.3's proxies' spread over positions at initialisation, by width, over both distributions' seeds."""
+    rows = bench("snell_a3_init_spread")["rows"]
+
+    def span(dim: int) -> str:
+        start = [v for r in rows if r["dim"] == dim for v in r["beta_px_relative_spread_init"]]
+        return f"{min(start):.2f}–{max(start):.2f}"
+
+    return [("docs/claims.md", f"({span(64)} at the demo's width 64, {span(1024)} at 1024)"),
+            ("docs/deviations.md", f"the start's spread is {span(64)} at 64, {span(256)} at 256, {span(1024)} at 1024")]
+
+
 def quotes() -> list[tuple[str, str]]:
     """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
     default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
@@ -138,6 +150,7 @@ def quotes() -> list[tuple[str, str]]:
                           f"{minutes(smoke)} |"),
         *speed_table(),
         *paper_cost_jobs(),
+        *a3_spreads(),
         ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
         ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
                            f"`{paper_slice['peak_job']}`"),

@@ -7,8 +7,9 @@ equivalence margin ("margin", ±0.1 with its reason in :data:`DROP_MARGIN`; one-
 caps it). Measures: :func:`attnrepro.aitken2021.analysis.analyze_seed`. Our translation
 corpus is the verse-aligned Bibles (the paper's ParaCrawl subset is ``config/paper.yaml``'s ``paracrawl`` task): a
 substitution of data, not of the claim (``tested_on``). A model is checked before its rows count
-(:data:`MODEL_CHECKS`, per seed): the synthetic tasks at token accuracy 0.95, translation at BLEU 10 (the paper
-prints no level for either; stated gates for a model that learnt its task).
+(:data:`MODEL_CHECKS`, per seed): one-to-one, reversed and sort at token accuracy 0.95, eSCAN at word accuracy 0.95
+(the measure the paper states its eSCAN models' quality in), translation at BLEU 10 (stated gates for a model that
+learnt its task; the paper prints a level only for eSCAN, which is claim ``escan_word_accuracy``).
 
 The registry in the claims table's order (:data:`CLAIMS`): §3 and §4.1's alignment, offset and variance claims,
 §4's further eSCAN and translation claims (:data:`SECTION4_CLAIMS`), the top-1 readings of the share claims, then
@@ -35,7 +36,14 @@ MARGIN = 0.1
 DROP_MARGIN = ("±0.1 of a share of variance: §4.1 contrasts tasks whose drops are at least 0.65 apart (eSCAN 0.90, "
                "0.95; translation 0.08, 0.25); 0.1 keeps each reading on its side of that contrast")
 
-MODEL_CHECKS = {**{kind: ModelCheck("token_acc", 0.95) for kind in ("one_to_one", "reversed", "sort", "escan")},
+# eSCAN: the paper states its models' quality as word accuracy ("≥ 98% word accuracy", §4), so the gate reads
+# word_acc (1 − word error rate), not positional token accuracy, which counts every word after one dropped or inserted
+# word ('twice', 'and' change the output's length) as wrong: the default config's AO-GRU reads 0.933 token accuracy
+# at 0.968 word accuracy and BLEU 98.5. The level is the other synthetic tasks' 0.95 ("learnt its task"), not the
+# paper's 98%: that is claim escan_word_accuracy, ungated, and a gate at it would make every eSCAN row a test of
+# that one claim first
+MODEL_CHECKS = {**{kind: ModelCheck("token_acc", 0.95) for kind in ("one_to_one", "reversed", "sort")},
+                "escan": ModelCheck("word_acc", 0.95),
                 **{kind: ModelCheck("bleu", 10.0) for kind in TRANSLATION}}
 
 

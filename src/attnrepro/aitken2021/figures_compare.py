@@ -16,35 +16,42 @@ from .figures import TASK_COLORS, temporal_means
 
 
 def fig5a(summaries: dict[str, pd.DataFrame], meta: dict[str, dict], title: str = ""):
-    """Mean over seeds (± 95% CI) of the shares of the top five alignments (the authors' metric): μμ, μχ + μΔ, the
-    other six terms. The table also holds each of the nine terms' share (part ``term_<t>``) and map agreement
-    (``agree_<t>``, where measured), so that which term wins is visible per experiment (sort variants included)."""
-    from ..verdicts.claims import confidence_interval
+    """Mean over seeds of the shares of the top five alignments (the authors' metric), stacked: μμ, μχ + μΔ, the
+    other six terms. Error bars: the 95% interval over seeds (:func:`attnrepro.verdicts.descriptive.mean_interval`,
+    inside [0, 1]) of the share at each boundary of the stack — μμ's (part ``mu_mu``) and the three terms with μ^D's
+    (part ``three``, μμ + μχ + μΔ); the stack's top is 1 by construction and has none. The table also holds each
+    part's own interval, each of the nine terms' share (part ``term_<t>``) and map agreement (``agree_<t>``, where
+    measured), so that which term wins is visible per experiment (sort variants included)."""
+    from ..verdicts.descriptive import mean_interval
     from .decomposition import TERMS
 
     rows = []
     for name, df in summaries.items():
+        # the other six as their own sum (each ≥ 0), not 1 − the rest, which rounding can take below 0
         parts = {"mu_mu": df.share_mu_mu, "mu_input": df.share_mu_input,
-                 "other": 1 - df.share_mu_mu - df.share_mu_input,
+                 "other": sum(df[f"share_{k}"] for k in TERMS if k not in ("mu_mu", "mu_chi", "mu_delta")),
+                 "three": df.share_mu_mu + df.share_mu_input,
                  **{f"term_{k}": df[f"share_{k}"] for k in TERMS},
                  **{f"agree_{k}": df[f"agree_{k}"] for k in TERMS if f"agree_{k}" in df}}
         for part, values in parts.items():
-            mean, low, high = confidence_interval(values.to_numpy())
+            mean, low, high = mean_interval(values.to_numpy(), (0.0, 1.0))
             rows.append({"experiment": name, "task": meta[name]["task_kind"], "arch": meta[name]["arch"],
                          "part": part, "mean": mean, "ci_low": low, "ci_high": high, "n_seeds": len(values)})
     data = pd.DataFrame(rows)
     fig, ax = plt.subplots(figsize=(1.2 * len(summaries) + 2, 4.5))
     names = list(summaries)
+    x = np.arange(len(names))
     bottom = np.zeros(len(names))
+    colors = [TASK_COLORS.get(meta[n]["task_kind"], "grey") for n in names]
     for part, alpha, label in (("mu_mu", 1.0, "$\\mu\\cdot\\mu$"), ("mu_input", 0.6, "$\\mu\\cdot\\chi+\\mu\\cdot\\Delta h$"),
                                ("other", 0.25, "other six")):
         sel = data[data.part == part].set_index("experiment").loc[names]
-        colors = [TASK_COLORS.get(meta[n]["task_kind"], "grey") for n in names]
-        ax.bar(range(len(names)), sel["mean"], bottom=bottom, color=colors, alpha=alpha, edgecolor="k", label=label)
-        err = np.vstack([sel["mean"] - sel.ci_low, sel.ci_high - sel["mean"]])
-        ax.errorbar(np.arange(len(names)) + 0.15 * (["mu_mu", "mu_input", "other"].index(part) - 1),
-                    bottom + sel["mean"], yerr=np.nan_to_num(err), fmt="none", ecolor="k", capsize=2, lw=0.8)
+        ax.bar(x, sel["mean"], bottom=bottom, color=colors, alpha=alpha, edgecolor="k", label=label)
         bottom += sel["mean"].to_numpy()
+    for part, shift in (("mu_mu", -0.15), ("three", 0.15)):  # the boundaries' shares, beside each other
+        edge = data[data.part == part].set_index("experiment").loc[names]
+        err = np.vstack([edge["mean"] - edge.ci_low, edge.ci_high - edge["mean"]])
+        ax.errorbar(x + shift, edge["mean"], yerr=np.nan_to_num(err), fmt="none", ecolor="k", capsize=2, lw=0.8)
     ax.set_xticks(range(len(names)), [f"{meta[n]['arch'].upper()}\n{meta[n]['task_kind']}" for n in names], fontsize=8)
     ax.set_ylabel("share of |top-5 alignments|")
     ax.set_ylim(0, 1.05)
@@ -113,14 +120,15 @@ def fig5d(alignment: pd.DataFrame, title: str = ""):
 
 
 def bottleneck(accuracies: dict[str, pd.DataFrame], labels: dict[str, str], title: str = ""):
-    """Sequence and token accuracy against input length, mean over seeds with a 95% CI band."""
-    from ..verdicts.claims import confidence_interval
+    """Sequence and token accuracy against input length, mean over seeds with a 95% interval band inside [0, 1]
+    (:func:`attnrepro.verdicts.descriptive.mean_interval`)."""
+    from ..verdicts.descriptive import mean_interval
 
     rows = []
     for role, acc in accuracies.items():
         for length, g in acc.groupby("length"):
             for metric in ("token_acc", "seq_acc"):
-                mean, low, high = confidence_interval(g[metric].to_numpy())
+                mean, low, high = mean_interval(g[metric].to_numpy(), (0.0, 1.0))
                 rows.append({"role": role, "model": labels[role], "length": length, "metric": metric,
                              "mean": mean, "ci_low": low, "ci_high": high, "n_seeds": len(g)})
     data = pd.DataFrame(rows)

@@ -148,9 +148,12 @@ def runs(block: dict[str, Any]) -> dict[str, dict[str, Any]]:
                             ("learned", "uniform"), proxy_model(p, c["hidden"]), p["seed"],
                             train_of(block, p.get("train")), keep_best, appendix_records(block, "copy")))
     for name in A3_PROXY:  # Table 2's proxy settings; a proxy per seed (model and data seed = the seed): replicates
-        out[f"{name}_proxy"] = {"model": proxy_model(p, c["hidden"]), "data": copy_data(block, name),
-                                "train": train_of(block, p.get("train")), "members": _plain(seeds), "record": ["beta"],
-                                "divergence": "stop"}
+        # and an evaluation before training: App. A.3's claim reads the spread training adds to the random start's
+        # (run_tables.proxy_spread); evaluating draws nothing, so the trained proxy is the same
+        train = train_of(block, p.get("train"))
+        train["eval_at"] = sorted({0, *train.get("eval_at", [])})
+        out[f"{name}_proxy"] = {"model": proxy_model(p, c["hidden"]), "data": copy_data(block, name), "train": train,
+                                "members": _plain(seeds), "record": ["beta"], "divergence": "stop"}
     out.update(multihead_runs(block))
     k = block["keyword"]
     out["keyword"] = {"model": {"type": "classifier", "hidden": k["hidden"], "attention": "uniform"},

@@ -44,20 +44,32 @@ def curve_summary(metrics: pd.DataFrame, fail_below: float, good_above: float,
     return pd.DataFrame(rows).reindex(columns=SUMMARY_COLUMNS)
 
 
+PROXY_SPREAD_COLUMNS = ["seed", "beta_px_relative_spread", "beta_px_relative_spread_init", "beta_px_spread_gain"]
+
+
 def proxy_spread(probes: pd.DataFrame, metrics: pd.DataFrame, words: int) -> pd.DataFrame:
-    """App. A.3, per seed of a proxy run (one member each): ``beta_px_relative_spread``, β^px (Eq. 6) on the
-    held-out copy pairs at the member's least held-out loss (as Table 2 reads its proxy), as
+    """App. A.3, per seed of a proxy run (one member each): β^px (Eq. 6) on the held-out copy pairs as
     :func:`attnrepro.snell2021.agreement.relative_spread` over the input positions — 0 when "β^px is still the
-    same for every position". Only the ``words`` word positions and word targets count, ``<eos>`` left out as the
-    authors' β code (its range(40)): ``<eos>`` is in every input, so its θ^px says nothing of a word."""
-    rows = []
-    for (member, seed), m in metrics.groupby(["member", "seed"]):
-        step = m.loc[m.valid_loss.idxmin(), "step"]
+    same for every position" — trained (``beta_px_relative_spread``: at the member's least held-out loss after step
+    0, as Table 2 reads its proxy) and at initialisation (``beta_px_relative_spread_init``: its step-0 evaluation,
+    NaN without one), and ``beta_px_spread_gain``, trained minus initial: what training added. At finite width d a
+    random start already spreads θ^px over the words (logits of size ~d^-1/2; flat only as d → ∞, Eq. 15's limit),
+    so the trained spread alone cannot be 0; the gain is what the claim reads. Only the ``words`` word positions and
+    word targets count, ``<eos>`` left out as the authors' β code (its range(40)): ``<eos>`` is in every input, so
+    its θ^px says nothing of a word."""
+    def spread(member, step) -> float:
         p = probes[(probes.member == member) & (probes.step == step) & (probes.t < words)]
         beta, lengths = padded(p.sort_values(["example", "t"]), "beta")
-        rows.append({"seed": seed, "beta_px_relative_spread": relative_spread(beta[:, :words],
-                                                                              np.minimum(lengths, words))})
-    return pd.DataFrame(rows, columns=["seed", "beta_px_relative_spread"])
+        return relative_spread(beta[:, :words], np.minimum(lengths, words))
+
+    rows = []
+    for (member, seed), m in metrics.groupby(["member", "seed"]):
+        trained = m[m.step > 0]
+        end = spread(member, trained.loc[trained.valid_loss.idxmin(), "step"]) if len(trained) else np.nan
+        start = spread(member, 0) if (m.step == 0).any() else np.nan
+        rows.append({"seed": seed, "beta_px_relative_spread": end, "beta_px_relative_spread_init": start,
+                     "beta_px_spread_gain": end - start})
+    return pd.DataFrame(rows, columns=PROXY_SPREAD_COLUMNS)
 
 
 FAILURE_COLUMNS = ["run", "step", "n_seeds", "n_below"]

@@ -31,10 +31,10 @@ import pandas as pd
 
 from ..errors import AttnReproError
 from . import evidence
+from .descriptive import mean_interval
 from .gate import Gate, ModelCheck, gate, verdict_note  # noqa: F401  (the wings declare their gates here)
 from .intervals import (KINDS, NOT_TESTED, UNIT, Rule, can_decide, decides_from, interval, size_vs_reference,
-                        student_t, verdict)
-
+                        verdict)
 
 COLUMNS = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "reading", "experiment", "measure",
            "kind", "range", "rule", "threshold_from", "margin", "reference_value", "statistic", "measured_mean",
@@ -153,11 +153,6 @@ class Claim:
         (:data:`VARIANT_ATTENTIONS`) tests only the claims that name it."""
         fits = attention in self.attentions if self.attentions else attention not in VARIANT_ATTENTIONS
         return task_kind in self.task_kinds and arch in self.archs and (not self.cells or cell in self.cells) and fits
-
-
-def confidence_interval(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean and Student-t interval over seeds (error bars of figures); NaN bounds with fewer than two values."""
-    return student_t(values, confidence)
 
 
 def equivalence(reference: float, margin: float, bounds: tuple[float, float]) -> dict:
@@ -364,19 +359,22 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
 
 
 MODEL_MEASURES = {"token_acc": "token accuracy", "seq_acc": "sequence accuracy", "bleu": "BLEU"}
+MODEL_BOUNDS = {"token_acc": UNIT, "seq_acc": UNIT, "bleu": (0.0, 100.0)}  # sacrebleu's scale
 
 
 def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) -> pd.DataFrame:
-    """How well each trained model does on its test split (greedy decoding): mean and Student-t interval over
-    seeds of every measure of ``MODEL_MEASURES`` its summary has, one row per experiment; translation models
-    report BLEU beside token accuracy, as the papers do. Descriptive: no verdict rests on these intervals."""
+    """How well each trained model does on its test split (greedy decoding): mean over seeds of every measure of
+    ``MODEL_MEASURES`` its summary has and its interval inside the measure's range (:data:`MODEL_BOUNDS`;
+    :func:`attnrepro.verdicts.descriptive.mean_interval`), one row per experiment; translation models report BLEU
+    beside token accuracy, as the papers do. Descriptive: no verdict rests on these intervals."""
     rows = []
     for name, df in sorted(summaries.items()):
         row: dict = {"experiment": name}
         for measure in MODEL_MEASURES:
             if measure in df.columns and df[measure].notna().any():
                 values = df[measure].dropna().to_numpy()
-                row[measure], row[f"{measure}_low"], row[f"{measure}_high"] = confidence_interval(values, confidence)
+                row[measure], row[f"{measure}_low"], row[f"{measure}_high"] = mean_interval(
+                    values, MODEL_BOUNDS[measure], confidence)
                 row["n_seeds"] = len(values)
         if len(row) > 1:
             rows.append(row)

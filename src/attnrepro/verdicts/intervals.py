@@ -128,17 +128,6 @@ def clopper_pearson(k, n, confidence: float = 0.95):
     return (float(low), float(high)) if low.ndim == 0 else (low, high)
 
 
-def student_t(values: np.ndarray, confidence: float = 0.95) -> tuple[float, float, float]:
-    """Mean and Student-t interval over replicates; NaN bounds with fewer than two values. Descriptive only (error
-    bars of figures, model quality): no verdict rests on it."""
-    values = np.asarray(values, dtype=float)
-    mean = float(values.mean()) if len(values) else math.nan
-    if len(values) < 2:
-        return mean, math.nan, math.nan
-    half = float(stats.t.ppf(0.5 + confidence / 2, len(values) - 1) * values.std(ddof=1) / math.sqrt(len(values)))
-    return mean, mean - half, mean + half
-
-
 def rank_depth(n, confidence: float = 0.95):
     """k of the median's order-statistic interval [x_(k), x_(n+1−k)] at n replicates (0: no order statistic
     reaches the confidence; the interval is then the measure's range); vectorised over n."""

@@ -213,7 +213,8 @@ def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing
         lines.append("")
     if models is not None and len(models):
         lines += ["## Trained models on their test split", "",
-                  "Greedy decoding; mean (95% Student-t interval over seeds). BLEU: sacrebleu corpus BLEU on "
+                  "Greedy decoding; mean (95% interval over seeds, Student-t on the logit scale of the measure's "
+                  "range, so inside it). BLEU: sacrebleu corpus BLEU on "
                   "space-joined words.", "",
                   "| experiment | seeds | " + " | ".join(MODEL_MEASURES.values()) + " |",
                   "|---|---|" + "---|" * len(MODEL_MEASURES)]

@@ -380,3 +380,26 @@ def test_a_classification_row_says_when_its_set_is_not_the_papers_data():
     assert tested_on("snell2021_cls_sst", "classification", "bilstm_attention") == "paper"
     assert tested_on("snell2021_cls_imdb", "classification", "bilstm_attention") == \
         "imdb for SST (and the paper's other classification sets)"
+
+
+def test_table2_references_are_the_papers_printed_numbers_at_their_precision():
+    """Table 2 rounds to integers; Table 5 prints the same numbers to two decimals. SST's excesses over Â are
+    Table 5's (19.85 − 8.39 = 11.46 points, not Table 2's 20 − 8 = 12), and each reading cites its table."""
+    refs = {c.claim_id: c for c in CLAIMS if c.paper == "snell2021" and c.reference_value is not None}
+    assert [refs[f"classification_{k}"].reference_value for k in (
+        "alpha_agrees_with_beta_uf", "proxy_agrees_with_beta_uf", "alpha_agrees_with_beta",
+        "saliency_agrees_with_beta_uf")] == [0.1146, 0.2518, 0.1694, 0.1406]
+    assert refs["translation_alpha_agrees_with_beta_uf"].reference_value == 0.2391    # 31.02 − 7.11
+    assert refs["classification_train_split_alpha_agrees_with_beta_uf"].reference_value == 0.1334   # Table 7
+    for claim in refs.values():   # at most the tables' two decimals of a percentage
+        assert round(claim.reference_value, 4) == claim.reference_value, claim.claim_id
+    for claim_id in ("classification_alpha_agrees_with_beta_uf", "translation_saliency_agrees_with_beta_uf",
+                     "classification_kendall_proxy_agrees", "translation_train_split_alpha_agrees_with_beta_uf"):
+        assert "Table " in refs[claim_id].reading and "the paper's " in refs[claim_id].reading, claim_id
+    # the transcription against Table 2's integers: Table 5 rounds to them
+    from attnrepro.snell2021.claims import PRINTED
+
+    table2 = {"SST": (20, 34, 22, 25, 8), "Multi30k": (31, 34, 27, 49, 7)}
+    columns = ("A_alpha_beta_uf", "A_beta_uf_beta_px", "A_delta_beta_uf", "A_alpha_beta", "A_hat")
+    for row, integers in table2.items():
+        assert tuple(round(PRINTED["Table 5"][row][c]) for c in columns) == integers

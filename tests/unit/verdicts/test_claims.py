@@ -228,6 +228,19 @@ def test_model_quality_reports_bleu_beside_accuracy_only_where_measured():
     assert sort_row.startswith("| aed_gru_sort | 2 | 0.95 (") and sort_row.endswith("| – |")  # no BLEU measured
 
 
+def test_model_quality_intervals_stay_inside_each_measures_range():
+    """A Bible model that does not translate (BLEU 0.109 over three seeds) and an accuracy near 1: the Student-t
+    interval read BLEU 0.109 (−0.172 – 0.39) and token accuracy past 1."""
+    summaries = {"mt": pd.DataFrame({"seed": [0, 1, 2], "bleu": [0.0, 0.1, 0.227], "token_acc": [0.99, 0.6, 0.95]})}
+    row = model_quality(summaries).iloc[0]
+    assert row.bleu == pytest.approx(0.109)
+    assert 0.0 < row.bleu_low < row.bleu < row.bleu_high < 100.0
+    assert 0.0 < row.token_acc_low < row.token_acc < row.token_acc_high < 1.0
+    md = to_markdown(summarize(summaries, {}, CLAIMS), model_quality(summaries))
+    line = next(x for x in md.splitlines() if x.startswith("| mt |"))
+    assert "−" not in line and "(-" not in line and "– -" not in line
+
+
 def test_a_claim_without_a_row_is_listed_with_its_reason():
     from attnrepro.verdicts.claims import unmeasured
 

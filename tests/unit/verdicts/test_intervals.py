@@ -7,7 +7,7 @@ from scipy import stats
 from attnrepro.verdicts.intervals import (BOTH_WAYS, INCONCLUSIVE, NEITHER, NOT_REPRODUCED, ONLY_NOT_REPRODUCED,
                                           ONLY_REPRODUCED, REPRODUCED, UNDECIDABLE, Rule, can_decide,
                                           clopper_pearson, decides_from, interval, rank_depth, size_vs_reference,
-                                          student_t, verdict)
+                                          verdict)
 
 
 def decide(values, kind, direction, threshold, bounds=(-np.inf, np.inf)):
@@ -164,11 +164,6 @@ def test_size_against_the_papers_number():
     assert size_vs_reference(iv, 0.12) == "as paper"
     assert size_vs_reference(iv, 0.01) == "above paper"
     assert size_vs_reference(iv, None) == ""
-
-
-def test_student_t_needs_two_values():
-    mean, low, high = student_t(np.array([0.7]))
-    assert mean == 0.7 and np.isnan(low) and np.isnan(high)
 
 
 def test_each_verdict_is_the_dual_of_a_one_sided_test():
