@@ -101,6 +101,17 @@ def expected_experiment(p) -> None:
                    help="the experiment the model must be of (its model.pt records it); the workflow passes it")
 
 
+class DistinctSeeds(argparse.Action):
+    """``--seeds`` of ``nargs="+"``: each seed once (a seed given twice would train two identical members)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        twice = sorted({s for s in values if values.count(s) > 1})
+        if twice:
+            raise argparse.ArgumentError(self, f"seed(s) {twice} given more than once in {values}; each seed is "
+                                               f"one member, give each once")
+        setattr(namespace, self.dest, values)
+
+
 def positive(text: str) -> int:
     """argparse type of a count: a whole number of at least 1 (the option is named by argparse)."""
     try:

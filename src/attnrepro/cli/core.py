@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..errors import AttnReproError
 from ..data.tokens import SOS
-from .common import (SPEC_HELP, device_threads, expected_experiment, load_split, pick_device, positive,
-                     same_vocabulary, sub, threads)
+from .common import (SPEC_HELP, DistinctSeeds, device_threads, expected_experiment, load_split, pick_device,
+                     positive, same_vocabulary, sub, threads)
 
 
 # -- data ---------------------------------------------------------------------------------------------------
@@ -107,7 +107,8 @@ def add_parsers(subparsers) -> None:
 
     t = sub(subparsers, "train", "train a group of seeds of one experiment, stacked, with checkpoints", cmd_train)
     t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) " + SPEC_HELP)
-    t.add_argument("--seeds", type=int, nargs="+", required=True, help="the seeds trained together")
+    t.add_argument("--seeds", type=int, nargs="+", required=True, action=DistinctSeeds,
+                   help="the seeds trained together, each once")
     t.add_argument("--data-dir", required=True, help="the task's folder (results/data/TASK)")
     t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
     t.add_argument("--model-out", required=True, help="model.pt, written last")
