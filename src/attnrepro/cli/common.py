@@ -42,10 +42,13 @@ def threads(n: int | None) -> None:
         torch.set_num_threads(n)
 
 
-def load_split(data_dir: Path, split: str, task: str | None = None):
-    """A task's vocabulary and one split, encoded; an empty or unencodable split is named. The split's stamp
-    (:func:`attnrepro.data.vocab.write_task`) must be of ``task`` (when given) and of this ``vocab.json``: a word missing
-    from a vocabulary that is not the one the split was made with blames (and moves aside) ``vocab.json``."""
+def load_split(data_dir: Path, split: str, task: str | None = None, asked_by: str = "--data-dir"):
+    """A task's vocabulary and one split of ``--data-dir``, encoded; an empty or unencodable split is named. The
+    split's stamp (:func:`attnrepro.data.vocab.write_task`) must be of its folder's task, else the file is moved
+    aside (:func:`attnrepro.provenance.check`), and of ``task`` when given: a good split of another task stays, and
+    the error names ``asked_by``, the option that asked for ``task``. Then the split must be of this
+    ``vocab.json``: a word missing from a vocabulary that is not the one the split was made with blames (and moves
+    aside) ``vocab.json``."""
     from ..data.vocab import Vocab, encode
     from ..io import quarantine, read_json, read_parquet
     from ..provenance import check, fingerprint, parquet_stamp
@@ -62,14 +65,15 @@ def load_split(data_dir: Path, split: str, task: str | None = None):
     if len(df) == 0:
         raise AttnReproError(f"{path}: the split is empty")
     found = parquet_stamp(path)
-    made_with = found.get("vocab") if isinstance(found, dict) else None
+    # the split first: a vocabulary is judged against a split that is its folder's own and the one asked for
+    check(path, found, "split", option="--data-dir", task=(task, asked_by))
+    made_with = found.get("vocab")
     try:
         encoded = encode(df, vocab)
     except ValueError as err:
         if made_with is not None and made_with != fingerprint(vocab_dict):
             raise quarantine(vocab_path, f"not the vocabulary {path.name} was made with ({err})") from err
         raise AttnReproError(f"{path}: {err}") from err
-    check(path, found, "split", task=task)
     if made_with != fingerprint(vocab_dict):
         raise quarantine(vocab_path, f"not the vocabulary {path.name} was made with")
     return vocab, encoded
