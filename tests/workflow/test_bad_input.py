@@ -76,10 +76,14 @@ def _break(kind):
 
             pd.DataFrame({"src": pd.Series([], dtype=object), "tgt": pd.Series([], dtype=object)}).to_parquet(
                 d / "train.parquet")
-        elif kind == "unknown word":
-            import pandas as pd
+        elif kind == "unknown word":  # the split its rule wrote (its stamp), but for a word
+            import pyarrow as pa
+            import pyarrow.parquet as pq
 
-            pd.DataFrame({"src": [["A", "Q"]], "tgt": [["1", "1"]]}).to_parquet(d / "train.parquet")
+            from attnrepro.provenance import parquet_stamp, with_stamp
+
+            table = pa.table({"src": [["A", "Q"]], "tgt": [["1", "1"]]})
+            pq.write_table(with_stamp(table, parquet_stamp(d / "train.parquet")), d / "train.parquet")
         elif kind == "corrupt vocabulary":
             (d / "vocab.json").write_text("{not json")
         elif kind == "missing vocabulary":

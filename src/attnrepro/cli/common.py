@@ -42,10 +42,13 @@ def threads(n: int | None) -> None:
         torch.set_num_threads(n)
 
 
-def load_split(data_dir: Path, split: str, task: str | None = None):
-    """A task's vocabulary and one split, encoded; an empty or unencodable split is named. The split's stamp
-    (:func:`attnrepro.data.vocab.write_task`) must be of ``task`` (when given) and of this ``vocab.json``: a word missing
-    from a vocabulary that is not the one the split was made with blames (and moves aside) ``vocab.json``."""
+def load_split(data_dir: Path, split: str, task: str | None = None, asked_by: str = "--data-dir"):
+    """A task's vocabulary and one split of ``--data-dir``, encoded; an empty or unencodable split is named. The
+    split's stamp (:func:`attnrepro.data.vocab.write_task`) must be of its folder's task, else the file is moved
+    aside (:func:`attnrepro.provenance.check`), and of ``task`` when given: a good split of another task stays, and
+    the error names ``asked_by``, the option that asked for ``task``. Then the split must be of this
+    ``vocab.json``: a word missing from a vocabulary that is not the one the split was made with blames (and moves
+    aside) ``vocab.json``."""
     from ..data.vocab import Vocab, encode
     from ..io import quarantine, read_json, read_parquet
     from ..provenance import check, fingerprint, parquet_stamp
@@ -62,14 +65,15 @@ def load_split(data_dir: Path, split: str, task: str | None = None):
     if len(df) == 0:
         raise AttnReproError(f"{path}: the split is empty")
     found = parquet_stamp(path)
-    made_with = found.get("vocab") if isinstance(found, dict) else None
+    # the split first: a vocabulary is judged against a split that is its folder's own and the one asked for
+    check(path, found, "split", option="--data-dir", task=(task, asked_by))
+    made_with = found.get("vocab")
     try:
         encoded = encode(df, vocab)
     except ValueError as err:
         if made_with is not None and made_with != fingerprint(vocab_dict):
             raise quarantine(vocab_path, f"not the vocabulary {path.name} was made with ({err})") from err
         raise AttnReproError(f"{path}: {err}") from err
-    check(path, found, "split", task=task)
     if made_with != fingerprint(vocab_dict):
         raise quarantine(vocab_path, f"not the vocabulary {path.name} was made with")
     return vocab, encoded
@@ -99,6 +103,17 @@ def device_threads(p) -> None:
 def expected_experiment(p) -> None:
     p.add_argument("--experiment", default=None,
                    help="the experiment the model must be of (its model.pt records it); the workflow passes it")
+
+
+class DistinctSeeds(argparse.Action):
+    """``--seeds`` of ``nargs="+"``: each seed once (a seed given twice would train two identical members)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        twice = sorted({s for s in values if values.count(s) > 1})
+        if twice:
+            raise argparse.ArgumentError(self, f"seed(s) {twice} given more than once in {values}; each seed is "
+                                               f"one member, give each once")
+        setattr(namespace, self.dest, values)
 
 
 def positive(text: str) -> int:

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..errors import AttnReproError
 from ..data.tokens import SOS
-from .common import (SPEC_HELP, device_threads, expected_experiment, load_split, pick_device, positive,
-                     same_vocabulary, sub, threads)
+from .common import (SPEC_HELP, DistinctSeeds, device_threads, expected_experiment, load_split, pick_device,
+                     positive, same_vocabulary, sub, threads)
 
 
 # -- data ---------------------------------------------------------------------------------------------------
@@ -38,8 +38,8 @@ def cmd_train(args) -> None:
     threads(args.threads)
     spec = json.loads(args.spec_json)
     data_dir = Path(args.data_dir)
-    vocab, train_data = load_split(data_dir, "train", spec["task"])
-    _, valid_data = load_split(data_dir, "valid", spec["task"])
+    vocab, train_data = load_split(data_dir, "train", spec["task"], "--spec-json")
+    _, valid_data = load_split(data_dir, "valid", spec["task"], "--spec-json")
     model_cfg = ModelConfig(src_vocab=len(vocab.src), tgt_vocab=len(vocab.tgt), **spec["model"])
     if model_cfg.arch in ("ao", "transformer"):
         longest = max(train_data.src.shape[1], train_data.tgt_in.shape[1], valid_data.src.shape[1],
@@ -90,7 +90,7 @@ def cmd_evaluate(args) -> None:
     data_dir = Path(args.data_dir)
     frames = []
     for path in args.models:
-        model, vocab_dict = load_model(path, device, experiment=args.experiment)
+        model, vocab_dict = load_model(path, device, experiment=args.experiment, option="--models")
         vocab, data = load_split(data_dir, args.split, model.provenance["task"])
         same_vocabulary(vocab, vocab_dict, path, data_dir / "vocab.json")
         frames.append(evaluate_split(model, data, vocab.tgt, vocab.tgt.index(SOS), device))
@@ -107,7 +107,8 @@ def add_parsers(subparsers) -> None:
 
     t = sub(subparsers, "train", "train a group of seeds of one experiment, stacked, with checkpoints", cmd_train)
     t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) " + SPEC_HELP)
-    t.add_argument("--seeds", type=int, nargs="+", required=True, help="the seeds trained together")
+    t.add_argument("--seeds", type=int, nargs="+", required=True, action=DistinctSeeds,
+                   help="the seeds trained together, each once")
     t.add_argument("--data-dir", required=True, help="the task's folder (results/data/TASK)")
     t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
     t.add_argument("--model-out", required=True, help="model.pt, written last")

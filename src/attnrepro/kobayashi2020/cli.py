@@ -119,7 +119,7 @@ def _models(paths, vocab, vocab_path):
 
     out = []
     for path in paths:
-        model, vocab_dict = load_model(path)
+        model, vocab_dict = load_model(path, option="--models")
         if not has_source_target_attention(model):
             raise AttnReproError(f"{path}: arch {model.cfg.arch!r} has no source-target attention to align with")
         same_vocabulary(vocab, vocab_dict, path, vocab_path)

@@ -49,11 +49,18 @@ MIB = 2**20
 
 
 def limit_bytes() -> float:
+    """The memory limit per job, in bytes: ``ATTNREPRO_MEMORY_GB`` read here, the one place, as a finite number of
+    gigabytes above zero (``nan`` would pass every check, ``0`` or ``-1`` fail every one), else the default."""
+    import math
+
     raw = os.environ.get(LIMIT_ENV)
     try:
         gb = float(raw) if raw else DEFAULT_LIMIT_GB
     except ValueError:
         raise AttnReproError(f"{LIMIT_ENV}={raw!r} is not a number of gigabytes") from None
+    if not (math.isfinite(gb) and gb > 0):
+        raise AttnReproError(f"{LIMIT_ENV}={raw!r} is not a memory size: give a number of gigabytes above 0 (the "
+                             f"memory a job may use), or unset it for {DEFAULT_LIMIT_GB:g}")
     return gb * 1e9
 
 
@@ -213,6 +220,7 @@ def check(config: dict[str, Any], task_specs: dict[str, dict[str, Any]]) -> None
     """Every size of ``config`` that sets a job's memory, against :func:`limit_bytes` (blocks a partial config
     lacks, as in unit tests of other checks, are skipped). ``task_specs``: each experiment's task, resolved
     (:func:`attnrepro.run.config.task_spec`)."""
+    limit_bytes()  # a bad ATTNREPRO_MEMORY_GB stops every config at its edge, whatever sizes it has
     for key, dpi in _dpis(config):
         side = 16 * dpi
         if side > MAX_PIXELS_PER_SIDE:

@@ -14,6 +14,7 @@ from typing import Any
 from .budget import check as check_memory
 from ..errors import AttnReproError
 from ..seq2seq.options import AITKEN_CODE_OPTIONS
+from ..verdicts.ladder import experiments as ladder_experiments
 
 
 def task_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
@@ -98,6 +99,7 @@ def check(config: dict[str, Any]) -> None:
             raise AttnReproError(f"kobayashi2020_aer.experiments: {name!r} is a VED, it has no attention to read")
         if task_spec(config, exp["task"])["kind"] not in GOLD_TASK_KINDS:
             raise AttnReproError(f"kobayashi2020_aer.experiments: task of {name!r} has no gold alignments")
+    ladder_experiments(config)  # the scale ladder's block, and its points' names against the config's own
     _check_gold_sets(config)
     _check_figures(config)
     check_corpora(config)

@@ -21,7 +21,7 @@ from ..errors import AttnReproError
 from .evaluation import accuracies
 from ..io import quarantine, save_torch
 from .model import EncoderDecoder, ModelConfig
-from ..provenance import KEY, check, fingerprint, stamp
+from ..provenance import KEY, check, fingerprint, refuse, stamp
 from .transformer import Transformer
 
 METRIC_COLUMNS = ["step", "seed", "train_loss", "valid_loss", "token_acc", "seq_acc"]
@@ -65,19 +65,21 @@ def save_model(model: EncoderDecoder, vocab: dict, path: str | Path, *, experime
 
 
 def load_model(path: str | Path, device="cpu", *, experiment: str | None = None,
-               task: str | None = None) -> tuple[EncoderDecoder, dict]:
+               option: str = "--model") -> tuple[EncoderDecoder, dict]:
     """The model of ``path`` (its stamp as ``model.provenance``) and its vocabulary; the stamp must be of
-    ``experiment`` and ``task`` when given: anything else (a checkpoint, another experiment's model) is moved
-    aside under the results root."""
+    ``experiment`` (asked by ``--experiment``) when given. A file that is itself bad (unreadable, a
+    checkpoint, another experiment's model in this one's folder) is moved aside under the results root; a good
+    file that is not what was asked for, or not a ``model.pt`` at all, is named with ``option`` and left."""
     path = Path(path)
     if not path.exists():
-        raise AttnReproError(f"{path}: model file not found")
+        raise AttnReproError(f"{option} {path}: model file not found")
     try:
         blob = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as err:  # torch.load of a truncated file raises anything from EOFError to RuntimeError
-        raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
-    found = check(path, blob.get(KEY) if isinstance(blob, dict) else None, "model", experiment=experiment,
-                  task=task)
+        first = (str(err).strip().splitlines() or [""])[0]  # torch's pickle errors run over several lines
+        raise refuse(path, "model", f"not a readable model file ({type(err).__name__}: {first})", option) from err
+    found = check(path, blob.get(KEY) if isinstance(blob, dict) else None, "model", option=option,
+                  experiment=(experiment, "--experiment"))
     try:
         model = build_model(ModelConfig(**blob["model_config"]), blob["seeds"])
         model.load_state_dict(blob["state_dict"])

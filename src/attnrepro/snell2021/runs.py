@@ -32,6 +32,7 @@ from ..data.vocab import Encoded, expand
 from ..training.engine import Member, Result, fit
 from ..errors import AttnReproError
 from ..io import arrow_column, atomic_path, quarantine, read_csv_checked, save_torch, write_csv, write_parquet
+from ..provenance import SNELL_RUN, refuse
 from ..seeding import generator, rng
 from ..data.tokens import SOS
 from . import tasks
@@ -212,15 +213,21 @@ def write_run(spec: dict, result: Result, valid: Encoded, out_dir) -> None:
     save_torch({"spec": spec, "state_dict": result.model.state_dict()}, out / "model.pt")
 
 
-def load_run(path) -> tuple[dict, torch.nn.Module, Encoded, dict]:
-    """(spec, model, held-out set, vocabulary) of a finished run's ``model.pt``."""
+def load_run(path, option: str = "--model") -> tuple[dict, torch.nn.Module, Encoded, dict]:
+    """(spec, model, held-out set, vocabulary) of a finished run's ``model.pt`` (or ``model_best.pt``). One that is
+    unreadable or not a run's model is moved aside only at a run's place (:func:`attnrepro.provenance.refuse`);
+    anywhere else the error names ``option``, which named it, and the file stays."""
     path = Path(path)
     if not path.exists():
-        raise AttnReproError(f"{path}: model file not found")
+        raise AttnReproError(f"{option} {path}: model file not found")
     try:
         blob = torch.load(path, map_location="cpu", weights_only=False)
     except Exception as err:  # a truncated file raises anything from EOFError to RuntimeError
-        raise quarantine(path, f"not a readable model file ({type(err).__name__}: {err})") from err
+        first = (str(err).strip().splitlines() or [""])[0]  # torch's pickle errors run over several lines
+        raise refuse(path, SNELL_RUN, f"not a readable model file ({type(err).__name__}: {first})",
+                     option) from err
+    if not isinstance(blob, dict) or not isinstance(blob.get("spec"), dict) or "state_dict" not in blob:
+        raise refuse(path, SNELL_RUN, "not the model of a Snell et al. run (no spec and weights)", option)
     spec = blob["spec"]
     _, valid, vocab = load_data(spec["data"], TrainConfig.from_dict(spec["train"]).n_eval)
     model = build_model(spec["model"], vocab, members_of(spec))

@@ -37,7 +37,20 @@ def derived_name(base: str, point: str) -> str:
 
 def experiments(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """Every experiment a ladder point needs beyond the config's own: name -> experiment block. A point equal to
-    its base (the base's own width or steps) is the base experiment, not a copy of it."""
+    its base (the base's own width or steps) is the base experiment, not a copy of it. An experiment of the config
+    named as a point's (``<base>__h<hidden>``, ``<base>__s<steps>``) is an error naming it and the ladder's key:
+    the point would replace it. Called at the config's edge (:func:`attnrepro.run.config.check`) before the
+    points join ``experiments``."""
+    out = _derived(config)
+    for name in sorted(set(out) & set(config["experiments"])):
+        base, point = name.rsplit("__", 1)
+        key = "hidden" if point.startswith("h") else "steps"
+        raise AttnReproError(f"experiments.{name}: the name of the scale ladder's point {point} of {base!r} "
+                             f"(ladder.{key}: {point[1:]}), which would replace it; rename the experiment")
+    return out
+
+
+def _derived(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
     block = config.get("ladder") or {}
     if block.get("claims"):
         from .papers import CLAIMS
@@ -69,8 +82,9 @@ def experiments(config: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 def point_experiments(config: dict[str, Any], point: str) -> list[str]:
-    """The experiments whose claims make one point: each base's derived experiment, or the base itself."""
-    derived = experiments(config)
+    """The experiments whose claims make one point: each base's derived experiment, or the base itself (read after
+    the points joined ``experiments``)."""
+    derived = _derived(config)
     return [derived_name(b, point) if derived_name(b, point) in derived else b
             for b in config["ladder"]["experiments"]]
 
