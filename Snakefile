@@ -51,3 +51,4 @@ rule all:
     default_target: True
     input:
         final_targets(),
+        moved_aside_outputs,

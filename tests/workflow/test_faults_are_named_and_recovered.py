@@ -27,7 +27,7 @@ from attnrepro import seeding
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
-from tests.helpers import SPEC, TASK, core_config, edge, snakemake, task_data
+from tests.helpers import SPEC, TASK, core_config, edge, job_counts, snakemake, task_data
 
 AED = ("experiments", "aed_gru_one_to_one")
 
@@ -557,6 +557,109 @@ def _copy(core_run, tmp_path):
     return work
 
 
+AED_ONLY = "aed_gru_one_to_one"
+
+
+def _tiny(work):
+    """The core config cut to its AED experiment, four training steps and no figure: a default target of six jobs
+    (data, train, export, analyze, claims, claims_html), written to ``work/tiny.yaml``."""
+    cfg = core_config()
+    cfg["experiments"] = {AED_ONLY: cfg["experiments"][AED_ONLY]}
+    cfg["train"].update(steps=4, eval_every=2, checkpoint_every=2)
+    cfg["figures"]["aitken2021"] = {"seed": 0}
+    (work / "tiny.yaml").write_text(yaml.safe_dump(cfg))
+    return cfg
+
+
+def _named_errors(out):
+    """The one-line errors of `attnrepro` commands in a Snakemake run's output."""
+    return [line for line in out.splitlines() if line.startswith("attnrepro ") and ": error: " in line]
+
+
+def test_a_jobs_named_error_reaches_snakemakes_output_and_log(tmp_path):
+    """A training job that moves a bad input aside fails; Snakemake retries it (`retries:`), which deletes the job's
+    log before stopping on the missing input. The one-line error is in Snakemake's own output and in its run log
+    (`show-failed-logs`, profiles/default), not only in the job log that the retry deletes."""
+    cfg = _tiny(tmp_path)
+    data = tmp_path / "results" / "data" / "one_to_one"
+    assert main(["data", "--task-json", json.dumps(cfg["tasks"]["one_to_one"]), "--out-dir", str(data)]) == 0
+    (data / "vocab.json").write_text('{"words": 3}')  # JSON, but not a vocabulary
+    proc = snakemake(f"results/models/{AED_ONLY}/s0-1/model.pt", "--cores", "1", "--configfile", "tiny.yaml",
+                     cwd=tmp_path, check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0 and "Trying to restart job" in out, out[-3000:]
+    errors = _named_errors(out)
+    assert len(errors) == 1, out[-3000:]
+    assert errors[0].startswith("attnrepro train: error: results/data/one_to_one/vocab.json: not a vocabulary")
+    assert "moved aside to vocab.json.corrupt; a plain rerun of snakemake" in errors[0]
+    assert "Traceback" not in out and (data / "vocab.json.corrupt").exists()
+    runs = [p.read_text() for p in (tmp_path / ".snakemake" / "log").glob("*.snakemake.log")]
+    assert any(errors[0] in text for text in runs)
+
+
+def _finished_tiny_run(work):
+    """What a finished run of the tiny config leaves: its data, model and activations, made by the commands their
+    rules run, then its final targets, newer than all of that (stand-ins: each job that reads one reruns first)."""
+    from attnrepro.run import config as cfglib
+
+    cfg = _tiny(work)
+    edge(cfg)
+    res = work / "results"
+    data, model = res / "data" / "one_to_one", res / "models" / AED_ONLY / "s0-1"
+    act = res / "activations" / AED_ONLY / "s0-1"
+    threads = torch.get_num_threads()
+    try:  # the config's one thread (as the rule passes it): more only contend on a shared machine
+        assert main(["data", "--task-json", json.dumps(cfg["tasks"]["one_to_one"]), "--out-dir", str(data)]) == 0
+        assert main(["train", "--spec-json", json.dumps(cfglib.experiment_spec(cfg, AED_ONLY)), "--seeds", "0", "1",
+                     "--data-dir", str(data), "--ckpt-dir", str(res / "checkpoints" / AED_ONLY / "s0-1"),
+                     "--model-out", str(model / "model.pt"), "--metrics-out", str(model / "metrics.csv"),
+                     "--name", AED_ONLY, "--device", "cpu", "--threads", "1"]) == 0
+        assert main(["export", "--model", str(model / "model.pt"), "--experiment", AED_ONLY, "--data-dir", str(data),
+                     "--n-examples", str(cfg["export"]["n_examples"]), "--out-dir", str(act), "--device", "cpu",
+                     "--threads", "1"]) == 0
+    finally:
+        torch.set_num_threads(threads)
+    for name in ("claims.csv", "claims.md", "claims_by_claim.csv", "report/claims.html"):
+        (res / name).parent.mkdir(parents=True, exist_ok=True)
+        (res / name).write_text("")
+    return act
+
+
+def test_a_plain_rerun_rebuilds_what_a_job_moved_aside(tmp_path):
+    """Activations damaged after a finished run: the analysis job names the file and moves it aside, and the next
+    plain `snakemake` rebuilds it and everything made from it, though every final target is newer than what it was
+    made from (Snakemake alone says "Nothing to be done": it rebuilds a missing file only for a job that runs)."""
+    act = _finished_tiny_run(tmp_path)
+    encoder = act / "encoder.parquet"
+    encoder.write_bytes(encoder.read_bytes()[:100])
+    proc = snakemake("--cores", "1", "--configfile", "tiny.yaml", cwd=tmp_path, check=False)
+    out = proc.stdout + proc.stderr
+    errors = _named_errors(out)
+    assert proc.returncode != 0 and len(errors) == 1, out[-3000:]
+    assert f"{encoder.relative_to(tmp_path)}: not a readable Parquet file" in errors[0], errors
+    assert "a plain rerun of snakemake with the same config rebuilds it" in errors[0]
+    assert (act / "encoder.parquet.corrupt").exists() and not encoder.exists()
+
+    rerun = snakemake("--cores", "1", "--configfile", "tiny.yaml", cwd=tmp_path)  # plain, as the message says
+    out = rerun.stdout + rerun.stderr
+    assert "Nothing to be done" not in out, out[-3000:]
+    assert job_counts(out) == {"export": 1, "analyze": 1, "claims": 1, "claims_html": 1, "all": 1}, out[-3000:]
+    assert len(pd.read_parquet(encoder)) > 0 and len(pd.read_csv(tmp_path / "results" / "claims.csv")) > 0
+
+
+def test_a_rebuilt_file_is_asked_for_no_more(tmp_path):
+    """What the default target asks for again: a file moved aside and not rebuilt, never one rebuilt beside its
+    `.corrupt` copy (so the rebuild happens once), nor any other file."""
+    from attnrepro.io import moved_aside
+
+    root = tmp_path / "results"
+    (root / "a").mkdir(parents=True)
+    for name in ("a/model.pt.corrupt", "a/metrics.csv", "table.csv.corrupt", "table.csv", "ckpt.pt.stale"):
+        (root / name).write_text("")
+    assert moved_aside(root) == [str(root / "a" / "model.pt")]
+    (root / "a" / "model.pt").write_text("rebuilt")
+    assert moved_aside(root) == []
+
 @pytest.mark.slow
 def test_empty_summary_is_named_moved_aside_and_rebuilt(core_run, tmp_path):
     """An empty summary.csv is named, moved aside and rebuilt, not an unnamed traceback on every rerun."""
@@ -581,10 +684,8 @@ def test_truncated_model_is_named_moved_aside_and_retrained(core_run, tmp_path):
     assert proc.returncode != 0
     logs = "".join(p.read_text() for p in (work / "results" / "logs").rglob("*.log"))
     assert "model.pt: not a readable model file" in logs and (model.parent / "model.pt.corrupt").exists()
-    snakemake("--cores", "1", "--configfile", "core.yaml", cwd=work)  # completes (what it read is intact) ...
-    target = model.relative_to(work).as_posix()
-    snakemake(target, "--cores", "1", "--configfile", "core.yaml", cwd=work)  # ... and the model is trained again
-    original = torch.load(core_run / target, weights_only=False)["state_dict"]
+    snakemake("--cores", "1", "--configfile", "core.yaml", cwd=work)  # the plain rerun trains it again
+    original = torch.load(core_run / model.relative_to(work), weights_only=False)["state_dict"]
     again = torch.load(model, weights_only=False)["state_dict"]
     assert all(torch.equal(original[k], again[k]) for k in original)
 

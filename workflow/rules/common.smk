@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(workflow.basedir) / "src"))  # the package, also whe
 from attnrepro.run import config as cfglib  # noqa: E402
 from attnrepro.verdicts import ladder as ladderlib  # noqa: E402
 from attnrepro.run import layout  # noqa: E402
-from attnrepro.io import RESULTS_ROOT_ENV, use_results_root  # noqa: E402
+from attnrepro.io import RESULTS_ROOT_ENV, moved_aside, use_results_root  # noqa: E402
 from attnrepro.run import validation  # noqa: E402
 from attnrepro.run.config import task_spec  # noqa: E402
 from attnrepro.errors import AttnReproError  # noqa: E402
@@ -158,6 +158,18 @@ def final_targets():
         + [f"{R}/claims.csv", f"{R}/claims.md", f"{R}/claims_by_claim.csv", f"{R}/report/claims.html"]
         + [f"{R}/report/snell2021_{t}.html" for t in snell2021_tables()]
     )
+
+
+def moved_aside_outputs(wildcards):
+    """The files a job moved aside as corrupt (attnrepro.io.moved_aside) that this config's jobs make: `rule all`
+    asks for them, so a plain rerun rebuilds each and reruns every job downstream of it. Snakemake alone would leave
+    such a file missing: it rebuilds a missing file only for a job that runs anyway, and no output made from the
+    file is older than its inputs."""
+    missing = moved_aside(R)
+    if not missing:
+        return []
+    made = {f for job in workflow_jobs(final_targets()) for f in job["output"]}
+    return [f for f in missing if f in made]
 
 
 AITKEN_FIGURES = config["figures"].get("aitken2021", {})
