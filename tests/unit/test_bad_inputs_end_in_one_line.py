@@ -127,6 +127,40 @@ def test_a_yaml_alias_bomb_is_refused_fast(tmp_path):
     assert time.process_time() - started < 5
 
 
+def test_a_recursive_yaml_alias_is_one_line_naming_the_key(tmp_path):
+    """``&r [*r]``: a list that holds itself, which Snakemake's loader builds and the config walk followed until
+    Python's recursion limit (a 991-line RecursionError)."""
+    path = tmp_path / "loop.yaml"
+    path.write_text("seeds: [0]\ntrain:\n  lr: 0.1\n  loop: &r [1, *r]\n")
+    with pytest.raises(AttnReproError, match=r"loop\.yaml:4: config key 'train\.loop\[1\]' is a YAML alias \(\*name\) "
+                                             r"of a block that contains it"):
+        validation.validate({}, ROOT / "workflow" / "schemas" / "config.schema.yaml", files=[path])
+    path.write_text("a: &a {b: 1}\nc: [*a, *a]\n")  # an alias used twice, outside its own block, is fine
+    assert validation.check_duplicate_keys(path) == []
+
+
+def test_yaml_1_2_floats_in_a_config_file_are_numbers(tmp_path, smoke):
+    """``6.0e3``, ``4e1`` and ``2e-2`` are floats to YAML 1.2 but strings to PyYAML (and so to Snakemake, whose
+    loader this test uses); a quoted "6e3" stays a string."""
+    from snakemake.common.configfile import load_configfile
+
+    text = (ROOT / "config" / "smoke.yaml").read_text()
+    for old, new in [("n_train: 1000,", "n_train: 6.0e3,"), ("steps: 40\n", "steps: 4e1\n"), ("lr: 0.02\n", "lr: 2e-2\n")]:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / "smoke.yaml"
+    path.write_text(text)
+    cfg = load_configfile(str(path))
+    assert cfg["tasks"]["one_to_one"]["n_train"] == "6.0e3"  # what the workflow is handed
+    validation.validate(cfg, ROOT / "workflow" / "schemas" / "config.schema.yaml", files=[path])
+    values = cfg["tasks"]["one_to_one"]["n_train"], cfg["train"]["steps"], cfg["train"]["lr"]
+    assert values == (6000, 40, 0.02) and [type(v) for v in values] == [int, int, float]
+    path.write_text(text.replace("n_train: 6.0e3,", "n_train: '6e3',"))
+    with pytest.raises(AttnReproError, match=r"config key 'tasks\.one_to_one\.n_train': '6e3' is not"):
+        validation.validate(load_configfile(str(path)), ROOT / "workflow" / "schemas" / "config.schema.yaml",
+                            files=[path])
+
+
 # -- 4. one line naming the key or file -----------------------------------------------------------------------
 def test_whole_numbers_written_as_floats_are_ints(smoke):
     cfg = copy.deepcopy(smoke)

@@ -55,6 +55,32 @@ def test_bad_config_stops_before_any_job(tmp_path, smoke, path, value, needle):
     assert not (tmp_path / "results").exists()
 
 
+def _smoke_text(tmp_path, old, new):
+    from tests.helpers import ROOT
+
+    text = (ROOT / "config" / "smoke.yaml").read_text()
+    assert text.count(old) == 1, old
+    (tmp_path / "c.yaml").write_text(text.replace(old, new))
+    proc = snakemake("-n", "-p", "--configfile", "c.yaml", cwd=tmp_path, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_a_recursive_yaml_alias_is_one_line_under_snakemake(tmp_path):
+    """What the user saw was a 991-line RecursionError; now Snakemake prints the one line, naming file and key."""
+    rc, out = _smoke_text(tmp_path, "  steps: 40\n", "  steps: 40\n  loop: &r [1, *r]\n")
+    assert rc != 0 and "Traceback" not in out and "RecursionError" not in out, out[-3000:]
+    assert len(out.strip().splitlines()) < 10, out[-3000:]
+    assert "c.yaml:21: config key 'train.loop[1]' is a YAML alias (*name) of a block that contains it" in out, out
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_yaml_1_2_float_reaches_the_job_as_the_integer_it_is(tmp_path):
+    """``n_train: 6.0e3`` (a string to PyYAML, so to Snakemake) is the 6000 that docs/failures.md promises."""
+    rc, out = _smoke_text(tmp_path, "n_train: 1000,", "n_train: 6.0e3,")
+    assert rc == 0, out[-3000:]
+    assert '"n_train": 6000,' in out and '"6.0e3"' not in out, out[-3000:]
+
+
 def _train(tmp_path, data_dir):
     out = tmp_path / "out"
     return main(["train", "--spec-json", json.dumps(SPEC), "--seeds", "0", "--data-dir", str(data_dir),
