@@ -284,6 +284,73 @@ def test_malformed_json_options_are_one_line(world, capsys, argv, option):
     one_line(capsys.readouterr().err, f"{option}: not valid JSON")
 
 
+def _json_options():
+    """(command, option, argv with '{}' as the option, the keys the option declares) for every ``--*-json`` option
+    of every subcommand; the other arguments are placeholders (a count is 1), which no command reaches: the
+    option's check comes first."""
+    import argparse
+
+    from attnrepro.cli import build_parser
+
+    found = []
+
+    def walk(parser, words):
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in subs:
+            for name, child in action.choices.items():
+                walk(child, [*words, name])
+        if subs:
+            return
+        for option in (a for a in parser._actions if any(o.endswith("-json") for o in a.option_strings)):
+            argv = list(words)
+            for a in parser._actions:
+                if not a.option_strings and a.dest != "help":
+                    argv.append(next(iter(a.choices)) if a.choices else "x")
+                elif a is option:
+                    argv += [a.option_strings[0], "{}"]
+                elif a.required:
+                    argv += [a.option_strings[0], "1" if a.type is not None else "x"]
+            found.append((" ".join(words), option.option_strings[0], argv,
+                          (parser.get_default("json_keys") or {}).get(option.dest)))
+
+    walk(build_parser(), [])
+    return {(command, option): (argv, keys) for command, option, argv, keys in found}
+
+
+JSON_OPTIONS = _json_options()
+FIRST_KEY = {  # the key '{}' lacks first, for each option that must be an object with keys
+    ("data", "--task-json"): "kind", ("train", "--spec-json"): "task", ("ladder", "--spec-json"): "points",
+    ("prepare", "--corpus-json"): "format", ("prepare-gold", "--corpus-json"): "format",
+    ("aitken2021 analyze", "--task-json"): "kind", ("kobayashi2020 data", "--ranks-json"): "name",
+    ("kobayashi2020 data", "--encoder-json"): "name", ("kobayashi2020 cache", "--encoder-json"): "name",
+    ("kobayashi2020 aer", "--task-json"): "kind", ("snell2021 train", "--spec-json"): "train",
+    ("snell2021 analyze", "--spec-json"): "kind",
+}
+
+
+def test_every_json_option_declares_the_keys_its_command_reads():
+    assert set(FIRST_KEY) <= set(JSON_OPTIONS)
+    declared = {k: v[1] for k, v in JSON_OPTIONS.items()}
+    assert declared.pop(("claims", "--sources-json")) is None  # a list of objects: ClaimSource.from_json checks it
+    assert {k: keys[0] for k, keys in declared.items() if keys} == FIRST_KEY
+    assert {k for k, keys in declared.items() if keys == ()} == {("figure", "--inputs-json"),
+                                                                ("archive", "--config-json")}  # any object
+
+
+@pytest.mark.parametrize("command, option", FIRST_KEY, ids=[" ".join(k) for k in FIRST_KEY])
+def test_an_empty_json_object_names_the_option_and_its_missing_key(world, capsys, command, option):
+    """``'{}'`` ended in an 11-14-line KeyError of the first key the command read; ``'[]'`` in a TypeError."""
+    results, outside = world
+    argv = JSON_OPTIONS[command, option][0]
+    with untouched(outside):
+        assert main(argv) == 2
+        one_line(capsys.readouterr().err, f"{option}: missing key", repr(FIRST_KEY[command, option]))
+        at = argv.index(option) + 1
+        assert main([*argv[:at], "[]", *argv[at + 1:]]) == 2
+        one_line(capsys.readouterr().err, f"{option}: expected a JSON object")
+    assert not list(results.iterdir())
+
+
 @pytest.mark.parametrize("argv, words", [
     (["export", "--model", "m", "--data-dir", "d", "--n-examples", "0", "--out-dir", "o"], "--n-examples: 0 must"),
     (["train", "--spec-json", "{}", "--seeds", "0", "--data-dir", "d", "--ckpt-dir", "c", "--model-out", "m",
