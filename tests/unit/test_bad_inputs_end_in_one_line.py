@@ -94,6 +94,46 @@ def test_a_trickling_download_times_out_over_the_transfer(world):
     assert not list(dest.parent.iterdir())  # neither the file nor its temporary
 
 
+def test_a_download_whose_headers_trickle_times_out(world):
+    """A server that sends its status line, then a header byte every 0.1 s: each read returns well within the
+    timeout, so only a bound on the whole exchange, headers included, ends it."""
+    import socket
+
+    from attnrepro.data.download import fetch
+
+    results, outside = world
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve():
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            try:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                for _ in range(300):  # 30 s at most, so that the old code's test fails rather than hangs
+                    if stop.is_set():
+                        break
+                    conn.sendall(b"a")
+                    time.sleep(0.1)
+            except OSError:
+                pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    dest = results / "downloads" / "x.tar.gz"
+    started = time.monotonic()
+    try:
+        with untouched(outside), pytest.raises(AttnReproError, match=r"x\.tar\.gz: stalled, no complete response "
+                                                                     r"headers within 1 s of the request"):
+            fetch(f"http://127.0.0.1:{listener.getsockname()[1]}/x.tar.gz", dest, None, allow_unpinned=True,
+                  timeout=1.0)
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 5
+    assert not dest.parent.exists() or not list(dest.parent.iterdir())
+
+
 def test_sigterm_during_a_download_leaves_no_temporary_file(world):
     results, outside = world
     server = Trickle(gap=0.05)
