@@ -150,6 +150,9 @@ def test_unpack_bounds_what_it_writes_by_the_archives_own_size_not_by_bag_info(t
         unpack(bomb, tmp_path / "out")
     written = sum(f.stat().st_size for f in (tmp_path / "out").rglob("*") if f.is_file())
     assert written < 1000, written  # bag-info.txt only
+    for doc in ("failures.md", "artifact.md"):  # the bound the docs quote is this one
+        assert f"{MAX_RATIO} times the archive's own size (plus {SLACK >> 20} MiB)" in \
+            " ".join((REPO / "docs" / doc).read_text().split()), doc
     # many empty members, each a 512-byte header that compresses to a few bytes, are bounded the same way
     many = _bomb(tmp_path / "many.tar.gz", [(f"{ROOT}/bag-info.txt", b"Payload-Oxum: 0.1000000\n")]
                  + [(f"{ROOT}/data/{i}", b"") for i in range(4000)])
