@@ -94,6 +94,46 @@ def test_a_trickling_download_times_out_over_the_transfer(world):
     assert not list(dest.parent.iterdir())  # neither the file nor its temporary
 
 
+def test_a_download_whose_headers_trickle_times_out(world):
+    """A server that sends its status line, then a header byte every 0.1 s: each read returns well within the
+    timeout, so only a bound on the whole exchange, headers included, ends it."""
+    import socket
+
+    from attnrepro.data.download import fetch
+
+    results, outside = world
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve():
+        conn, _ = listener.accept()
+        with conn:
+            conn.recv(65536)
+            try:
+                conn.sendall(b"HTTP/1.1 200 OK\r\nX-Slow: ")
+                for _ in range(300):  # 30 s at most, so that the old code's test fails rather than hangs
+                    if stop.is_set():
+                        break
+                    conn.sendall(b"a")
+                    time.sleep(0.1)
+            except OSError:
+                pass
+
+    threading.Thread(target=serve, daemon=True).start()
+    dest = results / "downloads" / "x.tar.gz"
+    started = time.monotonic()
+    try:
+        with untouched(outside), pytest.raises(AttnReproError, match=r"x\.tar\.gz: stalled, no complete response "
+                                                                     r"headers within 1 s of the request"):
+            fetch(f"http://127.0.0.1:{listener.getsockname()[1]}/x.tar.gz", dest, None, allow_unpinned=True,
+                  timeout=1.0)
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < 5
+    assert not dest.parent.exists() or not list(dest.parent.iterdir())
+
+
 def test_sigterm_during_a_download_leaves_no_temporary_file(world):
     results, outside = world
     server = Trickle(gap=0.05)
@@ -125,6 +165,40 @@ def test_a_yaml_alias_bomb_is_refused_fast(tmp_path):
                                              r"YAML aliases"):
         validation.validate({}, ROOT / "workflow" / "schemas" / "config.schema.yaml", files=[bomb])
     assert time.process_time() - started < 5
+
+
+def test_a_recursive_yaml_alias_is_one_line_naming_the_key(tmp_path):
+    """``&r [*r]``: a list that holds itself, which Snakemake's loader builds and the config walk followed until
+    Python's recursion limit (a 991-line RecursionError)."""
+    path = tmp_path / "loop.yaml"
+    path.write_text("seeds: [0]\ntrain:\n  lr: 0.1\n  loop: &r [1, *r]\n")
+    with pytest.raises(AttnReproError, match=r"loop\.yaml:4: config key 'train\.loop\[1\]' is a YAML alias \(\*name\) "
+                                             r"of a block that contains it"):
+        validation.validate({}, ROOT / "workflow" / "schemas" / "config.schema.yaml", files=[path])
+    path.write_text("a: &a {b: 1}\nc: [*a, *a]\n")  # an alias used twice, outside its own block, is fine
+    assert validation.check_duplicate_keys(path) == []
+
+
+def test_yaml_1_2_floats_in_a_config_file_are_numbers(tmp_path, smoke):
+    """``6.0e3``, ``4e1`` and ``2e-2`` are floats to YAML 1.2 but strings to PyYAML (and so to Snakemake, whose
+    loader this test uses); a quoted "6e3" stays a string."""
+    from snakemake.common.configfile import load_configfile
+
+    text = (ROOT / "config" / "smoke.yaml").read_text()
+    for old, new in [("n_train: 1000,", "n_train: 6.0e3,"), ("steps: 40\n", "steps: 4e1\n"), ("lr: 0.02\n", "lr: 2e-2\n")]:
+        assert text.count(old) == 1, old
+        text = text.replace(old, new)
+    path = tmp_path / "smoke.yaml"
+    path.write_text(text)
+    cfg = load_configfile(str(path))
+    assert cfg["tasks"]["one_to_one"]["n_train"] == "6.0e3"  # what the workflow is handed
+    validation.validate(cfg, ROOT / "workflow" / "schemas" / "config.schema.yaml", files=[path])
+    values = cfg["tasks"]["one_to_one"]["n_train"], cfg["train"]["steps"], cfg["train"]["lr"]
+    assert values == (6000, 40, 0.02) and [type(v) for v in values] == [int, int, float]
+    path.write_text(text.replace("n_train: 6.0e3,", "n_train: '6e3',"))
+    with pytest.raises(AttnReproError, match=r"config key 'tasks\.one_to_one\.n_train': '6e3' is not"):
+        validation.validate(load_configfile(str(path)), ROOT / "workflow" / "schemas" / "config.schema.yaml",
+                            files=[path])
 
 
 # -- 4. one line naming the key or file -----------------------------------------------------------------------
@@ -248,6 +322,73 @@ def test_a_real_file_size_limit_is_named(world):
 def test_malformed_json_options_are_one_line(world, capsys, argv, option):
     assert main(argv) == 2
     one_line(capsys.readouterr().err, f"{option}: not valid JSON")
+
+
+def _json_options():
+    """(command, option, argv with '{}' as the option, the keys the option declares) for every ``--*-json`` option
+    of every subcommand; the other arguments are placeholders (a count is 1), which no command reaches: the
+    option's check comes first."""
+    import argparse
+
+    from attnrepro.cli import build_parser
+
+    found = []
+
+    def walk(parser, words):
+        subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+        for action in subs:
+            for name, child in action.choices.items():
+                walk(child, [*words, name])
+        if subs:
+            return
+        for option in (a for a in parser._actions if any(o.endswith("-json") for o in a.option_strings)):
+            argv = list(words)
+            for a in parser._actions:
+                if not a.option_strings and a.dest != "help":
+                    argv.append(next(iter(a.choices)) if a.choices else "x")
+                elif a is option:
+                    argv += [a.option_strings[0], "{}"]
+                elif a.required:
+                    argv += [a.option_strings[0], "1" if a.type is not None else "x"]
+            found.append((" ".join(words), option.option_strings[0], argv,
+                          (parser.get_default("json_keys") or {}).get(option.dest)))
+
+    walk(build_parser(), [])
+    return {(command, option): (argv, keys) for command, option, argv, keys in found}
+
+
+JSON_OPTIONS = _json_options()
+FIRST_KEY = {  # the key '{}' lacks first, for each option that must be an object with keys
+    ("data", "--task-json"): "kind", ("train", "--spec-json"): "task", ("ladder", "--spec-json"): "points",
+    ("prepare", "--corpus-json"): "format", ("prepare-gold", "--corpus-json"): "format",
+    ("aitken2021 analyze", "--task-json"): "kind", ("kobayashi2020 data", "--ranks-json"): "name",
+    ("kobayashi2020 data", "--encoder-json"): "name", ("kobayashi2020 cache", "--encoder-json"): "name",
+    ("kobayashi2020 aer", "--task-json"): "kind", ("snell2021 train", "--spec-json"): "train",
+    ("snell2021 analyze", "--spec-json"): "kind",
+}
+
+
+def test_every_json_option_declares_the_keys_its_command_reads():
+    assert set(FIRST_KEY) <= set(JSON_OPTIONS)
+    declared = {k: v[1] for k, v in JSON_OPTIONS.items()}
+    assert declared.pop(("claims", "--sources-json")) is None  # a list of objects: ClaimSource.from_json checks it
+    assert {k: keys[0] for k, keys in declared.items() if keys} == FIRST_KEY
+    assert {k for k, keys in declared.items() if keys == ()} == {("figure", "--inputs-json"),
+                                                                ("archive", "--config-json")}  # any object
+
+
+@pytest.mark.parametrize("command, option", FIRST_KEY, ids=[" ".join(k) for k in FIRST_KEY])
+def test_an_empty_json_object_names_the_option_and_its_missing_key(world, capsys, command, option):
+    """``'{}'`` ended in an 11-14-line KeyError of the first key the command read; ``'[]'`` in a TypeError."""
+    results, outside = world
+    argv = JSON_OPTIONS[command, option][0]
+    with untouched(outside):
+        assert main(argv) == 2
+        one_line(capsys.readouterr().err, f"{option}: missing key", repr(FIRST_KEY[command, option]))
+        at = argv.index(option) + 1
+        assert main([*argv[:at], "[]", *argv[at + 1:]]) == 2
+        one_line(capsys.readouterr().err, f"{option}: expected a JSON object")
+    assert not list(results.iterdir())
 
 
 @pytest.mark.parametrize("argv, words", [

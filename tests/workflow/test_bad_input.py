@@ -2,14 +2,20 @@
 leaves no partial output behind. Config mistakes are caught by `snakemake -n` before any job starts; bad files
 by the `attnrepro` command a rule runs, before it computes anything."""
 
+import ast
+import io
 import json
+import re
+import shlex
+import string
+import tokenize
 
 import pytest
 import yaml
 
 from attnrepro.cli import main
 
-from tests.helpers import DELETE, SPEC, snakemake, task_data, with_change
+from tests.helpers import DELETE, ROOT, SPEC, checkout_files, snakemake, task_data, with_change
 
 AED = ("experiments", "aed_gru_one_to_one")
 BAD_CONFIGS = [
@@ -53,6 +59,133 @@ def test_bad_config_stops_before_any_job(tmp_path, smoke, path, value, needle):
     assert needle in out, out[-2000:]
     assert "Traceback" not in out, out[-3000:]
     assert not (tmp_path / "results").exists()
+
+
+def _smoke_text(tmp_path, old, new):
+    from tests.helpers import ROOT
+
+    text = (ROOT / "config" / "smoke.yaml").read_text()
+    assert text.count(old) == 1, old
+    (tmp_path / "c.yaml").write_text(text.replace(old, new))
+    proc = snakemake("-n", "-p", "--configfile", "c.yaml", cwd=tmp_path, check=False)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_a_recursive_yaml_alias_is_one_line_under_snakemake(tmp_path):
+    """What the user saw was a 991-line RecursionError; now Snakemake prints the one line, naming file and key."""
+    rc, out = _smoke_text(tmp_path, "  steps: 40\n", "  steps: 40\n  loop: &r [1, *r]\n")
+    assert rc != 0 and "Traceback" not in out and "RecursionError" not in out, out[-3000:]
+    assert len(out.strip().splitlines()) < 10, out[-3000:]
+    assert "c.yaml:21: config key 'train.loop[1]' is a YAML alias (*name) of a block that contains it" in out, out
+    assert not (tmp_path / "results").exists()
+
+
+def test_a_yaml_1_2_float_reaches_the_job_as_the_integer_it_is(tmp_path):
+    """``n_train: 6.0e3`` (a string to PyYAML, so to Snakemake) is the 6000 that docs/failures.md promises."""
+    rc, out = _smoke_text(tmp_path, "n_train: 1000,", "n_train: 6.0e3,")
+    assert rc == 0, out[-3000:]
+    assert '"n_train": 6000,' in out and '"6.0e3"' not in out, out[-3000:]
+
+
+# -- a path with a space: every shell command quotes what it is given ----------------------------------------
+RULE_FILES = [ROOT / "Snakefile", *sorted((ROOT / "workflow" / "rules").glob("*.smk"))]
+
+
+def shell_commands(path):
+    """(line, tokens) of each ``shell:`` block of a Snakemake file: its tokens, comments and line breaks left out."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(path.read_text()).readline))
+    for i, tok in enumerate(tokens):
+        if not (tok.type == tokenize.NAME and tok.string == "shell" and tokens[i + 1].string == ":"):
+            continue
+        j, body = i + 2, []
+        if tokens[j].type == tokenize.NEWLINE:  # an indented block: up to its DEDENT
+            while tokens[j].type != tokenize.INDENT:
+                j += 1
+            depth, j = 1, j + 1
+            while depth:
+                depth += {tokenize.INDENT: 1, tokenize.DEDENT: -1}.get(tokens[j].type, 0)
+                body.append(tokens[j])
+                j += 1
+        else:
+            while tokens[j].type != tokenize.NEWLINE:
+                body.append(tokens[j])
+                j += 1
+        yield tok.start[0], [t for t in body if t.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT,
+                                                               tokenize.INDENT, tokenize.DEDENT)]
+
+
+def unquoted(path) -> list[str]:
+    """What in the shell commands of ``path`` may reach the shell unquoted: a ``{field}`` without ``:q``, a Python
+    value put in by an f-string (other than ``R``, the results root), a command computed rather than written."""
+    found = []
+    for line, body in shell_commands(path):
+        text = ""
+        for tok in body:
+            if tok.type != tokenize.STRING:
+                found.append(f"{path.name}:{tok.start[0]}: the command is computed ({tok.string!r})")
+                continue
+            node = ast.parse(tok.string, mode="eval").body
+            for part in node.values if isinstance(node, ast.JoinedStr) else [node]:
+                if isinstance(part, ast.Constant):
+                    text += part.value
+                elif isinstance(part.value, ast.Name) and part.value.id == "R":
+                    text += "results"
+                else:
+                    found.append(f"{path.name}:{tok.start[0]}: an f-string puts {ast.unparse(part.value)} in")
+        for field in re.findall(r"\{([^{}]*)\}", text.replace("{{", "").replace("}}", "")):
+            if not field.partition(":")[2].endswith("q"):
+                found.append(f"{path.name}:{line}: {{{field}}} (write {{{field}:q}})")
+    return found
+
+
+def test_every_shell_command_quotes_its_paths():
+    """A checkout, Python or config path with a space split into two words (`Snakefile ".../with" not found`)."""
+    assert sum(len(list(shell_commands(p))) for p in RULE_FILES) >= 35
+    assert [u for p in RULE_FILES for u in unquoted(p)] == []
+    # R, the one value an f-string may put in, is the config's `results`, whose schema pattern admits only
+    # characters that need no quoting
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    pattern = schema["properties"]["results"]["pattern"]
+    admitted = [c for c in string.printable if re.fullmatch(pattern, f"a{c}b")]
+    assert admitted and all(shlex.quote(f"a{c}b") == f"a{c}b" for c in admitted), admitted
+
+
+def test_the_static_check_finds_an_unquoted_path(tmp_path):
+    rule = tmp_path / "x.smk"
+    rule.write_text('rule x:\n    output:\n        "o"\n    params:\n        p=1\n    shell:\n'
+                    '        "cmd {output:q} {params.p}"\n        f" --in {R}/{{wildcards.w:q}} {SNAKEFILE}"\n'
+                    '        + EXTRA\n')
+    assert sorted(unquoted(rule)) == ["x.smk:6: {params.p} (write {params.p:q})",
+                                      "x.smk:8: an f-string puts SNAKEFILE in",
+                                      "x.smk:9: the command is computed ('+')",
+                                      "x.smk:9: the command is computed ('EXTRA')"]
+
+
+def test_a_checkout_path_with_a_space_stays_one_word_in_every_command(tmp_path):
+    """The checkout seen through a folder whose name has a space (links to its files), its artifact planned: each
+    command Snakemake would run, split as the shell splits it, keeps that folder in one word."""
+    import subprocess
+    import sys
+
+    from tests.helpers import tool_env
+
+    checkout, work = tmp_path / "with space", tmp_path / "work"
+    checkout.mkdir()
+    work.mkdir()
+    for top in sorted({name.split("/")[0] for name in checkout_files()}):
+        (checkout / top).symlink_to(ROOT / top)
+    (work / "smoke.yaml").write_text((ROOT / "config" / "smoke.yaml").read_text())
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"),
+                           "--directory", str(work), "-n", "-p", "results/artifact.tar.gz", "--configfile",
+                           "smoke.yaml", "--config", "results=results"], cwd=work, env=tool_env(),
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    commands = re.findall(r"^Shell command: (.*)$", proc.stdout, flags=re.M)
+    assert len(commands) > 100, proc.stdout[-3000:]
+    words = [w for c in commands for w in shlex.split(c)]
+    assert not [w for w in words if w.endswith(f"{tmp_path}/with")], "a path was split at its space"
+    assert str(checkout / "Snakefile") in words and str(checkout) in words  # report_zip's and archive's
+    assert not (work / "results").exists()
 
 
 def _train(tmp_path, data_dir):

@@ -26,14 +26,14 @@ rule analyze:
     resources:
         **needs("analyze"),
     params:
-        export_dirs=lambda wc: " ".join(chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}", wc.experiment)),
+        export_dirs=lambda wc: chunk_outputs(f"{R}/activations/{{experiment}}/{{chunk}}", wc.experiment),
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         arch=lambda wc: config["experiments"][wc.experiment]["model"]["arch"],
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
     shell:
-        "attnrepro aitken2021 analyze --export-dirs {params.export_dirs} --data-dir {params.data_dir} --arch {params.arch} --task-json {params.task}"
-        " --metrics {input.metrics}"
-        f" --out-dir {R}/analysis/{{wildcards.experiment}} > {{log}} 2>&1"
+        "attnrepro aitken2021 analyze --export-dirs {params.export_dirs:q} --data-dir {params.data_dir:q} --arch {params.arch:q} --task-json {params.task:q}"
+        " --metrics {input.metrics:q}"
+        f" --out-dir {R}/analysis/{{wildcards.experiment:q}} > {{log:q}} 2>&1"
 
 
 # Every seed group's greedy decodes of the test split, scored by token/sequence accuracy and corpus BLEU (the
@@ -58,6 +58,6 @@ rule evaluate:
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         device=config["device"],
     shell:
-        "attnrepro evaluate --models {input.models} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
-        " --split test --out {output}"
-        " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+        "attnrepro evaluate --models {input.models:q} --experiment {wildcards.experiment:q} --data-dir {params.data_dir:q}"
+        " --split test --out {output:q}"
+        " --device {params.device:q} --threads {params.torch_threads:q} > {log:q} 2>&1"

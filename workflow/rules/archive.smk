@@ -24,9 +24,9 @@ rule report_zip:
         config=json_arg(config),
     # the report of this run (`snakemake --report`), read from the running workflow's own records: --nolock
     shell:
-        "cfg=$(mktemp --suffix=.yaml) && trap 'rm -f $cfg' EXIT && printf '%s' {params.config} > $cfg"
-        " && {params.python} -m snakemake --snakefile {params.snakefile} --directory . --configfile $cfg"
-        " --nolock --report {output} > {log} 2>&1"
+        "cfg=$(mktemp --suffix=.yaml) && trap 'rm -f $cfg' EXIT && printf '%s' {params.config:q} > $cfg"
+        " && {params.python:q} -m snakemake --snakefile {params.snakefile:q} --directory . --configfile $cfg"
+        " --nolock --report {output:q} > {log:q} 2>&1"
 
 
 # a list too long for a shell line (thousands of jobs at paper scale): written by Snakemake itself
@@ -62,10 +62,10 @@ rule archive:
     params:
         repo=workflow.basedir,
         config=json_arg(config),
-        include=" ".join(f"--{k}" for k in ("activations", "models", "analysis") if config["archive"].get(k)),
+        include=[f"--{k}" for k in ("activations", "models", "analysis") if config["archive"].get(k)],
     shell:
-        f"attnrepro archive --repo {{params.repo}} --results {R} --config-json {{params.config}}"
-        " --jobs {input.jobs} {params.include} --out {output} > {log} 2>&1"
+        f"attnrepro archive --repo {{params.repo:q}} --results {R} --config-json {{params.config:q}}"
+        " --jobs {input.jobs:q} {params.include:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule verify:
@@ -78,4 +78,4 @@ rule verify:
     conda:
         ATTNREPRO_ENV
     shell:
-        "attnrepro verify {input} > {output} 2> {log}"
+        "attnrepro verify {input:q} > {output:q} 2> {log:q}"

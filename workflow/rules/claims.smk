@@ -17,5 +17,5 @@ rule claims:
         confidence=config["claims"]["confidence"],
         references=claim_reference_args(),
     shell:
-        "attnrepro claims --sources-json {params.sources} --confidence {params.confidence}"
-        " --out {output.csv} --markdown {output.md} --by-claim {output.by_claim}{params.references} > {log} 2>&1"
+        "attnrepro claims --sources-json {params.sources:q} --confidence {params.confidence:q}"
+        " --out {output.csv:q} --markdown {output.md:q} --by-claim {output.by_claim:q} {params.references:q} > {log:q} 2>&1"

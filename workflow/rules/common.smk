@@ -2,7 +2,6 @@
 import json
 import os
 import re
-import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -140,8 +139,9 @@ def experiment_task(wildcards):
 
 
 def json_arg(obj):
-    """A config block as one shell-quoted JSON argument; also what makes a change of it rerun the rule."""
-    return shlex.quote(json.dumps(obj, sort_keys=True))
+    """A config block as JSON, for a ``--*-json`` option (``{params.x:q}``: one shell word); also what makes a change
+    of it rerun the rule."""
+    return json.dumps(obj, sort_keys=True)
 
 
 def chunk_outputs(pattern, experiment):
@@ -215,7 +215,7 @@ def aitken_figure_args(wc):
             "cell": exp["model"]["cell"],
         }
     inputs = {"roles": aitken_figure_experiments(wc), "meta": meta, "seed": AITKEN_FIGURES.get("seed")}
-    return shlex.quote(json.dumps(inputs))  # roles in the panel's role order, not sorted
+    return json.dumps(inputs)  # roles in the panel's role order, not sorted
 
 
 def figure_caption(paper):
@@ -242,7 +242,7 @@ def claim_references():
 
 
 def claim_reference_args():
-    return "".join(f" --reference {shlex.quote(f'{label}={path}')}" for label, path in claim_references().items())
+    return [word for label, path in claim_references().items() for word in ("--reference", f"{label}={path}")]
 
 
 # -- Kobayashi et al. 2020 on the pretrained encoder (optional config block `kobayashi2020`) -------------------
@@ -269,8 +269,9 @@ def kobayashi_pinned(key):
 
 
 def kobayashi_pinned_args(*keys):
-    """--encoder-json / --ranks-json for the configured sets (their files checked again before they are read)."""
-    return "".join(f" --{key}-json {json_arg(KOBA[key])}" for key in keys if KOBA.get(key))
+    """--encoder-json / --ranks-json for the configured sets (their files checked again before they are read), as
+    the words of a ``{params.x:q}`` list."""
+    return [word for key in keys if KOBA.get(key) for word in (f"--{key}-json", json_arg(KOBA[key]))]
 
 
 def kobayashi2020_figures():

@@ -43,7 +43,7 @@ def corpus_targets():
 
 def download_options(wildcards):
     """--md5 (the publisher's digest, when no SHA-256 is pinned), --local-dir (offline mirror) and --allow-unpinned
-    from the corpus file and the `downloads` block, as shell arguments."""
+    from the corpus file and the `downloads` block, as the words of a ``{params.options:q}`` list."""
     downloads = config.get("downloads") or {}
     options = []
     if corpus_file(wildcards).get("md5"):
@@ -52,7 +52,7 @@ def download_options(wildcards):
         options += ["--local-dir", downloads["local_dir"], "--local-name", f"{wildcards.corpus}/{wildcards.file}"]
     if downloads.get("allow_unpinned"):
         options.append("--allow-unpinned")
-    return " ".join(shlex.quote(o) for o in options)
+    return options
 
 
 localrules:

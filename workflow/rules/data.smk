@@ -15,4 +15,4 @@ rule data:
     params:
         task=lambda wc: json_arg(config["tasks"][wc.task]),
     shell:
-        f"attnrepro data --task-json {{params.task}} --out-dir {R}/data/{{wildcards.task}} > {{log}} 2>&1"
+        f"attnrepro data --task-json {{params.task:q}} --out-dir {R}/data/{{wildcards.task:q}} > {{log:q}} 2>&1"

@@ -15,11 +15,11 @@ rule download:
     conda:
         ATTNREPRO_ENV
     params:
-        url=lambda wc: shlex.quote(corpus_file(wc)["url"]),
+        url=lambda wc: corpus_file(wc)["url"],
         sha256=lambda wc: corpus_file(wc)["sha256"] or "null",
         options=download_options,
     shell:
-        "attnrepro download --url {params.url} --sha256 {params.sha256} --out {output} {params.options} > {log} 2>&1"
+        "attnrepro download --url {params.url:q} --sha256 {params.sha256:q} --out {output:q} {params.options:q} > {log:q} 2>&1"
 
 
 rule prepare_pieces:
@@ -42,8 +42,8 @@ rule prepare_pieces:
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
-        f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
-        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
+        f"attnrepro prepare --corpus-json {{params.corpus:q}} --raw-dir {R}/downloads/{{wildcards.corpus:q}}"
+        f" --out-dir {R}/data/{{wildcards.corpus:q}} > {{log:q}} 2>&1"
 
 
 rule prepare_words:
@@ -65,8 +65,8 @@ rule prepare_words:
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
-        f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
-        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
+        f"attnrepro prepare --corpus-json {{params.corpus:q}} --raw-dir {R}/downloads/{{wildcards.corpus:q}}"
+        f" --out-dir {R}/data/{{wildcards.corpus:q}} > {{log:q}} 2>&1"
 
 
 # the gold word alignments a corpus's release carries (wmt16: the RWTH De-En set), tokenised like its sentences
@@ -88,8 +88,8 @@ rule prepare_gold:
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
-        f"attnrepro prepare-gold --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
-        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
+        f"attnrepro prepare-gold --corpus-json {{params.corpus:q}} --raw-dir {R}/downloads/{{wildcards.corpus:q}}"
+        f" --out-dir {R}/data/{{wildcards.corpus:q}} > {{log:q}} 2>&1"
 
 
 rule prepare_classification:
@@ -111,8 +111,8 @@ rule prepare_classification:
     params:
         corpus=lambda wc: json_arg(config["corpora"][wc.corpus]),
     shell:
-        f"attnrepro prepare --corpus-json {{params.corpus}} --raw-dir {R}/downloads/{{wildcards.corpus}}"
-        f" --out-dir {R}/data/{{wildcards.corpus}} > {{log}} 2>&1"
+        f"attnrepro prepare --corpus-json {{params.corpus:q}} --raw-dir {R}/downloads/{{wildcards.corpus:q}}"
+        f" --out-dir {R}/data/{{wildcards.corpus:q}} > {{log:q}} 2>&1"
 
 
 rule downloads:

@@ -1,6 +1,5 @@
-# export.pass (docs/activations.md): the greedy pass adds its option to the command only when chosen, so the default's
-# command, and so the record of a results folder exported before the key existed, is unchanged (no rerun), while
-# choosing greedy changes the command, which reruns the export (Snakemake's code trigger) and everything after it.
+# export.pass (docs/activations.md): the greedy pass adds its option to the command only when chosen; choosing it
+# changes the job's params, which reruns the export (Snakemake's params trigger) and everything after it.
 EXPORT_PASS = config["export"].get("pass", "teacher_forced")
 
 
@@ -27,9 +26,9 @@ rule export:
         n_examples=config["export"]["n_examples"],
         device=config["device"],
         tables=layout.EXPORT_FORMAT,
+        pass_option=[] if EXPORT_PASS == "teacher_forced" else ["--pass", EXPORT_PASS],
+        out_dir=f"{R}/activations/{{experiment}}/{{chunk}}",
     shell:
-        "attnrepro export --model {input.model} --experiment {wildcards.experiment} --data-dir {params.data_dir}"
-        " --n-examples {params.n_examples}"
-        + ("" if EXPORT_PASS == "teacher_forced" else f" --pass {EXPORT_PASS}")
-        + f" --out-dir {R}/activations/{{wildcards.experiment}}/{{wildcards.chunk}}"
-        " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+        "attnrepro export --model {input.model:q} --experiment {wildcards.experiment:q} --data-dir {params.data_dir:q}"
+        " --n-examples {params.n_examples:q} {params.pass_option:q} --out-dir {params.out_dir:q}"
+        " --device {params.device:q} --threads {params.torch_threads:q} > {log:q} 2>&1"

@@ -25,5 +25,5 @@ rule figure_aitken2021:
         caption=figure_caption("aitken2021"),
         dpi=config["figures"]["dpi"],
     shell:
-        "attnrepro figure aitken2021 {wildcards.name} --inputs-json {params.inputs}"
-        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
+        "attnrepro figure aitken2021 {wildcards.name:q} --inputs-json {params.inputs:q}"
+        " --png {output.png:q} --pdf {output.pdf:q} --csv {output.csv:q} --dpi {params.dpi:q} > {log:q} 2>&1"

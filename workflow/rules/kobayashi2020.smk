@@ -21,8 +21,8 @@ rule kobayashi2020_data:
         first_article=KOBA.get("first_article", 0),
         pinned=kobayashi_pinned_args("encoder", "ranks"),
     shell:
-        "attnrepro kobayashi2020 data --n-sequences {params.n_sequences} --max-len {params.max_len}"
-        " --first-article {params.first_article}{params.pinned} --out {output} > {log} 2>&1"
+        "attnrepro kobayashi2020 data --n-sequences {params.n_sequences:q} --max-len {params.max_len:q}"
+        " --first-article {params.first_article:q} {params.pinned:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule kobayashi2020_cache:
@@ -47,12 +47,12 @@ rule kobayashi2020_cache:
         pair_fraction=KOBA.get("pair_fraction"),
         seed=KOBA.get("seed"),
         pinned=kobayashi_pinned_args("encoder"),
-        shape=f" --encoder-shape {json_arg(KOBA['encoder_shape'])}" if KOBA.get("encoder_shape") else "",
+        shape=["--encoder-shape", json_arg(KOBA["encoder_shape"])] if KOBA.get("encoder_shape") else [],
     shell:
-        "attnrepro kobayashi2020 cache --tokens {input.tokens} --batch-size {params.batch_size}"
-        " --pair-fraction {params.pair_fraction} --seed {params.seed}{params.pinned}{params.shape}"
-        " --out-dir {params.out_dir}"
-        " --threads {params.torch_threads} > {log} 2>&1"
+        "attnrepro kobayashi2020 cache --tokens {input.tokens:q} --batch-size {params.batch_size:q}"
+        " --pair-fraction {params.pair_fraction:q} --seed {params.seed:q} {params.pinned:q} {params.shape:q}"
+        " --out-dir {params.out_dir:q}"
+        " --threads {params.torch_threads:q} > {log:q} 2>&1"
 
 
 rule kobayashi2020_summary:
@@ -71,8 +71,8 @@ rule kobayashi2020_summary:
         cache_dir=lambda wc, input: Path(input.cache[0]).parent,
         folds=KOBA.get("folds"),
     shell:
-        "attnrepro kobayashi2020 summary --tokens {input.tokens} --cache-dir {params.cache_dir}"
-        " --folds {params.folds} --out {output} > {log} 2>&1"
+        "attnrepro kobayashi2020 summary --tokens {input.tokens:q} --cache-dir {params.cache_dir:q}"
+        " --folds {params.folds:q} --out {output:q} > {log:q} 2>&1"
 
 
 # every figure and table of attnrepro.kobayashi2020.panels drawn from the norm cache (§4, Appendices A and C),
@@ -112,8 +112,8 @@ rule kobayashi2020_figure:
         caption=figure_caption("kobayashi2020"),
         dpi=KOBA.get("dpi"),
     shell:
-        "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
-        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
+        "attnrepro figure kobayashi2020 {wildcards.name:q} --inputs-json {params.inputs:q}"
+        " --png {output.png:q} --pdf {output.pdf:q} --csv {output.csv:q} --dpi {params.dpi:q} > {log:q} 2>&1"
 
 
 # §5 on our own encoder-decoders (every transformer experiment on a synthetic task, plus the recurrent ones listed
@@ -140,9 +140,9 @@ rule kobayashi2020_aer:
         task=lambda wc: json_arg(task_spec(config, experiment_task(wc))),
         n_examples=config["export"]["n_examples"],
     shell:
-        "attnrepro kobayashi2020 aer --models {input.models} --data-dir {params.data_dir} --task-json {params.task}"
-        f" --n-examples {{params.n_examples}} --out-dir {R}/analysis/{{wildcards.experiment}}"
-        " --threads {params.torch_threads} > {log} 2>&1"
+        "attnrepro kobayashi2020 aer --models {input.models:q} --data-dir {params.data_dir:q} --task-json {params.task:q}"
+        f" --n-examples {{params.n_examples:q}} --out-dir {R}/analysis/{{wildcards.experiment:q}}"
+        " --threads {params.torch_threads:q} > {log:q} 2>&1"
 
 
 # §5 on real translation: the models of an experiment read with teacher forcing on the sentence pairs of a
@@ -172,9 +172,9 @@ rule kobayashi2020_aer_gold:
         index_base=lambda wc: gold_set(wc).get("index_base", 0),
         out_dir=lambda wc, output: Path(output.aer).parent,
     shell:
-        "attnrepro kobayashi2020 aer-gold --models {input.models} --vocab {input.vocab} --source {input.source:q}"
-        " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base}"
-        " --key kobayashi2020_aer.gold.{wildcards.gold} --out-dir {params.out_dir} --threads {params.torch_threads} > {log} 2>&1"
+        "attnrepro kobayashi2020 aer-gold --models {input.models:q} --vocab {input.vocab:q} --source {input.source:q}"
+        " --target {input.target:q} --alignment {input.alignment:q} --index-base {params.index_base:q}"
+        " --key kobayashi2020_aer.gold.{wildcards.gold:q} --out-dir {params.out_dir:q} --threads {params.torch_threads:q} > {log:q} 2>&1"
 
 
 # Fig. 7, Table 3 (the aer.csv of every scored experiment and gold set) and Fig. 8 (one example sentence pair's
@@ -202,12 +202,12 @@ rule kobayashi2020_nmt_figure:
     conda:
         ATTNREPRO_ENV
     params:
-        inputs=lambda wc: shlex.quote(json.dumps({"tables": kobayashi_scored_tables(wc)})),  # in order, not sorted
+        inputs=lambda wc: json.dumps({"tables": kobayashi_scored_tables(wc)}),  # in order, not sorted
         caption=figure_caption("kobayashi2020"),
         dpi=KOBA.get("dpi", 150),
     shell:
-        "attnrepro figure kobayashi2020 {wildcards.name} --inputs-json {params.inputs}"
-        " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
+        "attnrepro figure kobayashi2020 {wildcards.name:q} --inputs-json {params.inputs:q}"
+        " --png {output.png:q} --pdf {output.pdf:q} --csv {output.csv:q} --dpi {params.dpi:q} > {log:q} 2>&1"
 
 
 # Table 3's fast_align row measured, not quoted (§5): a statistical aligner (eflomal, the optional extra `aligner`)
@@ -240,9 +240,9 @@ rule kobayashi2020_aligner:
     params:
         out_dir=lambda wc, output: Path(output.table).parent,
     shell:
-        "attnrepro kobayashi2020 aligner --train {input.train} --source {input.source:q} --target {input.target:q}"
-        " --alignment {input.alignment:q} --index-base 0 --key kobayashi2020_aer.gold.{wildcards.gold}"
-        " --n-samplers 3 --out-dir {params.out_dir} > {log} 2>&1"
+        "attnrepro kobayashi2020 aligner --train {input.train:q} --source {input.source:q} --target {input.target:q}"
+        " --alignment {input.alignment:q} --index-base 0 --key kobayashi2020_aer.gold.{wildcards.gold:q}"
+        " --n-samplers 3 --out-dir {params.out_dir:q} > {log:q} 2>&1"
 
 
 rule kobayashi2020_aligner_gap:
@@ -260,5 +260,5 @@ rule kobayashi2020_aligner_gap:
     conda:
         ATTNREPRO_ENV
     shell:
-        "attnrepro kobayashi2020 aligner-gap --aer-summary {input.summary} --aligner {input.aligner}"
-        " --out {output} > {log} 2>&1"
+        "attnrepro kobayashi2020 aligner-gap --aer-summary {input.summary:q} --aligner {input.aligner:q}"
+        " --out {output:q} > {log:q} 2>&1"

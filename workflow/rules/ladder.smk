@@ -22,7 +22,7 @@ rule ladder_claims:
         ),
         confidence=config["claims"]["confidence"],
     shell:
-        "attnrepro claims --sources-json {params.sources} --confidence {params.confidence} --out {output} > {log} 2>&1"
+        "attnrepro claims --sources-json {params.sources:q} --confidence {params.confidence:q} --out {output:q} > {log:q} 2>&1"
 
 
 rule ladder:
@@ -39,9 +39,9 @@ rule ladder:
     conda:
         ATTNREPRO_ENV
     params:
-        claims=lambda wc, input: " ".join(f"{p}={path}" for p, path in zip(LADDER_POINTS, input)),
+        claims=lambda wc, input: [f"{p}={path}" for p, path in zip(LADDER_POINTS, input)],
         spec=json_arg(ladderlib.spec(config)),
         dpi=config["figures"]["dpi"],
     shell:
-        "attnrepro ladder --claims {params.claims} --spec-json {params.spec} --csv {output.csv} --png {output.png}"
-        " --pdf {output.pdf} --dpi {params.dpi} > {log} 2>&1"
+        "attnrepro ladder --claims {params.claims:q} --spec-json {params.spec:q} --csv {output.csv:q} --png {output.png:q}"
+        " --pdf {output.pdf:q} --dpi {params.dpi:q} > {log:q} 2>&1"

@@ -13,12 +13,12 @@ rule claims_html:
     conda:
         ATTNREPRO_ENV
     shell:
-        "attnrepro report-table --csv {input} --group-by paper --title 'Claims: every paper claim we test'"
+        "attnrepro report-table --csv {input:q} --group-by paper --title 'Claims: every paper claim we test'"
         " --note 'One row per claim and experiment: the paper value where it prints one, our median (or rate) over"
         " replicates with its interval, the number of replicates, the model check, what stands in for the paper"
         f" (tested_on) and the verdict. The same table: {R}/claims.csv, {R}/claims.md; one verdict per claim:"
         f" {R}/claims_by_claim.csv.'"
-        " --out {output} > {log} 2>&1"
+        " --out {output:q} > {log:q} 2>&1"
 
 
 if SNELL2021:
@@ -43,7 +43,7 @@ if SNELL2021:
         conda:
             ATTNREPRO_ENV
         shell:
-            "attnrepro report-table --csv {input} --title 'Snell et al. 2021, {wildcards.table}'"
+            "attnrepro report-table --csv {input:q} --title 'Snell et al. 2021, {wildcards.table:q}'"
             " --note 'Mean ± standard deviation over the seeds (n_seeds) of each row; agreement A and ξ in percent;"
             " ref_ columns: the paper’s own numbers (Table 2: its Multi30k row beside our translation set).'"
-            " --out {output} > {log} 2>&1"
+            " --out {output:q} > {log:q} 2>&1"

@@ -45,9 +45,9 @@ if SNELL2021:
             spec=lambda wc: json_arg(snell2021_runs()[wc.run]),
             ckpt_dir=f"{R}/checkpoints/snell2021/{{run}}",
         shell:
-            "attnrepro snell2021 train {wildcards.run} --spec-json {params.spec} --ckpt-dir {params.ckpt_dir}"
-            f" --out-dir {R}/models/snell2021/{{wildcards.run}}"
-            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
+            "attnrepro snell2021 train {wildcards.run:q} --spec-json {params.spec:q} --ckpt-dir {params.ckpt_dir:q}"
+            f" --out-dir {R}/models/snell2021/{{wildcards.run:q}}"
+            " --device {params.device:q} --threads {params.torch_threads:q} --time-budget {params.budget:q} > {log:q} 2>&1"
 
     # Fig. 6: rejection sampling of single-head initialisations on one backbone, round after round
     rule snell2021_candidates:
@@ -70,10 +70,10 @@ if SNELL2021:
             budget=time_budget,
             spec=json_arg(snell2021_runs()["multihead_candidates"]),
         shell:
-            "attnrepro snell2021 train multihead_candidates --spec-json {params.spec}"
+            "attnrepro snell2021 train multihead_candidates --spec-json {params.spec:q}"
             f" --ckpt-dir {R}/checkpoints/snell2021/multihead_candidates"
             f" --out-dir {R}/models/snell2021/multihead_candidates"
-            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
+            " --device {params.device:q} --threads {params.torch_threads:q} --time-budget {params.budget:q} > {log:q} 2>&1"
 
     # Fig. 6: the K-head models of one kind, their heads drawn from the labelled candidates
     rule snell2021_multihead:
@@ -100,10 +100,10 @@ if SNELL2021:
             budget=time_budget,
             spec=lambda wc: json_arg(snell2021_runs()[f"multihead_{wc.combo}"]),
         shell:
-            "attnrepro snell2021 train multihead_{wildcards.combo} --spec-json {params.spec}"
-            f" --candidates {{input.candidates}} --ckpt-dir {R}/checkpoints/snell2021/multihead_{{wildcards.combo}}"
-            f" --out-dir {R}/models/snell2021/multihead_{{wildcards.combo}}"
-            " --device {params.device} --threads {params.torch_threads} --time-budget {params.budget} > {log} 2>&1"
+            "attnrepro snell2021 train multihead_{wildcards.combo:q} --spec-json {params.spec:q}"
+            f" --candidates {{input.candidates:q}} --ckpt-dir {R}/checkpoints/snell2021/multihead_{{wildcards.combo:q}}"
+            f" --out-dir {R}/models/snell2021/multihead_{{wildcards.combo:q}}"
+            " --device {params.device:q} --threads {params.torch_threads:q} --time-budget {params.budget:q} > {log:q} 2>&1"
 
     rule snell2021_export:
         input:
@@ -127,8 +127,8 @@ if SNELL2021:
             # model.pt (the input) is written last, so its presence means model_best.pt is there too
             model=lambda wc: f"{R}/models/snell2021/{wc.erun}/{snellcfg.export_model(SNELL2021)}",
         shell:
-            f"attnrepro snell2021 export --model {{params.model}} --out-dir {R}/activations/snell2021/{{wildcards.erun}}"
-            " --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+            f"attnrepro snell2021 export --model {{params.model:q}} --out-dir {R}/activations/snell2021/{{wildcards.erun:q}}"
+            " --device {params.device:q} --threads {params.torch_threads:q} > {log:q} 2>&1"
 
     # App. A.1: α^opt of the linear-read-out (Eq. 32) model, per held-out target token, beside its β
     rule snell2021_alpha_opt:
@@ -151,8 +151,8 @@ if SNELL2021:
             device=config["device"],
             iterations=lambda wc: snellcfg.alpha_opt_iterations(SNELL2021),
         shell:
-            f"attnrepro snell2021 alpha-opt --model {{input.model}} --out-dir {R}/activations/snell2021/{{wildcards.aorun}}"
-            " --iterations {params.iterations} --device {params.device} --threads {params.torch_threads} > {log} 2>&1"
+            f"attnrepro snell2021 alpha-opt --model {{input.model:q}} --out-dir {R}/activations/snell2021/{{wildcards.aorun:q}}"
+            " --iterations {params.iterations:q} --device {params.device:q} --threads {params.torch_threads:q} > {log:q} 2>&1"
 
     # one rule per kind of analysis (their outputs differ); each a pure function of the runs' tables
     for _kind, _outputs in snellcfg.ANALYSIS_OUTPUTS.items():
@@ -175,9 +175,9 @@ if SNELL2021:
             params:
                 spec=lambda wc: json_arg(snellcfg.analyses(SNELL2021)[wc.analysis]),
             shell:
-                "attnrepro snell2021 analyze {wildcards.analysis} --spec-json {params.spec}"
+                "attnrepro snell2021 analyze {wildcards.analysis:q} --spec-json {params.spec:q}"
                 f" --models-dir {R}/models/snell2021 --activations-dir {R}/activations/snell2021"
-                f" --out-dir {R}/analysis/snell2021/{{wildcards.analysis}} > {{log}} 2>&1"
+                f" --out-dir {R}/analysis/snell2021/{{wildcards.analysis:q}} > {{log:q}} 2>&1"
 
     # every figure and table of attnrepro.snell2021.panels, drawn through the figure registry from the analyses it
     # reads (Table 2, Table 10 and Fig. 2: the Table 2 analyses' summaries and ξ curves)
@@ -204,5 +204,5 @@ if SNELL2021:
             caption=figure_caption("snell2021"),
             dpi=SNELL2021["dpi"],
         shell:
-            "attnrepro figure snell2021 {wildcards.name} --inputs-json {params.inputs}"
-            " --png {output.png} --pdf {output.pdf} --csv {output.csv} --dpi {params.dpi} > {log} 2>&1"
+            "attnrepro figure snell2021 {wildcards.name:q} --inputs-json {params.inputs:q}"
+            " --png {output.png:q} --pdf {output.pdf:q} --csv {output.csv:q} --dpi {params.dpi:q} > {log:q} 2>&1"

@@ -20,7 +20,7 @@ rule train:
     params:
         torch_threads=config["threads"],
         spec=lambda wc: json_arg(cfglib.experiment_spec(config, wc.experiment)),
-        seeds=lambda wc: " ".join(map(str, SEED_CHUNKS[wc.chunk])),
+        seeds=lambda wc: SEED_CHUNKS[wc.chunk],
         data_dir=lambda wc: f"{R}/data/{experiment_task(wc)}",
         # checkpoints live outside the outputs so a killed job's rerun finds them
         ckpt_dir=f"{R}/checkpoints/{{experiment}}/{{chunk}}",
@@ -29,7 +29,7 @@ rule train:
     # torch's threads from the config, not {threads} (which --cores caps): a sum's order, so the weights, depend on
     # them, and `--cores 1` must give the numbers `--cores 2` gives (every torch rule does the same)
     shell:
-        "attnrepro train --spec-json {params.spec} --seeds {params.seeds} --data-dir {params.data_dir}"
-        " --ckpt-dir {params.ckpt_dir} --model-out {output.model} --metrics-out {output.metrics}"
-        " --name {wildcards.experiment} --device {params.device} --threads {params.torch_threads}"
-        " --time-budget {params.budget} > {log} 2>&1"
+        "attnrepro train --spec-json {params.spec:q} --seeds {params.seeds:q} --data-dir {params.data_dir:q}"
+        " --ckpt-dir {params.ckpt_dir:q} --model-out {output.model:q} --metrics-out {output.metrics:q}"
+        " --name {wildcards.experiment:q} --device {params.device:q} --threads {params.torch_threads:q}"
+        " --time-budget {params.budget:q} > {log:q} 2>&1"

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, sub
+from ..cli.common import SPEC_HELP, json_option, sub
 
 
 def cmd_analyze(args) -> None:
@@ -48,6 +48,7 @@ def add_parser(subparsers) -> None:
     a.add_argument("--export-dirs", nargs="+", required=True, help="every seed group's export folder")
     a.add_argument("--data-dir", required=True, help="the task's folder")
     a.add_argument("--arch", required=True, help="ved, aed or ao")
-    a.add_argument("--task-json", required=True, help="the task's config block (for its dictionary) " + SPEC_HELP)
+    json_option(a, "--task-json", ("kind",),
+                required=True, help="the task's config block (for its dictionary) " + SPEC_HELP)
     a.add_argument("--metrics", nargs="*", default=[], help="every seed group's metrics.csv (training evaluations)")
     a.add_argument("--out-dir", required=True, help="writes summary.csv and the analysis tables")

@@ -17,7 +17,7 @@ and accidental edits, not a deliberate one (whoever changes a file can rewrite t
 artifact, publish its SHA-256 where readers fetch it. Packing is deterministic — members in a fixed order, owner
 root, mtime the commit's time, no timestamp in the gzip header — so the same results give the same SHA-256.
 :func:`unpack` refuses a member outside ``artifact/``, a link or a special file, and stops a decompression bomb
-before it writes more than bag-info's ``Payload-Oxum`` announces.
+before it writes more than the archive's own size allows, or more than bag-info's ``Payload-Oxum`` announces.
 """
 
 from __future__ import annotations
@@ -47,6 +47,11 @@ ACTIVATION_PATTERNS = ("activations/*",)
 # a bag's tag files (manifests, README, bag-info) beside the payload that Payload-Oxum counts
 TAG_BYTES = 64 << 20
 BEFORE_INFO_BYTES = 4 << 20
+# what an archive may unpack to, whatever it announces: MAX_RATIO times its own size, plus SLACK for a small one.
+# The smoke artifacts unpack to 2-2.6 times their size (figures, report.zip and Parquet hardly compress); deflate
+# reaches about 1000 : 1 on a run of one byte, which is what a decompression bomb is.
+MAX_RATIO = 32
+SLACK = 16 << 20
 
 
 def selected(jobs: list[dict], results: str = "results", *, activations: bool = False, models: bool = False,
@@ -181,9 +186,17 @@ def payload_oxum(text: str, source: str) -> tuple[int, int]:
 def unpack(archive: Path, into: Path) -> Path:
     """Extract an artifact tarball into ``into`` and return its ``artifact/`` folder. A member outside
     ``artifact/`` (another folder, an absolute path, ``..``), a link or a special file is refused before it is
-    written, naming it; extraction stops before the files exceed bag-info.txt's Payload-Oxum (plus room for the
-    tag files), so a decompression bomb ends with one line instead of filling the disk."""
+    written, naming it. Extraction stops before the files written exceed what the archive's own size allows
+    (:data:`MAX_RATIO`) or, if less, bag-info.txt's Payload-Oxum plus room for the tag files (a few MiB until
+    bag-info.txt is read), so a decompression bomb ends with one line instead of filling the disk, however much
+    its bag-info.txt announces."""
     archive = Path(archive)
+    try:
+        size = archive.stat().st_size
+    except OSError as err:
+        raise AttnReproError(f"{archive}: not a readable artifact archive ({err})") from err
+    # members too: an empty one's header compresses to about 10 bytes, a real artifact's member to kilobytes
+    ceiling, ceiling_members = MAX_RATIO * size + SLACK, size // 16 + 64
     written, count, bound, max_members = 0, 0, BEFORE_INFO_BYTES, 64
     try:
         with tarfile.open(archive, mode="r|gz") as tar:  # a stream: each member is checked before it is written
@@ -196,6 +209,11 @@ def unpack(archive: Path, into: Path) -> Path:
                     raise AttnReproError(f"{archive}: member {m.name!r} is a link or special file; an artifact holds "
                                          f"plain files only")
                 written, count = written + m.size, count + 1
+                if written > ceiling or count > ceiling_members:
+                    raise AttnReproError(
+                        f"{archive}: unpacks to more than {ceiling} bytes or {ceiling_members} members, more than "
+                        f"{MAX_RATIO} times its own {size} bytes allow (a decompression bomb); stopped before "
+                        f"writing {m.name!r}")
                 if written > bound or count > max_members:
                     raise AttnReproError(
                         f"{archive}: unpacks to more than {bound} bytes or {max_members} members, more than its "

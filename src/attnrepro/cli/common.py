@@ -127,16 +127,36 @@ def positive(text: str) -> int:
     return value
 
 
+def json_option(p, flag: str, keys: tuple[str, ...] = (), **kwargs) -> None:
+    """Add the ``--*-json`` option ``flag`` to ``p``: a JSON object holding at least ``keys`` (the ones the command
+    reads whatever else the object says), which :func:`parse_json_options` checks before the command runs."""
+    action = p.add_argument(flag, **kwargs)
+    p.set_defaults(json_keys={**(p.get_default("json_keys") or {}), action.dest: tuple(keys)})
+
+
 def parse_json_options(args) -> None:
-    """Every ``--*-json`` option parsed once, here: malformed JSON is one line naming the option."""
+    """Every ``--*-json`` option parsed once, here: malformed JSON, or an object of :func:`json_option` that is
+    not an object or lacks a key the command reads, is one line naming the option (and the key)."""
     import json
 
+    objects = getattr(args, "json_keys", None) or {}
     for name, value in vars(args).items():
         if name.endswith("_json") and isinstance(value, str):
+            option = f"--{name.replace('_', '-')}"
             try:
-                json.loads(value)
+                parsed = json.loads(value)
             except ValueError as err:
-                raise AttnReproError(f"--{name.replace('_', '-')}: not valid JSON ({err})") from None
+                raise AttnReproError(f"{option}: not valid JSON ({err})") from None
+            if name not in objects:
+                continue
+            keys = objects[name]
+            if not isinstance(parsed, dict):
+                raise AttnReproError(f"{option}: expected a JSON object" + (f" with keys {', '.join(keys)}" if keys
+                                                                            else "") + f", got {value[:80]!r}")
+            missing = [k for k in keys if k not in parsed]
+            if missing:
+                raise AttnReproError(f"{option}: missing key{'s' * (len(missing) > 1)} {', '.join(map(repr, missing))} "
+                                     f"(the object needs {', '.join(keys)}; the workflow writes it from the config)")
 
 
 def figure_files(p, csv: bool = True) -> None:

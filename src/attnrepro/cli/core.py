@@ -9,8 +9,8 @@ from pathlib import Path
 
 from ..errors import AttnReproError
 from ..data.tokens import SOS
-from .common import (SPEC_HELP, DistinctSeeds, device_threads, expected_experiment, load_split, pick_device,
-                     positive, same_vocabulary, sub, threads)
+from .common import (SPEC_HELP, DistinctSeeds, device_threads, expected_experiment, json_option, load_split,
+                     pick_device, positive, same_vocabulary, sub, threads)
 
 
 # -- data ---------------------------------------------------------------------------------------------------
@@ -102,11 +102,13 @@ def cmd_evaluate(args) -> None:
 
 def add_parsers(subparsers) -> None:
     d = sub(subparsers, "data", "generate a synthetic task's train/valid/test splits and vocabulary", cmd_data)
-    d.add_argument("--task-json", required=True, help="the task's config block (key tasks.NAME) " + SPEC_HELP)
+    json_option(d, "--task-json", ("kind", "max_len", "seed"),
+                required=True, help="the task's config block (key tasks.NAME) " + SPEC_HELP)
     d.add_argument("--out-dir", required=True, help="writes train/valid/test.parquet and vocab.json here")
 
     t = sub(subparsers, "train", "train a group of seeds of one experiment, stacked, with checkpoints", cmd_train)
-    t.add_argument("--spec-json", required=True, help="the resolved experiment (task, model, train) " + SPEC_HELP)
+    json_option(t, "--spec-json", ("task", "model", "train"),
+                required=True, help="the resolved experiment (task, model, train) " + SPEC_HELP)
     t.add_argument("--seeds", type=int, nargs="+", required=True, action=DistinctSeeds,
                    help="the seeds trained together, each once")
     t.add_argument("--data-dir", required=True, help="the task's folder (results/data/TASK)")

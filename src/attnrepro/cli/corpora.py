@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from .common import SPEC_HELP, sub
+from .common import SPEC_HELP, json_option, sub
 
 
 # -- corpora: download / prepare (the papers' own data sets) ------------------------------------------------
@@ -66,12 +66,14 @@ def add_parsers(subparsers) -> None:
                     "its log prints the SHA-256 to pin")
 
     pr = sub(subparsers, "prepare", "turn a downloaded corpus into train/valid/test Parquet and vocab.json", cmd_prepare)
-    pr.add_argument("--corpus-json", required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
+    json_option(pr, "--corpus-json", ("format", "files"),
+                required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
     pr.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
     pr.add_argument("--out-dir", required=True, help="results/data/CORPUS")
 
     pg = sub(subparsers, "prepare-gold", "write the gold word alignments of a corpus's release (wmt16: RWTH De-En) "
              "as gold.src, gold.tgt and 0-based gold.talp", cmd_prepare_gold)
-    pg.add_argument("--corpus-json", required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
+    json_option(pg, "--corpus-json", ("format", "files"),
+                required=True, help="the corpus's config block (key corpora.NAME) " + SPEC_HELP)
     pg.add_argument("--raw-dir", required=True, help="the folder of its downloaded files")
     pg.add_argument("--out-dir", required=True, help="results/data/CORPUS")

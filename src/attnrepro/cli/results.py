@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ..errors import AttnReproError
-from .common import SPEC_HELP, figure_files, positive, sub, write_figure
+from .common import SPEC_HELP, figure_files, json_option, positive, sub, write_figure
 
 
 # -- figures ------------------------------------------------------------------------------------------------
@@ -17,10 +17,7 @@ def cmd_figure(args) -> None:
     from ..figures import output  # noqa: F401  (the display-less backend, before anything is drawn)
     from ..figures import registry
 
-    inputs = json.loads(args.inputs_json)
-    if not isinstance(inputs, dict):
-        raise AttnReproError(f"--inputs-json: expected an object, got {args.inputs_json!r}")
-    write_figure(*registry.draw(args.paper, args.name, inputs), args)
+    write_figure(*registry.draw(args.paper, args.name, json.loads(args.inputs_json)), args)
 
 
 # -- claims -------------------------------------------------------------------------------------------------
@@ -132,8 +129,8 @@ def add_parsers(subparsers) -> None:
             cmd_figure)
     f.add_argument("paper", choices=PAPERS, help=", ".join(PAPERS))
     f.add_argument("name", help="the figure, e.g. fig2a (each wing's panels.FIGURES)")
-    f.add_argument("--inputs-json", required=True,
-                   help="what the figure reads, as its wing's reader takes it (the wing's panels.py) " + SPEC_HELP)
+    json_option(f, "--inputs-json", (), required=True,
+                help="what the figure reads, as its wing's reader takes it (the wing's panels.py) " + SPEC_HELP)
     figure_files(f)
 
     c = sub(subparsers, "claims", "aggregate per-seed measures into the claims table, with intervals and verdicts",
@@ -151,8 +148,8 @@ def add_parsers(subparsers) -> None:
 
     la = sub(subparsers, "ladder", "the scale ladder: each claim's measure against width and training steps", cmd_ladder)
     la.add_argument("--claims", nargs="+", required=True, metavar="POINT=CSV", help="each ladder point's claims table")
-    la.add_argument("--spec-json", required=True, help="points, base experiments' width and steps, claims shown "
-                    + SPEC_HELP)
+    json_option(la, "--spec-json", ("points", "bases"),
+                required=True, help="points, base experiments' width and steps, claims shown " + SPEC_HELP)
     la.add_argument("--csv", required=True, help="the stacked table (results/ladder/ladder.csv)")
     la.add_argument("--png", required=True, help="the figure (results/figures/ladder/ladder.png)")
     la.add_argument("--pdf", help="the figure as PDF too")
@@ -162,7 +159,7 @@ def add_parsers(subparsers) -> None:
              "config, environment, results, every job's provenance)", cmd_archive)
     ar.add_argument("--repo", required=True, help="the git checkout of the workflow")
     ar.add_argument("--results", required=True, help="the results folder")
-    ar.add_argument("--config-json", required=True, help="the resolved config " + SPEC_HELP)
+    json_option(ar, "--config-json", (), required=True, help="the resolved config " + SPEC_HELP)
     ar.add_argument("--activations", action="store_true", help="include results/activations")
     ar.add_argument("--models", action="store_true", help="include the trained models (results/models)")
     ar.add_argument("--analysis", action="store_true",

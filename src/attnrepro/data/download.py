@@ -14,7 +14,9 @@ from __future__ import annotations
 import hashlib
 import http.client
 import shutil
+import socket
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -92,11 +94,40 @@ def fetch(url: str, dest: str | Path, sha256: str | None, *, md5: str | None = N
 
 def _download(url: str, tmp: Path, timeout: float) -> None:
     """Stream ``url`` into ``tmp``; an HTTP error or a body shorter than its Content-Length raises. ``timeout``
-    bounds the whole transfer's progress, not one read: every ``timeout`` seconds at least :data:`MIN_RATE` bytes
-    per second must have arrived (curl's --speed-limit), so a server trickling a byte now and then is given up."""
+    bounds the whole exchange's progress, not one read: the response's status and headers must have arrived
+    ``timeout`` seconds after the request went out (redirects included), then every ``timeout`` seconds at least
+    :data:`MIN_RATE` bytes per second of the body (curl's --speed-limit), so a server trickling a byte now and
+    then, in the headers or in the body, is given up."""
     request = urllib.request.Request(url, headers={"User-Agent": "attnrepro"})
+    connections: list[http.client.HTTPConnection] = []
+    state, lock = {"headers": False, "late": False}, threading.Lock()
+
+    def give_up():  # the watchdog's thread: cut the exchange's sockets, so that the blocked read returns
+        with lock:
+            if state["headers"]:
+                return
+            state["late"] = True
+        for conn in connections:
+            if conn.sock is not None:
+                try:  # the plain socket's shutdown, also under TLS: it leaves the SSL object to the reading thread
+                    socket.socket.shutdown(conn.sock, socket.SHUT_RDWR)
+                except OSError:
+                    pass
+
+    watchdog = threading.Timer(timeout, give_up)
+    watchdog.daemon = True
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as response, open(tmp, "wb") as out:
+        watchdog.start()
+        try:
+            response = _opener(connections).open(request, timeout=timeout)
+        finally:
+            with lock:
+                state["headers"] = True
+            watchdog.cancel()
+        if state["late"]:  # cut mid-headers, http.client may still have returned what had arrived
+            response.close()
+            raise _late(url, timeout)
+        with response, open(tmp, "wb") as out:
             expected = response.headers.get("Content-Length")
             received, window_start, window_bytes = 0, time.monotonic(), 0
             while block := response.read1(CHUNK):
@@ -112,11 +143,39 @@ def _download(url: str, tmp: Path, timeout: float) -> None:
     except urllib.error.HTTPError as err:
         raise AttnReproError(f"{url}: HTTP {err.code} {err.reason}; nothing was kept") from None
     except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
+        if state["late"]:
+            raise _late(url, timeout) from None
         reason = getattr(err, "reason", err)
         raise AttnReproError(f"{url}: download failed ({reason}); nothing was kept") from None
     # http.client returns a short body without complaint when the server closes early; the length tells
     if expected is not None and received != int(expected):
         raise AttnReproError(f"{url}: connection closed after {received} of {expected} bytes; nothing was kept")
+
+
+def _late(url: str, timeout: float) -> AttnReproError:
+    return AttnReproError(f"{url}: stalled, no complete response headers within {timeout:.0f} s of the request; "
+                          f"nothing was kept")
+
+
+def _opener(connections: list) -> urllib.request.OpenerDirector:
+    """urllib's opener (redirects, proxies, TLS as usual) whose HTTP and HTTPS connections are appended to
+    ``connections`` as they are made, for :func:`_download`'s watchdog to cut."""
+    def recorded(cls):
+        def make(*args, **kwargs):
+            conn = cls(*args, **kwargs)
+            connections.append(conn)
+            return conn
+        return make
+
+    class HTTP(urllib.request.HTTPHandler):
+        def http_open(self, req):
+            return self.do_open(recorded(http.client.HTTPConnection), req)
+
+    class HTTPS(urllib.request.HTTPSHandler):
+        def https_open(self, req):
+            return self.do_open(recorded(http.client.HTTPSConnection), req, context=self._context)
+
+    return urllib.request.build_opener(HTTP, HTTPS)
 
 
 def verify_download(path: str | Path, sha256: str | None, md5: str | None = None) -> Path:

@@ -9,20 +9,18 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, load_split, positive, same_vocabulary, sub, threads
+from ..cli.common import SPEC_HELP, json_option, load_split, positive, same_vocabulary, sub, threads
 from ..errors import AttnReproError
 from .panels import CACHE_TABLES, COLUMNS, cache_tables
 
 
 def _pinned(text: str | None, option: str) -> dict | None:
-    """A pinned set of downloaded files ({"name", "files"}) from its JSON option; None when not given."""
+    """A pinned set of downloaded files ({"name", "files"}) from its JSON option (an object with both keys:
+    :func:`attnrepro.cli.common.parse_json_options`); None when not given."""
     if text is None:
         return None
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise AttnReproError(f"{option}: not JSON ({err})") from None
-    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str) or not isinstance(spec.get("files"), dict):
+    spec = json.loads(text)
+    if not isinstance(spec["name"], str) or not isinstance(spec["files"], dict):
         raise AttnReproError(f'{option}: expected {{"name": ..., "files": {{file: {{"sha256": ...}}}}}}')
     return spec
 
@@ -232,7 +230,7 @@ def cmd_aligner_gap(args) -> None:
 
 
 def _encoder_options(parser) -> None:
-    parser.add_argument("--encoder-json", default=None,
+    json_option(parser, "--encoder-json", ("name", "files"), default=None,
                         help="the pinned encoder (kobayashi2020.encoder: name and files); default: MiniLM's wheel")
     parser.add_argument("--downloads-dir", default="results/downloads",
                         help="where the download rule put <name>/<file> of the pinned files")
@@ -248,7 +246,7 @@ def add_parser(subparsers) -> None:
     kd.add_argument("--n-sequences", type=positive, required=True, help="sequences packed")
     kd.add_argument("--max-len", type=positive, required=True, help="tokens per sequence at most")
     kd.add_argument("--first-article", type=int, default=0, help="news articles before this one are not used")
-    kd.add_argument("--ranks-json", default=None,
+    json_option(kd, "--ranks-json", ("name", "files"), default=None,
                     help="the pinned rank file (kobayashi2020.ranks: name and files); default: word-piece counts "
                          "over the whole news corpus")
     _encoder_options(kd)
@@ -272,7 +270,7 @@ def add_parser(subparsers) -> None:
               cmd_aer)
     ka.add_argument("--models", nargs="+", required=True, help="model.pt of each seed group")
     ka.add_argument("--data-dir", required=True, help="the task's folder")
-    ka.add_argument("--task-json", required=True, help="the task's config block (for its gold alignments) "
+    json_option(ka, "--task-json", ("kind",), required=True, help="the task's config block (for its gold alignments) "
                     + SPEC_HELP)
     ka.add_argument("--n-examples", type=positive, required=True, help="test examples scored")
     ka.add_argument("--n-soft", type=positive, default=3,

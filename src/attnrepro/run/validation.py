@@ -3,12 +3,14 @@
 :func:`validate` runs before :func:`attnrepro.run.config.check` (the cross-field rules). It stops on
 
 - a key written twice in one mapping of a config file (YAML keeps the last copy without a word);
+- a YAML alias inside the block it names (``&r [*r]``), or aliases that expand past :data:`MAX_NODES` values;
 - a number that is NaN or ±inf anywhere (``.nan`` passes every JSON-schema bound: a NaN comparison is never true,
   so ``exclusiveMinimum: 0`` cannot catch it);
 - anything the schema (``workflow/schemas/config.schema.yaml``) rejects: unknown or missing keys, wrong types,
   values out of bounds, names that would make bad paths or wildcards.
 
-Each message is one line naming the key and what is allowed there. ``ATTNREPRO_CONFIG_SCHEMA=1`` in the
+A float written as YAML 1.2 has it (``6e3``, ``6.0e3``, ``1e-3``), which PyYAML and so Snakemake keep as a string,
+is read as the number (:class:`Loader`). Each message is one line naming the key and what is allowed there. ``ATTNREPRO_CONFIG_SCHEMA=1`` in the
 environment adds the schema of that key and the offending value (what Snakemake's own ``validate`` prints).
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -27,12 +30,23 @@ FULL_SCHEMA_ENV = "ATTNREPRO_CONFIG_SCHEMA"
 _MORE = f"(set {FULL_SCHEMA_ENV}=1 to see the schema of this key)"
 
 
+class Loader(yaml.SafeLoader):
+    """YAML's SafeLoader that also reads the floats of YAML 1.2 which PyYAML (YAML 1.1) keeps as strings: an
+    exponent without a dot or without a sign (``6e3``, ``6.0e3``, ``1e-3``)."""
+
+
+# only forms that no other resolver claims: an exponent is required, so ints and "1.5" resolve as before
+YAML12_FLOAT = re.compile(r"^[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+$")
+Loader.add_implicit_resolver("tag:yaml.org,2002:float", YAML12_FLOAT, list("-+0123456789"))
+
+
 def validate(config: dict[str, Any], schema_path: str | Path, files: Iterable[str | Path] = (),
              overrides: Any = None) -> None:
     """Strict YAML of ``files`` (the config files the run read), typed ``--config`` values (``overrides``),
     finite numbers, whole numbers as ints, then the schema."""
     for path in files:
-        check_duplicate_keys(path)
+        for where, text in check_duplicate_keys(path):
+            _retype(config, where, text)
     retype_overrides(config, dict(overrides or {}))
     check_finite(config)
     schema = load_schema(schema_path)
@@ -61,7 +75,7 @@ def retype_overrides(config: dict[str, Any], overrides: Any, where: tuple = ()) 
         try:
             if node[where[-1]] != overrides:
                 return
-            value = yaml.safe_load(overrides)
+            value = yaml.load(overrides, Loader=Loader)
         except (KeyError, IndexError, TypeError, yaml.YAMLError):
             return
         if value is None or isinstance(value, (bool, int, float)):
@@ -98,45 +112,80 @@ def load_schema(path: str | Path) -> dict[str, Any]:
     return yaml.safe_load(Path(path).read_text())
 
 
-# -- duplicate keys -----------------------------------------------------------------------------------------
-def check_duplicate_keys(path: str | Path) -> None:
-    """Raise if a mapping of the YAML file ``path`` holds a key twice, naming its dotted path and both lines."""
+# -- duplicate keys, aliases, YAML 1.2 floats --------------------------------------------------------------
+def check_duplicate_keys(path: str | Path) -> list[tuple[tuple, str]]:
+    """Raise if a mapping of the YAML file ``path`` holds a key twice (naming its dotted path and both lines), if
+    an alias contains itself (``&r [*r]``) or if its aliases expand past :data:`MAX_NODES`; return where the file
+    writes a float that Snakemake's loader keeps as a string (``6.0e3``: see :class:`Loader`), with its text."""
     path = Path(path)
     if path.is_dir():
         raise AttnReproError(f"{path}: a folder, not a config file (--configfile takes a YAML file)")
     try:
-        root = yaml.compose(path.read_text(), Loader=yaml.SafeLoader)
+        root = yaml.compose(path.read_text(), Loader=Loader)
     except OSError as err:
         raise AttnReproError(f"{path}: config file not readable ({err})") from err
     except yaml.YAMLError as err:
         raise AttnReproError(f"{path}: not valid YAML ({err})".replace("\n", " ")) from err
-    _walk_nodes(root, "", path, [MAX_NODES])
+    floats: list[tuple[tuple, str]] = []
+    _walk_nodes(root, (), path, [MAX_NODES], set(), floats)
+    return floats
 
 
 MAX_NODES = 200_000  # YAML nodes of a config with its aliases expanded (config/paper.yaml has a few thousand)
 
 
-def _walk_nodes(node, where: str, path: Path, budget: list[int]) -> None:
+def _dotted(where: tuple) -> str:
+    return "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(where))
+
+
+def _walk_nodes(node, where: tuple, path: Path, budget: list[int], inside: set[int], floats: list) -> None:
     budget[0] -= 1
     if budget[0] < 0:  # a few nested aliases (&a [*b, *b, ...]) expand to billions of nodes: stop before that
         raise AttnReproError(f"{path}: the config expands to more than {MAX_NODES:,} values through YAML aliases "
                              f"(*name) — write it out, or use fewer nested aliases")
+    if id(node) in inside:  # an alias inside its own anchor's block: the value would contain itself forever
+        raise AttnReproError(f"{path}:{node.start_mark.line + 1}: config key '{_dotted(where)}' is a YAML alias "
+                             f"(*name) of a block that contains it (like &r [*r]) — a config value cannot contain "
+                             f"itself; write the value out")
+    if isinstance(node, yaml.ScalarNode):
+        if node.style is None and YAML12_FLOAT.match(node.value):  # plain, so Loader resolved it as a float
+            floats.append((where, node.value))
+        return
+    inside.add(id(node))
     if isinstance(node, yaml.MappingNode):
         seen: dict[Any, int] = {}
         for key_node, value_node in node.value:
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             line = key_node.start_mark.line + 1
-            dotted = f"{where}.{key}" if where else str(key)
             if key is not None and key != "<<":
                 if key in seen:
                     raise AttnReproError(
-                        f"{path}:{line}: config key '{dotted}' appears twice (first on line {seen[key]}); YAML "
-                        f"would silently keep only the last copy — delete or rename one")
+                        f"{path}:{line}: config key '{_dotted((*where, key))}' appears twice (first on line "
+                        f"{seen[key]}); YAML would silently keep only the last copy — delete or rename one")
                 seen[key] = line
-            _walk_nodes(value_node, dotted, path, budget)
+            _walk_nodes(value_node, where if key == "<<" else (*where, key), path, budget, inside, floats)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
-            _walk_nodes(item, f"{where}[{i}]", path, budget)
+            _walk_nodes(item, (*where, i), path, budget, inside, floats)
+    inside.discard(id(node))
+
+
+def _retype(config: dict[str, Any], where: tuple, text: str) -> None:
+    """Make the float ``text`` that a config file wrote at ``where`` a float in ``config``, if the string Snakemake
+    read is still there (a later file or ``--config`` may have replaced it)."""
+    node: Any = config
+    for part in where[:-1]:
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            return
+    if where and isinstance(node, (dict, list)):
+        try:
+            current = node[where[-1]]
+        except (KeyError, IndexError, TypeError):
+            return
+        if current == text:
+            node[where[-1]] = float(text.replace("_", ""))
 
 
 # -- non-finite numbers -------------------------------------------------------------------------------------

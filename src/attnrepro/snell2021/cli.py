@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..cli.common import SPEC_HELP, device_threads, pick_device, sub, threads
+from ..cli.common import SPEC_HELP, device_threads, json_option, pick_device, sub, threads
 from ..errors import AttnReproError
 
 
@@ -173,7 +173,8 @@ def add_parser(subparsers) -> None:
     steps = sn.add_subparsers(dest="step", required=True, metavar="STEP")
     t = sub(steps, "train", "train one run (a stack of members) of the snell2021 block", cmd_train)
     t.add_argument("run", help="the run's name (snell2021.config.runs)")
-    t.add_argument("--spec-json", required=True, help="the resolved run spec " + SPEC_HELP)
+    json_option(t, "--spec-json", ("train", "data", "model", "divergence"),
+                required=True, help="the resolved run spec " + SPEC_HELP)
     t.add_argument("--ckpt-dir", required=True, help="checkpoints; a rerun resumes from the last one")
     t.add_argument("--out-dir", required=True, help="model.pt, metrics.csv, probes.parquet, eval.parquet")
     t.add_argument("--candidates", help="K-head models: the candidates.parquet of multihead_candidates")
@@ -189,7 +190,7 @@ def add_parser(subparsers) -> None:
     device_threads(o)
     a = sub(steps, "analyze", "summaries and Table 2 rows from the runs' tables", cmd_analyze)
     a.add_argument("name", help="the analysis (a run group of the snell2021 block)")
-    a.add_argument("--spec-json", required=True, help="the resolved analysis spec " + SPEC_HELP)
+    json_option(a, "--spec-json", ("kind",), required=True, help="the resolved analysis spec " + SPEC_HELP)
     a.add_argument("--models-dir", default="results/models/snell2021", help="where the runs' models are")
     a.add_argument("--activations-dir", default="results/activations/snell2021", help="where the exports are")
     a.add_argument("--out-dir", required=True, help="where the analysis tables go")

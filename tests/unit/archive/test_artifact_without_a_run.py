@@ -134,6 +134,33 @@ def test_unpack_stops_a_decompression_bomb_before_writing_it(tmp_path):
         unpack(early, tmp_path / "out2")
 
 
+def test_unpack_bounds_what_it_writes_by_the_archives_own_size_not_by_bag_info(tmp_path):
+    """A bag-info.txt announcing 1 GB let a small archive of zeros unpack to that much before the bound stopped it:
+    the bound is now also MAX_RATIO times the archive's real size."""
+    from attnrepro.archive.artifact import MAX_RATIO, SLACK
+
+    big = 96 << 20
+    bomb = _bomb(tmp_path / "liar.tar.gz", [(f"{ROOT}/bag-info.txt", b"Payload-Oxum: 1000000000.1\n"),
+                                             (f"{ROOT}/data/zeros", big)])
+    size = bomb.stat().st_size
+    assert MAX_RATIO * size + SLACK < big < 1_000_000_000
+    with pytest.raises(AttnReproError, match=rf"liar\.tar\.gz: unpacks to more than {MAX_RATIO * size + SLACK} bytes "
+                                             rf"or \d+ members, more than {MAX_RATIO} times its own {size} bytes allow "
+                                             r"\(a decompression bomb\); stopped before writing 'artifact/data/zeros'"):
+        unpack(bomb, tmp_path / "out")
+    written = sum(f.stat().st_size for f in (tmp_path / "out").rglob("*") if f.is_file())
+    assert written < 1000, written  # bag-info.txt only
+    for doc in ("failures.md", "artifact.md"):  # the bound the docs quote is this one
+        assert f"{MAX_RATIO} times the archive's own size (plus {SLACK >> 20} MiB)" in \
+            " ".join((REPO / "docs" / doc).read_text().split()), doc
+    # many empty members, each a 512-byte header that compresses to a few bytes, are bounded the same way
+    many = _bomb(tmp_path / "many.tar.gz", [(f"{ROOT}/bag-info.txt", b"Payload-Oxum: 0.1000000\n")]
+                 + [(f"{ROOT}/data/{i}", b"") for i in range(4000)])
+    with pytest.raises(AttnReproError, match=r"many\.tar\.gz: .* members, more than 32 times its own"):
+        unpack(many, tmp_path / "out2")
+    assert len(list((tmp_path / "out2" / ROOT / "data").iterdir())) < many.stat().st_size // 16 + 64
+
+
 def test_a_job_without_its_own_record_takes_times_and_memory_from_its_benchmark(tmp_path):
     from attnrepro.archive.crate import job_provenance
 
