@@ -109,6 +109,21 @@ def paper_cost_jobs() -> list[tuple[str, str]]:
             ("docs/speed.md", f"`cls_parlspeech_learned`, {parlspeech['s'] / 3600:.1f} h")]
 
 
+def slice_cost_quotes() -> list[tuple[str, str]]:
+    """The predicted costs of the slice at 8 seeds and of its cells and options configs (bench/slice_cost.py)."""
+    cost, measured = bench("slice_cost")["configs"], bench("workflow_paper_slice")
+    m = {key: f"{row['wall_s'] / 60:.1f}" for key, row in cost.items()}
+    fits = "within" if cost["paper_slice@8"]["fits_3_h"] else "beyond"
+    return [
+        ("docs/claims.md", f"calibrated on the slice's own train jobs and its measured {minutes(measured)}): the slice "
+                           f"at 8 seeds **{m['paper_slice@8']} min**, {fits} one run of 3 hours; the cells config "
+                           f"{m['paper_slice_cells@6']} min at 6 seeds ({m['paper_slice_cells@8']} at 8); the options "
+                           f"config {m['paper_slice_options@6']} min at 6 seeds ({m['paper_slice_options@8']} at 8)"),
+        ("config/README.md", f"predicted {m['paper_slice_cells@6']} min (`bench/results/slice_cost.json`)"),
+        ("config/README.md", f"predicted {m['paper_slice_options@6']} min (`bench/results/slice_cost.json`)"),
+    ]
+
+
 def quotes() -> list[tuple[str, str]]:
     """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
     default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
@@ -135,6 +150,7 @@ def quotes() -> list[tuple[str, str]]:
                           f"{minutes(smoke)} |"),
         *speed_table(),
         *paper_cost_jobs(),
+        *slice_cost_quotes(),
         ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
         ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
                            f"`{paper_slice['peak_job']}`"),
