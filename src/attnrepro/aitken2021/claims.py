@@ -535,9 +535,9 @@ SECTION3_CLAIMS: tuple[Claim, ...] = (
         paper="aitken2021", claim_id="aed_readout_state_negligible", section="§3, footnote 6",
         quote="We plot only the readout weights corresponding to the context vector, since generally those "
               "corresponding to the decoder hidden state are negligible",
-        reading="AED: the logits the readout's h_s^D part adds, mean ‖W_h h_s^D‖, over those its context part adds "
-                "to the context the model reads, mean ‖W_c c_s‖ with c_s = Σ_t α_st h_t^E rebuilt from the exported "
-                "attention, below 0.25 ('negligible'), on every AED task (an untrained GRU AED as the slice builds it: "
+        reading="AED: the logits the readout's h_s^D part adds, mean ‖W_h h_s^D‖, over those its context part adds, "
+                "mean ‖W_c c_s‖ over the contexts the model reads (c_s = Σ_t α_st h_t^E, rebuilt from the exported "
+                "attention), below 0.25 ('negligible'), on every AED task (an untrained GRU AED as the slice builds it: "
                 "1.0–1.8 on one-to-one); beside it "
                 "the encoder states standing in for c_s (mean ‖W_c h_t^E‖, readout_state_ratio)",
         measure="readout_state_context_ratio", original="readout_state_ratio", kind="continuous", bounds=POSITIVE,
@@ -596,8 +596,8 @@ PCS_READINGS: tuple[Claim, ...] = tuple(
         ("encoder", "pc3_input_delta_encoder",
          "the footnote read on the points Fig. 2b draws around its 'X's: share of the variance of the encoder's "
          "input-delta components χ_x^E + Δh_t^E on the first three principal axes of the encoder input components "
-         "χ^E, above 0.9 (an untrained GRU AED as the slice builds it, hidden 128: 0.87–0.88, just below: the "
-         "reading barely tells a trained network from an untrained one)"),
+         "χ^E, above 0.9 (an untrained GRU AED as the slice builds it, hidden 128: 0.87–0.88, just under the "
+         "threshold)"),
         ("chi", "pc2_chi_encoder",
          "the footnote read on the encoder input components χ^E alone: share of their variance on their own first "
          "two principal axes, above 0.9 ('2 or 3': three words and <eos> are four points, which three axes hold "
