@@ -27,6 +27,7 @@ from typing import Iterator
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from .errors import AttnReproError
@@ -126,6 +127,21 @@ def ragged_prefixes(padded: np.ndarray, lengths: np.ndarray) -> pa.ListArray:
     building, pickling and reading the record costs (docs/speed.md, ``bench/probe_records.py``)."""
     padded, lengths = np.asarray(padded), np.asarray(lengths)
     return _lists(padded[np.arange(padded.shape[1]) < lengths[:, None]], lengths)
+
+
+def padded_lists(column: pa.Array | pa.ChunkedArray) -> np.ndarray | None:
+    """A ``list<float>`` column as a float64 array [N, longest list], NaN beyond each row's list: the inverse of
+    :func:`ragged_prefixes`. None when every row is null (a VED's attention columns)."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
+    if column.null_count == len(column):
+        return None
+    lengths = pc.list_value_length(column).fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = pc.list_flatten(column).to_numpy(zero_copy_only=False).astype(np.float64)
+    out = np.full((len(column), int(lengths.max(initial=0))), np.nan)
+    starts = np.repeat(np.cumsum(lengths) - lengths, lengths)
+    out[np.repeat(np.arange(len(column)), lengths), np.arange(len(values)) - starts] = values
+    return out
 
 
 def _lists(values: np.ndarray, lengths: np.ndarray) -> pa.ListArray:

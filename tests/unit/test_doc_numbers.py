@@ -121,6 +121,21 @@ def a3_spreads() -> list[tuple[str, str]]:
             ("docs/deviations.md", f"the start's spread is {span(64)} at 64, {span(256)} at 256, {span(1024)} at 1024")]
 
 
+def slice_cost_quotes() -> list[tuple[str, str]]:
+    """The predicted costs of the slice at 8 seeds and of its cells and options configs (bench/slice_cost.py)."""
+    cost, measured = bench("slice_cost")["configs"], bench("workflow_paper_slice")
+    m = {key: f"{row['wall_s'] / 60:.1f}" for key, row in cost.items()}
+    fits = "within" if cost["paper_slice@8"]["fits_3_h"] else "beyond"
+    return [
+        ("docs/claims.md", f"calibrated on the slice's own train jobs and its measured {minutes(measured)}): the slice "
+                           f"at 8 seeds **{m['paper_slice@8']} min**, {fits} one run of 3 hours; the cells config "
+                           f"{m['paper_slice_cells@6']} min at 6 seeds ({m['paper_slice_cells@8']} at 8); the options "
+                           f"config {m['paper_slice_options@6']} min at 6 seeds ({m['paper_slice_options@8']} at 8)"),
+        ("config/README.md", f"predicted {m['paper_slice_cells@6']} min (`bench/results/slice_cost.json`)"),
+        ("config/README.md", f"predicted {m['paper_slice_options@6']} min (`bench/results/slice_cost.json`)"),
+    ]
+
+
 def quotes() -> list[tuple[str, str]]:
     """(page, phrase): every benchmark or table number a page quotes, as the page writes it."""
     default, smoke, paper_slice = bench("workflow_config"), bench("workflow_smoke"), bench("workflow_paper_slice")
@@ -151,6 +166,7 @@ def quotes() -> list[tuple[str, str]]:
         *speed_table(),
         *paper_cost_jobs(),
         *a3_spreads(),
+        *slice_cost_quotes(),
         ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
         ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
                            f"`{paper_slice['peak_job']}`"),

@@ -19,7 +19,7 @@ from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, 
 from .decomposition import (TERMS, Decomposition, alignment_shares, alignment_terms, decompose, map_agreement,
                             projected_relative_delta, random_abs_cosine, temporal_input_delta_cosine,
                             top_alignment_shares)
-from .mechanisms import section3_measures
+from .mechanisms import context_vectors, section3_measures
 from .escan_mechanisms import section4_measures
 from .readout import readout_alignment, readout_match
 from .variance import variance_drop, variance_drop_pooled, word_variance
@@ -49,7 +49,7 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
                  src_vocab: list[str], tgt_vocab: list[str], has_attention: bool,
                  enc_key: np.ndarray | None = None, dec_query: np.ndarray | None = None,
                  readout: np.ndarray | None = None, dictionary: dict[str, str] | None = None,
-                 readout_state: np.ndarray | None = None) -> dict[str, pd.DataFrame]:
+                 readout_state: np.ndarray | None = None, alpha: np.ndarray | None = None) -> dict[str, pd.DataFrame]:
     """``enc``/``dec``: the scalar columns of one seed's exported rows; ``*_h``: their hidden states.
     ``enc_key``/``dec_query``: the attention's keys and queries where they are not the states themselves
     (learned query/key/value attention); the nine alignment terms then split k = μ + χ + Δ and q likewise, which
@@ -57,7 +57,9 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
 
     ``readout``: the readout rows acting on the context (on h_s^D for VED), [len(tgt_vocab), H];
     ``dictionary``: output word -> its input word, where the task has one; ``readout_state``: the AED's readout
-    rows acting on h_s^D (footnote 6).
+    rows acting on h_s^D (footnote 6); ``alpha``: each decoder state's attention weights over its encoder steps,
+    [len(dec), T] (NaN beyond the input), from which the AED's context vectors c_s are rebuilt (dot attention:
+    the learned attention's values are not exported).
 
     Returns DataFrames ``temporal`` (side, pos, mu*), ``input`` (side, token, chi*), ``input_delta``
     (side, example, pos, token, v*), ``word_variance`` (Fig. 5c), ``accuracy`` (by input length),
@@ -147,9 +149,12 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
                                          n_enc, n_dec, n_half(dec), src_vocab))
         if same_length.any():
             summary.update(hide_measures(word_temporal_dots(D_a.mu, E_a, rows=same_length), src_vocab, "_equal"))
-    summary.update(section3_measures(E, D, enc, dec, enc_h, dec_h, readout=readout,
-                                     readout_state=readout_state, **({"attention": (D_a, E_a), "terms": terms}
-                                                                     if has_attention else {})))
+    context = (context_vectors(alpha, dec["example"].to_numpy(), D.pos, np.asarray(enc_h, float),
+                               enc["example"].to_numpy(), E.pos)
+               if has_attention and alpha is not None and dec_query is None and readout_state is not None else None)
+    summary.update(section3_measures(E, D, enc, dec, enc_h, dec_h, readout=readout, readout_state=readout_state,
+                                     context=context, **({"attention": (D_a, E_a), "terms": terms}
+                                                         if has_attention else {})))
     out["summary"] = pd.DataFrame([summary])
     return out
 
@@ -199,7 +204,8 @@ def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
                      if ro_w.shape[1] == 2 * hidden else None)  # the AED's readout of [h_s^D; c_s]
             result = analyze_seed(enc_meta, enc_v["h"], dec_meta, dec_v["h"], vocab["src"], vocab["tgt"],
                                   has_attention, enc_key=enc_v.get("key"), dec_query=dec_v.get("query"),
-                                  readout=weights, dictionary=dictionary, readout_state=state)
+                                  readout=weights, dictionary=dictionary, readout_state=state,
+                                  alpha=dec_v.get("alpha"))
             for name, df in result.items():
                 df.insert(0, "seed", seed)
                 collected.setdefault(name, []).append(df)

@@ -533,7 +533,9 @@ SECTION3_CLAIMS: tuple[Claim, ...] = (
               "3 PC dimensions.",
         reading="share of the variance of the encoder and decoder input-delta components χ + Δh on the first three "
                 "principal axes of the input components χ (the projection of Fig. 2b/d/f's bottom row), above 0.9 "
-                "(an untrained GRU: 0.69–0.81). The plots of the temporal components have no row: an untrained "
+                "(an untrained GRU: 0.69–0.81); the footnote's two narrower readings are the twins "
+                "one_to_one_pcs_input_encoder and one_to_one_pcs_input_chi. "
+                "The plots of the temporal components have no row: an untrained "
                 "GRU's μ_t already put 0.99 of their variance on three axes (a smooth trajectory). Nor has "
                 "footnote 5's 'For N possible input words, the encoder input components align with the vertices of "
                 "an (N − 1)-simplex': N points always span one, and a regular one (coefficient of variation of the "
@@ -545,9 +547,13 @@ SECTION3_CLAIMS: tuple[Claim, ...] = (
         paper="aitken2021", claim_id="aed_readout_state_negligible", section="§3, footnote 6",
         quote="We plot only the readout weights corresponding to the context vector, since generally those "
               "corresponding to the decoder hidden state are negligible",
-        reading="AED: the logits the readout's h_s^D part adds, mean ‖W_h h_s^D‖, over those its context part adds "
-                "to an encoder state, mean ‖W_c h_t^E‖, below 0.25 ('negligible'), on every AED task",
-        measure="readout_state_ratio", kind="continuous", bounds=POSITIVE, direction="<", threshold=0.25,
+        reading="AED: the logits the readout's h_s^D part adds, mean ‖W_h h_s^D‖, over those its context part adds, "
+                "mean ‖W_c c_s‖ over the contexts the model reads (c_s = Σ_t α_st h_t^E, rebuilt from the exported "
+                "attention), below 0.25 ('negligible'), on every AED task (an untrained GRU AED as the slice builds it: "
+                "1.0–1.8 on one-to-one); beside it "
+                "the encoder states standing in for c_s (mean ‖W_c h_t^E‖, readout_state_ratio)",
+        measure="readout_state_context_ratio", original="readout_state_ratio", kind="continuous", bounds=POSITIVE,
+        direction="<", threshold=0.25,
         task_kinds=("one_to_one", "reversed", "sort", "escan", *TRANSLATION), archs=("aed",),
         figure=_FIG + "fig2b.png"),
     Claim(
@@ -589,6 +595,28 @@ def _top1_twin(claim: Claim) -> Claim:
                                                          "(example, step) rows (not the authors' metric)"))
 
 
+_PCS_QUOTE = ("For all one-to-one plots, a large percentage (> 90%) of the variance is explained by the first 2 or "
+              "3 PC dimensions.")
+# footnote 4 read as narrowly as its words allow, beside the paper row one_to_one_pcs_input and not counted as the
+# paper's claims (one sentence, one count); untrained baselines: tests/unit/aitken2021/test_footnotes.py
+PCS_READINGS: tuple[Claim, ...] = tuple(
+    Claim(paper="aitken2021", claim_id=f"one_to_one_pcs_input_{suffix}", origin="extension", section="§3, footnote 4",
+          quote=_PCS_QUOTE, reading=reading, measure=measure, kind="continuous", bounds=SHARE, direction=">",
+          threshold=0.9, reference_value=0.9, threshold_from="paper", task_kinds=("one_to_one",),
+          archs=(*ATTENTION, "ved"), figure=_FIG + "fig2b.png")
+    for suffix, measure, reading in (
+        ("encoder", "pc3_input_delta_encoder",
+         "the footnote read on the points Fig. 2b draws around its 'X's: share of the variance of the encoder's "
+         "input-delta components χ_x^E + Δh_t^E on the first three principal axes of the encoder input components "
+         "χ^E, above 0.9 (an untrained GRU AED as the slice builds it, hidden 128: 0.87–0.88, just under the "
+         "threshold)"),
+        ("chi", "pc2_chi_encoder",
+         "the footnote read on the encoder input components χ^E alone: share of their variance on their own first "
+         "two principal axes, above 0.9 ('2 or 3': three words and <eos> are four points, which three axes hold "
+         "by construction; an untrained GRU AED as the slice builds it: 0.85–0.89)"),
+    ))
+
+
 def main_text(claim: Claim) -> Claim:
     """A claim that names no cell is one of the main text's recurrent cells (§2); footnote 2's feed-forward AO
     (cell "ff") tests only the claims that name it. (An attention of footnote 1, "qkv", tests only the claims that
@@ -601,4 +629,5 @@ CLAIMS: tuple[Claim, ...] = tuple(main_text(c) for c in (
     *SECTION4_CLAIMS,
     *(_top1_twin(c) for c in _PAPER_CLAIMS if c.measure.startswith("share_")),
     *SECTION3_CLAIMS,
+    *PCS_READINGS,
 ))

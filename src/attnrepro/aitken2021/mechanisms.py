@@ -1,7 +1,7 @@
 """Measures of Aitken et al. 2021 §3, its abstract and its footnotes: how far the average attention describes a
 sample's (abstract), the decoder state as its temporal component (h_s^D ≈ μ_s^D), the full attention's diagonal,
-the variance the first principal axes of the input components carry (footnote 4) and the readout of h_s^D
-(footnote 6). Fig. 2e's adjacent VED clusters and hand-off, footnote 4's temporal components and footnote 5's
+the variance the first principal axes of the input components carry (footnote 4, in three readings) and the
+readout of h_s^D beside that of the context c_s it reads (footnote 6). Fig. 2e's adjacent VED clusters and hand-off, footnote 4's temporal components and footnote 5's
 simplex have no measure: an untrained network already shows them (tests/unit/aitken2021/test_aitken_section3.py).
 
 Pure functions of a seed's decompositions (:class:`~attnrepro.aitken2021.decomposition.Decomposition`) and arrays.
@@ -83,29 +83,66 @@ def top_axes_variance(points: np.ndarray, basis: np.ndarray | None = None, n_axe
     return float(((centred @ vt[:n_axes].T) ** 2).sum() / total) if total > 0 else float("nan")
 
 
+def context_vectors(alpha: np.ndarray, dec_example: np.ndarray, dec_pos: np.ndarray, enc_h: np.ndarray,
+                    enc_example: np.ndarray, enc_pos: np.ndarray) -> np.ndarray:
+    """The AED's context c_s = Σ_t α_st h_t^E (§2) of every decoder state, [N_dec, H]: ``alpha`` [N_dec, T] holds
+    each state's attention weights over its example's encoder steps t = 0 .. (NaN or 0 beyond them), the rows of
+    ``enc_h`` are the encoder states at (``enc_example``, ``enc_pos``). The dot-product attention's values are the
+    encoder states themselves, so this is the vector the read-out reads."""
+    alpha = np.nan_to_num(np.asarray(alpha, dtype=np.float64))
+    n_ex = int(max(dec_example.max(), enc_example.max())) + 1
+    t_len = max(alpha.shape[1], int(enc_pos.max()) + 1)
+    enc = np.zeros((n_ex, t_len, enc_h.shape[1]))
+    enc[enc_example, enc_pos] = enc_h
+    weights = np.zeros((n_ex, int(dec_pos.max()) + 1, t_len))
+    weights[dec_example, dec_pos, : alpha.shape[1]] = alpha
+    return np.einsum("mst,mth->msh", weights, enc)[dec_example, dec_pos]  # one example at a time: no [N, T, H]
+
+
 def readout_state_ratio(readout_state: np.ndarray, dec_h: np.ndarray, readout_context: np.ndarray,
-                        enc_h: np.ndarray) -> float:
+                        context: np.ndarray) -> float:
     """Footnote 6: 'the readout weights … corresponding to the decoder hidden state are negligible'. The logits
-    they add, mean ‖W_h h_s^D‖, over those the context part adds, mean ‖W_c h_t^E‖ (c_s is a convex mix of encoder
-    states; the states stand in for it). Readout rows with no value are left out."""
+    they add, mean ‖W_h h_s^D‖ over the decoder states, over those the context part adds, mean ‖W_c c‖ over the
+    rows of ``context``: the contexts c_s the read-out reads (:func:`context_vectors`), or the encoder states h_t^E
+    that stand in for them where the attention weights are not known. Readout rows with no value are left out."""
     ok = ~(np.isnan(readout_state).any(axis=1) | np.isnan(readout_context).any(axis=1))
-    context = np.linalg.norm(np.asarray(enc_h, float) @ readout_context[ok].T, axis=1).mean()
+    context_logits = np.linalg.norm(np.asarray(context, float) @ readout_context[ok].T, axis=1).mean()
     state = np.linalg.norm(np.asarray(dec_h, float) @ readout_state[ok].T, axis=1).mean()
-    return float(state / context) if context > 0 else float("nan")
+    return float(state / context_logits) if context_logits > 0 else float("nan")
+
+
+def pc_measures(E: Decomposition, D: Decomposition) -> dict[str, float]:
+    """Footnote 4's 'a large percentage (> 90%) of the variance is explained by the first 2 or 3 PC dimensions'
+    of the plots of input components (Fig. 2b/d/f's bottom row, projected on the principal axes of the input
+    components), in three readings:
+
+    - ``pc3_input``: the encoder and decoder input-delta components χ + Δh, on the first three axes of the input
+      components of both sides (χ^E and χ^D);
+    - ``pc3_input_delta_encoder``: the encoder's input-delta components χ_x^E + Δh_t^E, the points Fig. 2b draws
+      around its 'X's, on the first three axes of χ^E;
+    - ``pc2_chi_encoder``: the encoder input components χ^E alone on their own first two axes (N words and
+      ``<eos>`` are N + 1 points, which span at most N axes: at N = 3 three axes hold them by construction)."""
+    chi = E.chi[~np.isnan(E.chi).any(axis=1)]
+    return {
+        "pc3_input": top_axes_variance(np.vstack([E.input_delta, D.input_delta]), np.vstack([E.chi, D.chi])),
+        "pc3_input_delta_encoder": top_axes_variance(E.input_delta, E.chi),
+        "pc2_chi_encoder": top_axes_variance(chi, n_axes=2) if len(chi) > 2 else float("nan"),
+    }
 
 
 def section3_measures(E: Decomposition, D: Decomposition, enc: pd.DataFrame, dec: pd.DataFrame, enc_h: np.ndarray,
                       dec_h: np.ndarray, attention: tuple[Decomposition, Decomposition] | None = None,
                       terms: pd.DataFrame | None = None,
-                      readout: np.ndarray | None = None, readout_state: np.ndarray | None = None) -> dict[str, float]:
+                      readout: np.ndarray | None = None, readout_state: np.ndarray | None = None,
+                      context: np.ndarray | None = None) -> dict[str, float]:
     """The per-seed summary columns of this module. ``attention``: (decoder, encoder) decompositions of what the
-    attention reads (queries and keys, or the states), None without attention; ``terms``: the Eq. 3 table."""
-    out = {
-        "decoder_input_delta_ratio": decoder_input_delta_ratio(D),
-        "pc3_input": top_axes_variance(np.vstack([E.input_delta, D.input_delta]), np.vstack([E.chi, D.chi])),
-    }
+    attention reads (queries and keys, or the states), None without attention; ``terms``: the Eq. 3 table;
+    ``context``: the AED's context vectors c_s, one per decoder state (:func:`context_vectors`), where known."""
+    out = {"decoder_input_delta_ratio": decoder_input_delta_ratio(D), **pc_measures(E, D)}
     if readout is not None and readout_state is not None:
         out["readout_state_ratio"] = readout_state_ratio(readout_state, dec_h, readout, enc_h)
+        if context is not None:
+            out["readout_state_context_ratio"] = readout_state_ratio(readout_state, dec_h, readout, context)
     if attention is not None:
         D_a, E_a = attention
         out["average_map_fit"] = average_map_fit(D_a, dec["example"].to_numpy(), E_a, enc["example"].to_numpy())

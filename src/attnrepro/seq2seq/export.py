@@ -54,7 +54,7 @@ import torch
 
 from ..data.vocab import Encoded, Vocab
 from ..errors import AttnReproError
-from ..io import ragged_prefixes
+from ..io import padded_lists, ragged_prefixes
 from .model import EncoderDecoder
 from ..data.tokens import EOS, SOS
 
@@ -184,11 +184,14 @@ def vectors(table: pa.Table, column: str = "h") -> np.ndarray:
 
 
 def states(table: pa.Table, seed: int, order: tuple[str, str]) -> tuple[pd.DataFrame, dict[str, np.ndarray]]:
-    """Rows of one seed sorted by ``order`` (e.g. ``("example", "t")``): the scalar columns, and every vector
-    column (``h``, and ``query``/``key`` where exported) as an [N, H] array."""
+    """Rows of one seed sorted by ``order`` (e.g. ``("example", "t")``): the scalar columns, every vector column
+    (``h``, and ``query``/``key`` where exported) as an [N, H] array, and every ragged column with a value
+    (``alpha``, ``scores``) as an [N, T] array, NaN beyond each row's input."""
     import pyarrow.compute as pc
 
     sub = table.filter(pc.equal(table.column("seed"), seed)).sort_by([(c, "ascending") for c in order])
     lists = [f.name for f in sub.schema if pa.types.is_list(f.type) or pa.types.is_fixed_size_list(f.type)]
     arrays = {f.name: vectors(sub, f.name) for f in sub.schema if pa.types.is_fixed_size_list(f.type)}
+    ragged = {f.name: padded_lists(sub.column(f.name)) for f in sub.schema if pa.types.is_list(f.type)}
+    arrays.update({name: values for name, values in ragged.items() if values is not None})
     return sub.drop_columns(lists).to_pandas(), arrays
