@@ -16,6 +16,10 @@ rule claims:
         sources=json_arg([vars(s) for s in claim_sources()]),
         confidence=config["claims"]["confidence"],
         references=claim_reference_args(),
+        # rows this config leaves to another (claims.leave_out): named, with why, under claims with no row
+        left_out=json_arg({"sources": [vars(s) for s in layout.left_out_sources(config)],
+                           "claims": config["claims"].get("leave_out", {}).get("claims", [])}),
     shell:
         "attnrepro claims --sources-json {params.sources} --confidence {params.confidence}"
-        " --out {output.csv} --markdown {output.md} --by-claim {output.by_claim}{params.references} > {log} 2>&1"
+        " --out {output.csv} --markdown {output.md} --by-claim {output.by_claim}{params.references}"
+        " --left-out-json {params.left_out} > {log} 2>&1"
