@@ -39,6 +39,7 @@ try:  # one short message naming the key (validation.FULL_SCHEMA_ENV=1 adds the 
         overrides=workflow.config_settings.config,
     )
     cfglib.check(config)
+    layout.check_left_out(config)
     # the scale ladder's experiments train, export and are analysed by the ordinary rules; only `snakemake ladder`
     # asks for them (workflow/rules/ladder.smk)
     LADDER_EXPERIMENTS = ladderlib.experiments(config)
@@ -52,7 +53,9 @@ R = use_results_root(config)
 # the jobs inherit it: their quarantine moves aside only files under this root (attnrepro.io.owned)
 os.environ[RESULTS_ROOT_ENV] = R
 
-SEED_CHUNKS = {cfglib.chunk_name(c): c for c in cfglib.seed_chunks(config["seeds"], config["seeds_per_job"])}
+# every experiment's seed groups (an experiment may train fewer seeds than `seeds`: its own `seeds` key)
+EXPERIMENT_CHUNKS = {e: [cfglib.chunk_name(c) for c in cfglib.experiment_chunks(config, e)] for e in config["experiments"]}
+SEED_CHUNKS = {cfglib.chunk_name(c): c for e in config["experiments"] for c in cfglib.experiment_chunks(config, e)}
 
 
 wildcard_constraints:
@@ -145,7 +148,7 @@ def json_arg(obj):
 
 
 def chunk_outputs(pattern, experiment):
-    return [pattern.format(experiment=experiment, chunk=c) for c in SEED_CHUNKS]
+    return [pattern.format(experiment=experiment, chunk=c) for c in EXPERIMENT_CHUNKS[experiment]]
 
 
 def final_targets():

@@ -38,13 +38,16 @@ def cmd_claims(args) -> None:
         # a header-only table is a real result (no K-head model)
         tables.setdefault(s.experiment, []).append((s.path, read_csv_checked(s.path)))
     summaries = {name: merge_replicates(name, ts) for name, ts in tables.items()}
-    table = summarize(summaries, experiments, CLAIMS, confidence=args.confidence, checks=model_check,
+    left_sources, left_claims = _left_out(args.left_out_json)
+    claims = tuple(c for c in CLAIMS if c.claim_id not in left_claims)
+    table = summarize(summaries, experiments, claims, confidence=args.confidence, checks=model_check,
                       tested_on=tested_on)
     write_csv(table, args.out)
     if args.by_claim:
         write_csv(by_claim(table, args.confidence), args.by_claim)
     if args.markdown:
-        missing = unmeasured(table, summaries, experiments, CLAIMS)
+        missing = _with_left_out(unmeasured(table, summaries, experiments, claims), CLAIMS, left_claims,
+                                 left_sources)
         references = {}
         for item in args.reference:
             label, sep, path = item.partition("=")
@@ -58,6 +61,46 @@ def cmd_claims(args) -> None:
                                        by_claim(table, args.confidence)) + "\n")
     print(table[["paper", "claim_id", "experiment", "measured_mean", "ci_low", "ci_high", "n", "verdict"]]
           .to_string(), file=sys.stderr)
+
+
+def _left_out(text: str | None) -> tuple[list, set[str]]:
+    """(sources of the experiments, claim ids) a config leaves to another (``--left-out-json``)."""
+    from ..run.layout import ClaimSource
+
+    if not text:
+        return [], set()
+    try:
+        spec = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise AttnReproError(f"--left-out-json: not JSON ({err})") from None
+    if not isinstance(spec, dict) or set(spec) - {"sources", "claims"} or not isinstance(spec.get("claims", []), list):
+        raise AttnReproError('--left-out-json: expected {"sources": [...], "claims": [claim ids]}')
+    from ..verdicts.papers import CLAIMS
+
+    unknown = sorted(set(spec.get("claims", [])) - {c.claim_id for c in CLAIMS})
+    if unknown:
+        raise AttnReproError(f"--left-out-json: unknown claim ids {unknown}")
+    return ClaimSource.from_json(json.dumps(spec.get("sources", [])), "--left-out-json sources"), set(spec.get("claims", []))
+
+
+def _with_left_out(missing, claims, left_claims: set[str], left_sources: list):
+    """``missing`` (the claims with no row) with each left-out claim, and the reason of each claim whose only
+    experiments were left out, as this config's choice: another config decides them."""
+    import pandas as pd
+
+    by_id = {c.claim_id: c for c in claims}
+    elsewhere = lambda c: f"; measured by {c.measured_by}" if c.measured_by else ""  # noqa: E731
+    rows = [{"paper": c.paper, "claim_id": c.claim_id, "origin": c.origin,
+             "why": "left out by this config (claims.leave_out.claims): its threshold needs more replicates than "
+                    "this config trains" + elsewhere(c)} for c in claims if c.claim_id in left_claims]
+    missing = missing.copy()
+    for i, r in missing.iterrows():
+        names = [s.experiment for s in left_sources
+                 if by_id[r.claim_id].applies_to(s.task_kind, s.arch, s.cell, s.attention)]
+        if names:
+            missing.at[i, "why"] = (f"{', '.join(names)} train here for their figures only (claims.leave_out."
+                                    f"experiments), at too few seeds to decide it" + elsewhere(by_id[r.claim_id]))
+    return pd.concat([missing, pd.DataFrame(rows, columns=missing.columns)], ignore_index=True)
 
 
 def cmd_ladder(args) -> None:
@@ -142,6 +185,9 @@ def add_parsers(subparsers) -> None:
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
     c.add_argument("--by-claim", help="also write one verdict per paper claim (results/claims_by_claim.csv)")
+    c.add_argument("--left-out-json", default=None,
+                   help='{"sources": [...], "claims": [claim ids]}: the experiments (as --sources-json, no table '
+                        "read) and claims this config leaves to another, named under claims with no row")
     c.add_argument("--reference", action="append", default=[], metavar="LABEL=CSV",
                    help="a committed claims table (another config's claims.csv) shown beside this run's in the "
                         "Markdown, per claim (repeatable)")

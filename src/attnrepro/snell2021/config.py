@@ -369,5 +369,5 @@ def figure_spec(block: dict[str, Any]) -> dict[str, Any]:
         "mixture": f"mixture: permutations of words 1-{length} or {length + 1}-{2 * length}",
         "copy": f"copying ({length} of {v} words)", "permute": f"fixed permutation π ({length} of {v} words)",
         "table2": f"copy, {length} of {v} words", "rotten_tomatoes": "rotten tomatoes (sentiment)",
-        "parlspeech": "ParlSpeech Con/Lab (topic)",
+        "parlspeech": "ParlSpeech Con/Lab (topic)", "healthtweets": "health tweets, BBC/CNN (topic)",
         SMS_SET: "SMS Spam Collection (App. A.9; not in the paper's tables)"}}

@@ -4,7 +4,7 @@
 import pytest
 import yaml
 
-from attnrepro.run.config import attention, check, experiment_spec, seed_chunks
+from attnrepro.run.config import attention, check, experiment_chunks, experiment_seeds, experiment_spec, seed_chunks
 from attnrepro.errors import AttnReproError
 
 from tests.helpers import with_change
@@ -67,6 +67,24 @@ def test_experiment_spec_merges_training_overrides(smoke):
 
 def test_seed_chunks():
     assert seed_chunks([0, 1, 2, 3, 4], 2) == [[0, 1], [2, 3], [4]]
+
+
+def test_an_experiment_trains_its_own_seeds_or_the_configs(smoke):
+    cfg = with_change(smoke, ("seeds_per_job",), 2)
+    cfg = with_change(cfg, ("seeds",), [0, 1, 2, 3, 4])
+    cfg = with_change(cfg, ("experiments", "aed_gru_one_to_one", "seeds"), [0, 1, 2])
+    assert experiment_seeds(cfg, "aed_gru_one_to_one") == [0, 1, 2]
+    assert experiment_chunks(cfg, "aed_gru_one_to_one") == [[0, 1], [2]]
+    other = next(n for n in cfg["experiments"] if n != "aed_gru_one_to_one")
+    assert experiment_chunks(cfg, other) == [[0, 1], [2, 3], [4]]
+    check(cfg)
+    with pytest.raises(AttnReproError, match=r"experiments\.aed_gru_one_to_one\.seeds: repeated seed"):
+        check(with_change(cfg, ("experiments", "aed_gru_one_to_one", "seeds"), [0, 1, 1]))
+    # the single-model panels draw one seed: every experiment a figure draws must train it
+    seed = cfg["figures"]["aitken2021"]["seed"]
+    with pytest.raises(AttnReproError, match=rf"figures\.aitken2021\.fig2\.aed: 'aed_gru_one_to_one' does not "
+                                             rf"train figures\.aitken2021\.seed {seed}"):
+        check(with_change(cfg, ("experiments", "aed_gru_one_to_one", "seeds"), [s for s in [0, 1, 2] if s != seed]))
 
 
 def test_ved_has_no_attention_to_choose(smoke):

@@ -2,15 +2,17 @@
 
 import json
 
+import pandas as pd
 import pytest
 import yaml
 
-from tests.helpers import ROOT
+from tests.helpers import ROOT, with_change
 
 from attnrepro.run import layout
 from attnrepro.cli import main
 from attnrepro.errors import AttnReproError
 
+SMOKE = yaml.safe_load((ROOT / "config" / "smoke.yaml").read_text())
 CONFIGS = {name: yaml.safe_load((ROOT / "config" / f"{name}.yaml").read_text()) for name in ("config", "paper")}
 
 
@@ -28,7 +30,11 @@ def test_claim_sources_route_each_kind_of_experiment(name):
     assert sources == sorted(sources, key=lambda s: (s.experiment, s.path))
     got = by_experiment(sources)
     aer = set(layout.aer_experiments(cfg))
+    left = set(layout.left_out_experiments(cfg))
+    assert not left & set(got)
     for name, exp in cfg["experiments"].items():
+        if name in left:
+            continue
         paths = [s.path for s in got[name]]
         if exp["model"]["arch"] == "transformer":  # its evaluation (the model check), and AER where it has gold
             assert sorted(paths) == sorted([f"results/analysis/{name}/evaluation.csv"]
@@ -50,6 +56,16 @@ def test_claim_sources_route_each_kind_of_experiment(name):
         *quality, s = sources
         assert s.path == f"{out_dir}/aer_summary.csv" and s.arch == cfg["experiments"][experiment]["model"]["arch"]
         assert [q.path for q in quality] == [f"results/analysis/{experiment}/evaluation.csv"] * len(quality)
+
+
+def test_left_out_experiments_give_the_claims_no_table():
+    cfg = json.loads(json.dumps(CONFIGS["config"]))
+    cfg["claims"]["leave_out"] = {"experiments": ["aed_gru_one_to_one", "snell2021_copy_same"]}
+    kept = by_experiment(layout.claim_sources(cfg))
+    every = by_experiment(layout.all_claim_sources(cfg))
+    assert set(every) - set(kept) == {"aed_gru_one_to_one", "snell2021_copy_same"}
+    assert all(kept[name] == every[name] for name in kept)
+    assert [s.experiment for s in layout.left_out_sources(cfg)] == ["aed_gru_one_to_one", "snell2021_copy_same"]
 
 
 def test_a_gold_set_reads_its_own_table_with_its_experiments_kind_and_model():
@@ -92,3 +108,37 @@ def test_claims_cli_reads_the_sources_json(tmp_path, capsys):
 def test_claim_sources_json_errors_are_one_line(text, message):
     with pytest.raises(AttnReproError, match=message):
         layout.ClaimSource.from_json(text)
+
+
+def test_claims_cli_names_what_the_config_leaves_out_and_why(tmp_path):
+    table = tmp_path / "summary.csv"
+    table.write_text("seed,token_acc,share_mu_mu\n" + "".join(f"{i},1.0,0.9\n" for i in range(8)))
+    aed = {"experiment": "aed", "task_kind": "one_to_one", "arch": "aed", "cell": "gru", "path": str(table),
+           "attention": "dot"}
+    ved = {**aed, "experiment": "ved", "arch": "ved", "attention": ""}
+    out, md = tmp_path / "claims.csv", tmp_path / "claims.md"
+    args = ["claims", "--sources-json", json.dumps([aed]), "--out", str(out), "--markdown", str(md)]
+    assert main(args) == 0
+    assert "one_to_one_temporal_alignment" in set(pd.read_csv(out).claim_id)
+    left = json.dumps({"sources": [ved], "claims": ["one_to_one_temporal_alignment"]})
+    assert main(args + ["--left-out-json", left]) == 0
+    assert "one_to_one_temporal_alignment" not in set(pd.read_csv(out).claim_id)
+    lines = md.read_text().splitlines()
+    row = next(line for line in lines if "| one_to_one_temporal_alignment |" in line)
+    assert "left out by this config (claims.leave_out.claims)" in row
+    # a claim only a VED would measure: its experiment trains here for the figures only
+    ved_only = [line for line in lines if "ved train here for their figures only" in line]
+    assert ved_only and all("no experiment of its task" not in line for line in ved_only)
+    assert main(args + ["--left-out-json", json.dumps({"claims": ["no_such_claim"]})]) == 2
+
+
+def test_leave_out_names_experiments_the_claims_read_and_registered_claims():
+    ok = {"experiments": ["aed_gru_one_to_one", "snell2021_copy_same"], "claims": ["copy_subset_no_seed_fails"]}
+    layout.check_left_out(with_change(SMOKE, ("claims", "leave_out"), ok))
+    for name in CONFIGS:  # the shipped configs' lists
+        layout.check_left_out(CONFIGS[name])
+    with pytest.raises(AttnReproError, match=r"claims\.leave_out\.experiments: 'aed_gru_one_to_oen' is no experiment"):
+        layout.check_left_out(with_change(SMOKE, ("claims", "leave_out"), {"experiments": ["aed_gru_one_to_oen"]}))
+    with pytest.raises(AttnReproError, match=r"claims\.leave_out\.claims: 'copy_subset_no_seed_fail' is no "
+                                             r"registered claim"):
+        layout.check_left_out(with_change(SMOKE, ("claims", "leave_out"), {"claims": ["copy_subset_no_seed_fail"]}))

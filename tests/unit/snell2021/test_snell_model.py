@@ -340,3 +340,14 @@ def test_multihead_architecture_of_the_authors():
         model.tgt_embedding.add_(1.0)
     assert not torch.allclose(before, model(src, src_len, tgt_in))
     assert model.lexical_probe(src, src_len, tgt_in, tgt_in).shape == (1, 1, 4, 4)
+
+
+def test_health_tweets_are_two_accounts_without_their_links():
+    """The offline topic set: @bbchealth (1) against @cnnhealth (0), links removed (each account's URL shortener
+    would name it), every text once."""
+    from attnrepro.snell2021.classification_sets import load
+
+    df = load("healthtweets")
+    assert len(df) == 7922 and set(df.label) == {0, 1} and abs(df.label.mean() - 0.4946) < 1e-3
+    assert not df.text.str.contains("http|pic.twitter", regex=True).any() and df.text.is_unique
+    assert (df.text.str.len() > 0).all()
