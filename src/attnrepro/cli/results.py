@@ -69,10 +69,7 @@ def _left_out(text: str | None) -> tuple[list, set[str]]:
 
     if not text:
         return [], set()
-    try:
-        spec = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise AttnReproError(f"--left-out-json: not JSON ({err})") from None
+    spec = json.loads(text)  # valid JSON: parse_json_options checked it
     if not isinstance(spec, dict) or set(spec) - {"sources", "claims"} or not isinstance(spec.get("claims", []), list):
         raise AttnReproError('--left-out-json: expected {"sources": [...], "claims": [claim ids]}')
     from ..verdicts.papers import CLAIMS
@@ -185,9 +182,9 @@ def add_parsers(subparsers) -> None:
     c.add_argument("--out", required=True, help="results/claims.csv")
     c.add_argument("--markdown", help="also write the claims as Markdown (results/claims.md)")
     c.add_argument("--by-claim", help="also write one verdict per paper claim (results/claims_by_claim.csv)")
-    c.add_argument("--left-out-json", default=None,
-                   help='{"sources": [...], "claims": [claim ids]}: the experiments (as --sources-json, no table '
-                        "read) and claims this config leaves to another, named under claims with no row")
+    json_option(c, "--left-out-json", (), default=None,
+                help='{"sources": [...], "claims": [claim ids]}: the experiments (as --sources-json, no table '
+                     "read) and claims this config leaves to another, named under claims with no row")
     c.add_argument("--reference", action="append", default=[], metavar="LABEL=CSV",
                    help="a committed claims table (another config's claims.csv) shown beside this run's in the "
                         "Markdown, per claim (repeatable)")
