@@ -1,5 +1,5 @@
 """Wall time of a whole workflow run from a clean ``results/`` and the peak memory of its largest job (targets:
-default config ≤ 30 min with --cores 2, smoke ≤ 5 min, largest job ≤ 4 GB).
+default config ≤ 45 min with --cores 2, smoke ≤ 5 min, largest job ≤ 4 GB).
 
 Usage: python bench/workflow.py --config config/smoke.yaml [--cores 2] [--out bench/results/workflow_smoke.json]
                                  [--keep DIR]
