@@ -25,14 +25,14 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from attnrepro.errors import AttnReproError  # noqa: E402
 from attnrepro.io import write_csv  # noqa: E402
-from attnrepro.verdicts.claims import by_claim  # noqa: E402
+from attnrepro.verdicts.combine import by_claim  # noqa: E402
 from attnrepro.verdicts.intervals import REPRODUCED  # noqa: E402
 
 TABLES = (("config/paper_slice.yaml", "workflow/reference/claims_paper_slice.csv"),
           ("config/paper_slice_cells.yaml", "workflow/reference/claims_paper_slice_cells.csv"))
 OUT = "workflow/reference/claims_paper_slice_by_cell.csv"
 RECURRENT = ("lstm", "gru", "ugrnn")
-NEEDED = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "experiment", "verdict", "fragile",
+NEEDED = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "experiment", "verdict", "claimed_side",
           "tested_on"]  # what by_claim reads
 
 
@@ -60,7 +60,7 @@ def by_cell(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per claim (paper, group): its verdict over every cell's rows (by_claim), each cell's verdict
     (``verdict_<cell>``, "–" where the cell has no row) and the cells on which it is reproduced."""
     cells = [c for c in RECURRENT if c in set(rows.cell)]
-    out = by_claim(rows)[["paper", "group", "origin", "section", "quote", "combine", "verdict", "fragile"]]
+    out = by_claim(rows)[["paper", "group", "origin", "section", "quote", "combine", "verdict", "claimed_side"]]
     for cell in cells:
         part = by_claim(rows[rows.cell == cell])[["paper", "group", "verdict"]]
         out = out.merge(part.rename(columns={"verdict": f"verdict_{cell}"}), on=["paper", "group"], how="left")

@@ -111,8 +111,10 @@ def test_one_figure_builds_from_a_clean_results(tmp_path):
     shares = pd.read_csv(tmp_path / "results" / "figures" / "aitken2021" / "fig5a.csv")
     from attnrepro.aitken2021.decomposition import TERMS
     assert set(shares.experiment) == set(CORE_EXPERIMENTS)
-    # the three parts drawn, and every term's share and map agreement
-    assert set(shares.part) == {"mu_mu", "mu_input", "other", *(f"{p}_{t}" for p in ("term", "agree") for t in TERMS)}
+    # the three parts drawn, the stack's inner edge their bars sit on ("three": μ·μ and the input terms), and every
+    # term's share and map agreement
+    assert set(shares.part) == {"mu_mu", "mu_input", "other", "three",
+                                *(f"{p}_{t}" for p in ("term", "agree") for t in TERMS)}
 
 
 def test_cores_do_not_change_the_claims(tmp_path):

@@ -54,7 +54,9 @@ R = use_results_root(config)
 os.environ[RESULTS_ROOT_ENV] = R
 
 # every experiment's seed groups (an experiment may train fewer seeds than `seeds`: its own `seeds` key)
-EXPERIMENT_CHUNKS = {e: [cfglib.chunk_name(c) for c in cfglib.experiment_chunks(config, e)] for e in config["experiments"]}
+EXPERIMENT_CHUNKS = {
+    e: [cfglib.chunk_name(c) for c in cfglib.experiment_chunks(config, e)] for e in config["experiments"]
+}
 SEED_CHUNKS = {cfglib.chunk_name(c): c for e in config["experiments"] for c in cfglib.experiment_chunks(config, e)}
 
 

@@ -210,14 +210,14 @@ def test_a_claim_refuted_on_one_of_its_rows_alone_is_not_refuted_without_holm():
 
 def test_a_partly_tested_claim_reads_as_what_was_tested():
     """The old rule made the whole claim *not tested* when one experiment's model failed its gate."""
-    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6), "ao": _escan(6, token_acc=0.5)}, ESCAN))
+    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6), "ao": _escan(6, word_acc=0.5)}, ESCAN))
     c = claims.iloc[0]
     assert (c.verdict, c.setup, c.not_tested_on) == (REPRODUCED, "paper setup", "ao")
     assert c.scope == "reproduced on aed; ao not tested"
-    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6, token_acc=0.5), "ao": _escan(6, token_acc=0.5)},
+    claims = by_claim(_table(["escan_mu_mu_share"], {"aed": _escan(6, word_acc=0.5), "ao": _escan(6, word_acc=0.5)},
                              ESCAN))
     assert claims.verdict.tolist() == [NOT_TESTED] and claims.held_by.tolist() == ["gate"]
-    assert claims.why.iloc[0].startswith("aed, ao: failed: token_acc ≥ 0.95 on 0 of 6 seeds") or \
+    assert claims.why.iloc[0].startswith("aed, ao: failed: word_acc ≥ 0.95 on 0 of 6 seeds") or \
         claims.why.iloc[0].startswith("aed: failed")
     # Snell's Table 2 rows: rotten tomatoes learnt, ParlSpeech at chance
     cls = {"snell2021_cls_rotten_tomatoes": pd.DataFrame({"seed": SEEDS, "A_alpha_beta_uf_excess_null": 0.2,
@@ -322,7 +322,7 @@ def test_the_first_screen_counts_claims_per_paper_and_says_why_each_undecided_on
     table = pd.concat([
         _table(["one_to_one_temporal_alignment"], {"aed": six}, {"aed": ("one_to_one", "aed", "gru")}),
         _table(["one_to_one_diagonal"], {"aed": three}, {"aed": ("one_to_one", "aed", "gru")}),
-        _table(["escan_mu_mu_share"], {"aed": _escan(6, token_acc=0.5), "ao": _escan(6, token_acc=0.5)}, ESCAN)],
+        _table(["escan_mu_mu_share"], {"aed": _escan(6, word_acc=0.5), "ao": _escan(6, word_acc=0.5)}, ESCAN)],
         ignore_index=True)
     md = to_markdown(table, claims=by_claim(table))
     head = md.splitlines()[:12]
