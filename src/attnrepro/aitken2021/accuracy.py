@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..seq2seq.bleu import bleu, text
+from ..seq2seq.bleu import bleu, source_gain, text
 from ..errors import AttnReproError
 from ..data.tokens import PAD
 
@@ -59,6 +59,12 @@ def corpus_bleu(dec: pd.DataFrame) -> float:
     """Corpus BLEU (sacrebleu, 0-100) of one seed's whole greedy decodes (:func:`sentences`) against the test
     targets, beside token accuracy as Snell et al. and Aitken et al. report translation models."""
     return bleu(*sentences(dec))
+
+
+def corpus_source_gain(dec: pd.DataFrame) -> float:
+    """The BLEU one seed's decodes owe to their sources (:func:`attnrepro.seq2seq.bleu.source_gain`): the translation
+    gate's measure on the substitute corpus."""
+    return source_gain(*sentences(dec))
 
 
 def edit_distance(hyp: list[str], ref: list[str]) -> int:

@@ -11,8 +11,8 @@ import pandas as pd
 
 from ..training.learning_curve import seed_steps_to_threshold
 from ..data.tokens import PAD
-from .accuracy import (accuracy_by_length, corpus_bleu, early_late_accuracy, early_late_gap, short_long_gap,
-                       word_accuracy)
+from .accuracy import (accuracy_by_length, corpus_bleu, corpus_source_gain, early_late_accuracy, early_late_gap,
+                       short_long_gap, word_accuracy)
 from .alignment import (PARTS, attention_maps, hide_measures, offset_alignment, peak_measures, predicted_offset,
                         temporal_antidiagonal, temporal_argmax_correlation, temporal_diagonal_share, temporal_peaks,
                         word_offset_measures, word_temporal_dots)
@@ -49,7 +49,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
                  src_vocab: list[str], tgt_vocab: list[str], has_attention: bool,
                  enc_key: np.ndarray | None = None, dec_query: np.ndarray | None = None,
                  readout: np.ndarray | None = None, dictionary: dict[str, str] | None = None,
-                 readout_state: np.ndarray | None = None, alpha: np.ndarray | None = None) -> dict[str, pd.DataFrame]:
+                 readout_state: np.ndarray | None = None, alpha: np.ndarray | None = None,
+                 translation: bool = False) -> dict[str, pd.DataFrame]:
     """``enc``/``dec``: the scalar columns of one seed's exported rows; ``*_h``: their hidden states.
     ``enc_key``/``dec_query``: the attention's keys and queries where they are not the states themselves
     (learned query/key/value attention); the nine alignment terms then split k = μ + χ + Δ and q likewise, which
@@ -59,7 +60,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
     ``dictionary``: output word -> its input word, where the task has one; ``readout_state``: the AED's readout
     rows acting on h_s^D (footnote 6); ``alpha``: each decoder state's attention weights over its encoder steps,
     [len(dec), T] (NaN beyond the input), from which the AED's context vectors c_s are rebuilt (dot attention:
-    the learned attention's values are not exported).
+    the learned attention's values are not exported); ``translation``: the task is En-Fr, whose summary adds
+    ``bleu_source_gain`` (:func:`attnrepro.seq2seq.bleu.source_gain`).
 
     Returns DataFrames ``temporal`` (side, pos, mu*), ``input`` (side, token, chi*), ``input_delta``
     (side, example, pos, token, v*), ``word_variance`` (Fig. 5c), ``accuracy`` (by input length),
@@ -99,6 +101,8 @@ def analyze_seed(enc: pd.DataFrame, enc_h: np.ndarray, dec: pd.DataFrame, dec_h:
         "seq_acc": float(correct.groupby(dec["example"]).all().mean()),
         "word_acc": word_accuracy(dec),
         "bleu": corpus_bleu(dec),
+        # 20 BLEUs a seed: only where it is the gate's measure
+        "bleu_source_gain": corpus_source_gain(dec) if translation else float("nan"),
         "encoder_delta_norm": _relative_norm(E),
         "encoder_delta_norm_projected": projected_relative_delta(E),
         "decoder_delta_norm": _relative_norm(D),
@@ -182,7 +186,8 @@ def _relative_norm(dec: Decomposition) -> float:
 
 
 def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
-                    dictionary: dict[str, str] | None, metrics: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+                    dictionary: dict[str, str] | None, metrics: pd.DataFrame | None = None,
+                    translation: bool = False) -> dict[str, pd.DataFrame]:
     """Every seed of every exported seed group: ``groups`` holds one (encoder, decoder, readout) triple of Arrow
     tables per group (docs/activations.md). Returns table name -> rows of all seeds (column ``seed``); a VED has no
     attention, and its attention-only tables are empty so that every architecture writes the same files.
@@ -205,7 +210,7 @@ def analyze_exports(groups, vocab: dict[str, list[str]], has_attention: bool,
             result = analyze_seed(enc_meta, enc_v["h"], dec_meta, dec_v["h"], vocab["src"], vocab["tgt"],
                                   has_attention, enc_key=enc_v.get("key"), dec_query=dec_v.get("query"),
                                   readout=weights, dictionary=dictionary, readout_state=state,
-                                  alpha=dec_v.get("alpha"))
+                                  alpha=dec_v.get("alpha"), translation=translation)
             for name, df in result.items():
                 df.insert(0, "seed", seed)
                 collected.setdefault(name, []).append(df)

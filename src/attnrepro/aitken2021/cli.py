@@ -17,6 +17,7 @@ def cmd_analyze(args) -> None:
     from ..data import tasks
     from ..io import read_csv_checked, read_json, read_parquet_table, write_csv, write_parquet
     from .analysis import analyze_exports
+    from .claims import TRANSLATION
 
     def group(d: Path):
         return (read_parquet_table(d / "encoder.parquet", require=["seed", "example", "t", "h"], nonempty=True),
@@ -27,8 +28,9 @@ def cmd_analyze(args) -> None:
     vocab = read_json(Path(args.data_dir) / "vocab.json")
     metrics = (pd.concat([read_csv_checked(m, ["step", "seed", "token_acc"]) for m in args.metrics])
                if args.metrics else None)
+    task = json.loads(args.task_json)
     tables = analyze_exports([group(Path(d)) for d in args.export_dirs], vocab, args.arch != "ved",
-                             tasks.dictionary(json.loads(args.task_json)), metrics)
+                             tasks.dictionary(task), metrics, translation=task["kind"] in TRANSLATION)
     out = Path(args.out_dir)
     for name, df in tables.items():
         if name == "summary":

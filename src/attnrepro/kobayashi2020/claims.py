@@ -15,7 +15,7 @@ numbers of other methods (SmoothGrad, fast_align) are compared with a wmt16 row 
 
 import math
 
-from ..verdicts.claims import PAPER_SETUP, Claim, ModelCheck
+from ..verdicts.claims import PAPER_SETUP, TRANSLATES, Claim, ModelCheck
 
 RHO, POSITIVE, REAL = (-1.0, 1.0), (0.0, math.inf), (-math.inf, math.inf)
 _ENCODER = dict(paper="kobayashi2020", kind="continuous", task_kinds=("news",), archs=("pretrained",),
@@ -25,12 +25,13 @@ TEXT = "news paragraphs for Clark et al.'s Wikipedia sequences"
 MINILM = "all-MiniLM-L6-v2 for BERT-base; " + TEXT
 _AER_DATA = {"bible": "Bible verses (En-Fr) for De-En with Vilar et al.'s gold alignments",
              "paracrawl": "ParaCrawl En-Fr for De-En with Vilar et al.'s gold alignments"}
-# the translation models must translate (a stated gate; the paper prints no BLEU); the synthetic ones must learn
-MODEL_CHECKS = {**{k: ModelCheck("bleu", 10.0) for k in (*_AER_DATA, "wmt16")},
+# the translation models must translate (stated gates: the paper prints no BLEU; the Bible verses, a substitute
+# corpus, at verdicts.gate.TRANSLATES); the synthetic ones must learn
+MODEL_CHECKS = {"paracrawl": ModelCheck("bleu", 10.0), "wmt16": ModelCheck("bleu", 10.0), "bible": TRANSLATES,
                 **{k: ModelCheck("token_acc", 0.95) for k in ("one_to_one", "reversed", "sort", "escan")}}
 
 
-def model_check(task_kind: str, arch: str) -> ModelCheck | None:
+def model_check(experiment: str, task_kind: str, arch: str) -> ModelCheck | None:
     return MODEL_CHECKS.get(task_kind)  # the pretrained encoder has none: it is the paper's kind of model
 
 

@@ -51,9 +51,10 @@ def greedy_predictions(model, data: Encoded, sos: int, device="cpu", chunk: int 
 
 
 def scores(pred: torch.Tensor, tgt_out: torch.Tensor, words, seeds: list[int]) -> pd.DataFrame:
-    """Per seed: n (examples), token_acc, seq_acc and bleu (corpus BLEU, 0-100) of decodes ``pred`` [S, M, L]
-    against ``tgt_out`` [M, L]; ``words`` is the target vocabulary."""
-    from .bleu import bleu, sentences  # sacrebleu, which training (a user of :func:`accuracies`) does not need
+    """Per seed: n (examples), token_acc, seq_acc, bleu (corpus BLEU, 0-100) and bleu_source_gain
+    (:func:`attnrepro.seq2seq.bleu.source_gain`) of decodes ``pred`` [S, M, L] against ``tgt_out`` [M, L]; ``words``
+    is the target vocabulary."""
+    from .bleu import bleu, sentences, source_gain  # sacrebleu: training (a user of :func:`accuracies`) needs none
 
     target = tgt_out.unsqueeze(0).expand_as(pred)
     token_acc, seq_acc = accuracies(pred, target)
@@ -62,8 +63,9 @@ def scores(pred: torch.Tensor, tgt_out: torch.Tensor, words, seeds: list[int]) -
     for s, seed in enumerate(seeds):
         hypotheses = sentences(pred[s].numpy(), words, "hypothesis")
         rows.append({"seed": seed, "n": len(references), "token_acc": float(token_acc[s]),
-                     "seq_acc": float(seq_acc[s]), "bleu": bleu(hypotheses, references)})
-    return pd.DataFrame(rows, columns=["seed", "n", "token_acc", "seq_acc", "bleu"])
+                     "seq_acc": float(seq_acc[s]), "bleu": bleu(hypotheses, references),
+                     "bleu_source_gain": source_gain(hypotheses, references)})
+    return pd.DataFrame(rows, columns=["seed", "n", "token_acc", "seq_acc", "bleu", "bleu_source_gain"])
 
 
 def evaluate_split(model, data: Encoded, tgt_words, sos: int, device="cpu") -> pd.DataFrame:

@@ -274,17 +274,20 @@ def table2_from_runs(probes: dict[str, pd.DataFrame], metrics: pd.DataFrame, sal
     return rows, xi_curves
 
 
-def member_bleu(references: pd.DataFrame, decodes: pd.DataFrame, words: list[str]) -> list[float]:
+def member_bleu(references: pd.DataFrame, decodes: pd.DataFrame, words: list[str], score=None) -> list[float]:
     """Corpus BLEU of each member's greedy decodes (``decodes``: member, example, predicted) against the held-out
-    targets (``references``: example, tgt), both word ids into ``words``; members in sorted order."""
+    targets (``references``: example, tgt), both word ids into ``words``; members in sorted order. ``score``: another
+    corpus score of (hypotheses, references) in its place (:func:`attnrepro.seq2seq.bleu.source_gain`)."""
     from ..seq2seq.bleu import bleu, sentences
+
+    score = score or bleu
 
     refs = references.sort_values("example")
     width = max(len(t) for t in refs.tgt)
     pad = lambda xs: np.stack([np.pad(x, (0, width - len(x))) for x in xs])  # noqa: E731
     targets = sentences(pad(refs.tgt.to_numpy()), words, "reference")
-    return [bleu(sentences(pad(decodes[decodes.member == m].sort_values("example").predicted.to_numpy()), words,
-                           "hypothesis"), targets) for m in sorted(decodes.member.unique())]
+    return [score(sentences(pad(decodes[decodes.member == m].sort_values("example").predicted.to_numpy()), words,
+                            "hypothesis"), targets) for m in sorted(decodes.member.unique())]
 
 
 def checkpoint_bleu(references: pd.DataFrame, decodes: pd.DataFrame, words: list[str]) -> pd.DataFrame:

@@ -97,8 +97,11 @@ def _table2(spec: dict, models: Path, activations: Path):
                                        proxy_metrics=read_csv_checked(models / roles["proxy"] / "metrics.csv"),
                                        train_probes=train_probes, bleu=bleu)
     if translation:
-        rows["bleu"] = member_bleu(references, read_parquet(activations / spec["exported"] / "decodes.parquet"),
-                                   words)
+        from ..seq2seq.bleu import source_gain
+
+        decodes = read_parquet(activations / spec["exported"] / "decodes.parquet")
+        rows["bleu"] = member_bleu(references, decodes, words)
+        rows["bleu_source_gain"] = member_bleu(references, decodes, words, score=source_gain)
     if spec.get("alpha_opt"):  # App. A.1: the Eq. 32 run's A(α^opt, β), per seed beside this set's rows
         from .optimal_attention import alpha_opt_summary
 

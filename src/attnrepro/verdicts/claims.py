@@ -32,7 +32,7 @@ import pandas as pd
 from ..errors import AttnReproError
 from . import evidence
 from .descriptive import mean_interval
-from .gate import Gate, ModelCheck, gate, verdict_note  # noqa: F401  (the wings declare their gates here)
+from .gate import TRANSLATES, Gate, ModelCheck, gate, verdict_note  # noqa: F401  (the wings declare their gates here)
 from .intervals import (KINDS, NOT_TESTED, UNIT, Rule, can_decide, decides_from, interval, size_vs_reference,
                         verdict)
 
@@ -176,7 +176,7 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     ``summaries``: experiment -> per-replicate DataFrame (column ``seed`` or ``fold``, and the measures);
     ``experiments``: experiment -> (task kind, architecture[, cell[, attention]]); the cell picks a ``versus`` partner when
     several experiments of the partner's kind and architecture exist (VED-GRU against AED-GRU). ``checks(paper,
-    task kind, arch)``: its :class:`ModelCheck` or None; ``tested_on(paper, experiment, task kind, arch)``: "paper"
+    experiment, task kind, arch)``: its :class:`ModelCheck` or None; ``tested_on(paper, experiment, task kind, arch)``: "paper"
     or what was substituted (:mod:`attnrepro.verdicts.papers` gathers the wings').
     """
     rows = []
@@ -195,7 +195,7 @@ def _gates(claim: Claim, names: list[str], summaries: dict[str, pd.DataFrame],
     itself, or the wing names no check)."""
     if not claim.model_checked:
         return [(name, Gate(None, "none: the measure is the model's quality")) for name in names[:1]]
-    return [(name, gate(checks(claim.paper, *experiments[name][:2]) if checks else None, summaries[name], unit))
+    return [(name, gate(checks(claim.paper, name, *experiments[name][:2]) if checks else None, summaries[name], unit))
             for name in names]
 
 
@@ -358,8 +358,10 @@ def unmeasured(table: pd.DataFrame, summaries: dict[str, pd.DataFrame], experime
     return pd.DataFrame(rows, columns=["paper", "claim_id", "origin", "why"])
 
 
-MODEL_MEASURES = {"token_acc": "token accuracy", "seq_acc": "sequence accuracy", "bleu": "BLEU"}
-MODEL_BOUNDS = {"token_acc": UNIT, "seq_acc": UNIT, "bleu": (0.0, 100.0)}  # sacrebleu's scale
+MODEL_MEASURES = {"token_acc": "token accuracy", "seq_acc": "sequence accuracy", "bleu": "BLEU",
+                  "bleu_source_gain": "BLEU from the source"}
+# sacrebleu's scale; the gain is a difference of two BLEUs
+MODEL_BOUNDS = {"token_acc": UNIT, "seq_acc": UNIT, "bleu": (0.0, 100.0), "bleu_source_gain": (-100.0, 100.0)}
 
 
 def model_quality(summaries: dict[str, pd.DataFrame], confidence: float = 0.95) -> pd.DataFrame:

@@ -215,7 +215,8 @@ def to_markdown(table: pd.DataFrame, models: pd.DataFrame | None = None, missing
         lines += ["## Trained models on their test split", "",
                   "Greedy decoding; mean (95% interval over seeds, Student-t on the logit scale of the measure's "
                   "range, so inside it). BLEU: sacrebleu corpus BLEU on "
-                  "space-joined words.", "",
+                  "space-joined words; BLEU from the source: that BLEU minus the best of 19 scorings of the same "
+                  "outputs against other sentences' references (what an output blind to its source keeps).", "",
                   "| experiment | seeds | " + " | ".join(MODEL_MEASURES.values()) + " |",
                   "|---|---|" + "---|" * len(MODEL_MEASURES)]
         for r in models.to_dict("records"):

@@ -15,9 +15,9 @@ CLAIMS: tuple[Claim, ...] = aitken2021.CLAIMS + blog003.CLAIMS + snell2021.CLAIM
 _WINGS = {"aitken2021": aitken2021, "blog003": aitken2021, "snell2021": snell2021, "kobayashi2020": kobayashi2020}
 
 
-def model_check(paper: str, task_kind: str, arch: str) -> ModelCheck | None:
+def model_check(paper: str, experiment: str, task_kind: str, arch: str) -> ModelCheck | None:
     """The level an experiment's model must reach before its rows of ``paper``'s claims count."""
-    return _WINGS[paper].model_check(task_kind, arch) if paper in _WINGS else None
+    return _WINGS[paper].model_check(experiment, task_kind, arch) if paper in _WINGS else None
 
 
 def tested_on(paper: str, experiment: str, task_kind: str, arch: str) -> str:

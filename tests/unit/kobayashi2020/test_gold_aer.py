@@ -4,6 +4,7 @@
 import copy
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 import torch
@@ -223,6 +224,21 @@ def test_bleu_is_100_when_the_decodes_are_the_references():
     assert sentences([pred[0, 1]], vocab.tgt, "hypothesis") == ["dieu créa la terre"]
 
 
+def test_source_gain_is_what_the_source_earns():
+    """Outputs that are their own references keep nothing when dealt to other sentences; one sentence said to
+    every input earns nothing from the source; outputs matched to the wrong inputs earn less than nothing."""
+    from attnrepro.seq2seq.bleu import source_gain
+
+    rng = np.random.default_rng(0)
+    words = [f"w{i}" for i in range(200)]
+    refs = [" ".join(rng.choice(words, size=10)) for _ in range(60)]
+    assert source_gain(refs, refs) > 90
+    assert source_gain(["w1 w2 w3 w4"] * 60, refs) == pytest.approx(0.0)
+    assert source_gain(refs[1:] + refs[:1], refs) < 0
+    assert source_gain(refs, refs, seed=1) == source_gain(refs, refs, seed=1)  # seeded
+    assert np.isnan(source_gain(refs[:1], refs[:1]))  # no other sentence to deal it
+
+
 def test_unk_never_counts_as_a_bleu_match():
     """An <unk> stands for an unknown real word on each side: token accuracy (as in training) takes it as right,
     BLEU as a miss; written as '<unk>' it would have been three matching 13a tokens."""
@@ -239,7 +255,7 @@ def test_evaluate_cli_writes_bleu_beside_accuracy(gold_dir, tmp_path):
     assert main(["evaluate", "--models", str(gold_dir / "m01.pt"), str(gold_dir / "m2.pt"), "--data-dir",
                  str(tmp_path), "--out", str(tmp_path / "evaluation.csv"), "--device", "cpu"]) == 0
     ev = pd.read_csv(tmp_path / "evaluation.csv")
-    assert list(ev.columns) == ["seed", "split", "n", "token_acc", "seq_acc", "bleu"]
+    assert list(ev.columns) == ["seed", "split", "n", "token_acc", "seq_acc", "bleu", "bleu_source_gain"]
     assert ev.seed.tolist() == [0, 1, 2] and (ev.split == "test").all() and ev.bleu.between(0, 100).all()
 
 
