@@ -37,7 +37,8 @@ class ModelCheck:
 # them still scores low BLEU (23% of the test words are <unk>, which counts as a miss), so BLEU 10 asks for more than
 # the substitute can give. Its gate asks instead that the model translates, i.e. that its output depends on its
 # source: the BLEU its source earns (attnrepro.seq2seq.bleu.source_gain, its BLEU minus the best of 19 scorings
-# against other verses' references: above 0 is a permutation test at p = 0.05) is at least one BLEU point
+# against other verses' references: above 0 is a permutation test at p = 0.05) is at least one BLEU point, a margin
+# clear of what untrained models read on it (docs/deviations.md, Aitken "translation corpus and its gate")
 TRANSLATES = ModelCheck("bleu_source_gain", 1.0)
 
 
