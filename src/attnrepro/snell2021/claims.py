@@ -49,8 +49,14 @@ MODEL_CHECKS = {"translation": ModelCheck("bleu", 10.0), "classification": Model
                 "classification_sms": ModelCheck("token_acc", 0.95)}
 
 
+def translation_set(experiment: str) -> str:
+    """The set a translation experiment trains on: its name is ``snell2021_mt_<set>``
+    (:func:`attnrepro.snell2021.config.claim_experiments`)."""
+    return experiment.removeprefix("snell2021_mt_")
+
+
 def model_check(experiment: str, task_kind: str, arch: str) -> ModelCheck | None:
-    if task_kind == "translation" and experiment.endswith("_bible"):
+    if task_kind == "translation" and translation_set(experiment) == "bible":
         return TRANSLATES  # the substitute corpus: its gate is that the model translates
     return MODEL_CHECKS.get(task_kind)
 
@@ -69,7 +75,7 @@ def tested_on(experiment: str, task_kind: str, arch: str) -> str:
         data = f" ({OTHER_DATA[name]})" if name in OTHER_DATA else ""
         return f"{name}{data} for SST (and the paper's other classification sets)"
     if task_kind == "translation":
-        return f"{experiment.removeprefix('snell2021_mt_')} for Multi30k (and the paper's other translation sets)"
+        return f"{translation_set(experiment)} for Multi30k (and the paper's other translation sets)"
     return "paper"
 
 

@@ -176,8 +176,8 @@ def summarize(summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[s
     ``summaries``: experiment -> per-replicate DataFrame (column ``seed`` or ``fold``, and the measures);
     ``experiments``: experiment -> (task kind, architecture[, cell[, attention]]); the cell picks a ``versus`` partner when
     several experiments of the partner's kind and architecture exist (VED-GRU against AED-GRU). ``checks(paper,
-    experiment, task kind, arch)``: its :class:`ModelCheck` or None; ``tested_on(paper, experiment, task kind, arch)``: "paper"
-    or what was substituted (:mod:`attnrepro.verdicts.papers` gathers the wings').
+    experiment, task kind, arch)``: its :class:`ModelCheck` or None; ``tested_on(paper, experiment, task kind,
+    arch)``: "paper" or what was substituted (:mod:`attnrepro.verdicts.papers` gathers the wings').
     """
     rows = []
     for claim in claims:
@@ -195,8 +195,8 @@ def _gates(claim: Claim, names: list[str], summaries: dict[str, pd.DataFrame],
     itself, or the wing names no check)."""
     if not claim.model_checked:
         return [(name, Gate(None, "none: the measure is the model's quality")) for name in names[:1]]
-    return [(name, gate(checks(claim.paper, name, *experiments[name][:2]) if checks else None, summaries[name], unit))
-            for name in names]
+    return [(name, gate(checks(claim.paper, name, *experiments[name][:2]) if checks else None, summaries[name],
+                        unit)) for name in names]
 
 
 def _row(claim: Claim, name: str, summaries: dict[str, pd.DataFrame], experiments: dict[str, tuple[str, ...]],
