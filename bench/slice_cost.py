@@ -35,7 +35,7 @@ from paper_cost import _slice_jobs, shape  # noqa: E402  (bench/paper_cost.py: t
 from attnrepro.aitken2021 import panels  # noqa: E402
 from attnrepro.run import config as cfglib  # noqa: E402
 
-CONFIGS = ("paper_slice", "paper_slice_cells", "paper_slice_options")
+CONFIGS = ("paper_slice", "paper_slice_lstm", "paper_slice_ugrnn", "paper_slice_options")
 SLICE_SEEDS = 6
 RESUMED = 0.5  # a train job recorded under this share of its prediction was resumed (its last segment only)
 HOURS_3 = 3 * 3600

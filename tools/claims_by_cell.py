@@ -1,7 +1,8 @@
 """The verdict of each claim per recurrent cell and over the cells together, from the committed claims tables of
-configs that train the same experiments on different cells: config/paper_slice.yaml (GRU) and
-config/paper_slice_cells.yaml (LSTM, UGRNN). Aitken et al. train "each one of three modern RNN cells" (§2) and
-do not say which one a figure shows, so a claim they make of the networks holds when it holds on every cell:
+configs that train the same experiments on different cells: config/paper_slice.yaml (GRU),
+config/paper_slice_lstm.yaml and config/paper_slice_ugrnn.yaml. Aitken et al. train "each one of three modern RNN
+cells" (§2) and do not say which one a figure shows, so a claim they make of the networks holds when it holds on
+every cell:
 the verdict over the cells is the claims step's own per-claim rule (:func:`attnrepro.verdicts.claims.by_claim`,
 "all": not reproduced if any cell's row is) on every cell's rows together; beside it each cell's verdict and the
 cells on which the claim is reproduced.
@@ -29,7 +30,7 @@ from attnrepro.verdicts.combine import by_claim  # noqa: E402
 from attnrepro.verdicts.intervals import REPRODUCED  # noqa: E402
 
 TABLES = (("config/paper_slice.yaml", "workflow/reference/claims_paper_slice.csv"),
-          ("config/paper_slice_cells.yaml", "workflow/reference/claims_paper_slice_cells.csv"))
+          *((f"config/paper_slice_{c}.yaml", f"workflow/reference/claims_paper_slice_{c}.csv") for c in ("lstm", "ugrnn")))
 OUT = "workflow/reference/claims_paper_slice_by_cell.csv"
 RECURRENT = ("lstm", "gru", "ugrnn")
 NEEDED = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "experiment", "verdict", "claimed_side",

@@ -1,5 +1,5 @@
 """tools/claims_by_cell.py: a claim of "the networks" holds when it holds on every cell the paper trained. Hand
-claims tables of three cells (one GRU table, one LSTM + UGRNN table, as the slice and its cells config write them),
+claims tables of three cells (one GRU table and one LSTM + UGRNN table: a config may hold any cells),
 built by the claims step's own summarize."""
 
 import numpy as np

@@ -128,10 +128,12 @@ def slice_cost_quotes() -> list[tuple[str, str]]:
     fits = "within" if cost["paper_slice@8"]["fits_3_h"] else "beyond"
     return [
         ("docs/claims.md", f"calibrated on the slice's own train jobs and its measured {minutes(measured)}): the slice "
-                           f"at 8 seeds **{m['paper_slice@8']} min**, {fits} one run of 3 hours; the cells config "
-                           f"{m['paper_slice_cells@6']} min at 6 seeds ({m['paper_slice_cells@8']} at 8); the options "
+                           f"at 8 seeds **{m['paper_slice@8']} min**, {fits} one run of 3 hours; the LSTM config "
+                           f"{m['paper_slice_lstm@6']} min at 6 seeds ({m['paper_slice_lstm@8']} at 8), the UGRNN "
+                           f"config {m['paper_slice_ugrnn@6']} min ({m['paper_slice_ugrnn@8']} at 8); the options "
                            f"config {m['paper_slice_options@6']} min at 6 seeds ({m['paper_slice_options@8']} at 8)"),
-        ("config/README.md", f"predicted {m['paper_slice_cells@6']} min (`bench/results/slice_cost.json`)"),
+        ("config/README.md", f"predicted {m['paper_slice_lstm@6']} and {m['paper_slice_ugrnn@6']} min "
+                             "(`bench/results/slice_cost.json`)"),
         ("config/README.md", f"predicted {m['paper_slice_options@6']} min (`bench/results/slice_cost.json`)"),
     ]
 

@@ -12,7 +12,7 @@ import yaml
 
 from tests.helpers import ROOT, core_config, snakemake, tool_env
 
-SHIPPED = ("config", "smoke", "paper", "paper_slice", "paper_slice_cells", "paper_slice_options")
+SHIPPED = ("config", "smoke", "paper", "paper_slice", "paper_slice_lstm", "paper_slice_ugrnn", "paper_slice_options")
 
 
 def outputs(name: str, work) -> set[str]:
