@@ -20,20 +20,23 @@ from pathlib import Path
 
 import pandas as pd
 import yaml
+from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 from attnrepro.io import write_json  # noqa: E402
+from attnrepro.verdicts.intervals import clopper_pearson  # noqa: E402
 
 CONFIG = ROOT / "config" / "paper_slice_options.yaml"
 COLUMNS = ("temporal_argmax_rho", "temporal_diagonal_share", "offset_error", "share_mu_mu", "share_top1_mu_mu",
            "share_three", "variance_drop", "readout_match", "word_acc", "token_acc")
 DIAGONAL_RHO = 0.8  # escan_aed_temporal_diagonal's threshold ('approximately diagonal')
+ALL_ON = "aed_gru_escan"  # the slice's own spec, every option on: the arm each one-option arm is compared with
 
 
 def arm(summary: pd.DataFrame, columns: tuple[str, ...] = COLUMNS) -> dict:
-    """Per-seed values (seed order) of ``columns``, their medians, and the seeds whose temporal argmax leaves the
-    diagonal (ρ < DIAGONAL_RHO)."""
+    """Per-seed values (seed order) of ``columns``, their medians, the seeds whose temporal argmax leaves the
+    diagonal (ρ < DIAGONAL_RHO), and that share of seeds with its Clopper-Pearson 95% interval."""
     missing = [c for c in columns if c not in summary.columns]
     if missing:
         raise ValueError(f"summary.csv has no column {', '.join(missing)}")
@@ -42,6 +45,23 @@ def arm(summary: pd.DataFrame, columns: tuple[str, ...] = COLUMNS) -> dict:
     out |= {c: [round(float(v), 4) for v in s[c]] for c in columns}
     out["median"] = {c: round(float(s[c].median()), 4) for c in columns}
     out["off_diagonal_seeds"] = [int(v) for v in s.loc[s["temporal_argmax_rho"] < DIAGONAL_RHO, "seed"]]
+    k, n = len(out["off_diagonal_seeds"]), len(s)
+    out["off_diagonal_share"] = [round(k / n, 4), *(round(b, 4) for b in clopper_pearson(k, n))]
+    return out
+
+
+def against_all_on(found: dict) -> dict:
+    """Per arm, Fisher's exact two-sided p that its off-diagonal seeds are as frequent as the all-on arm's (seeds are
+    the replicates: each arm's six trainings against the all-on arm's six)."""
+    if ALL_ON not in found:
+        return {}
+    on = found[ALL_ON]
+    k_on, n_on = len(on["off_diagonal_seeds"]), len(on["seeds"])
+    out = {}
+    for name, a in found.items():
+        if name != ALL_ON:
+            k, n = len(a["off_diagonal_seeds"]), len(a["seeds"])
+            out[name] = round(float(stats.fisher_exact([[k, n - k], [k_on, n_on - k_on]]).pvalue), 4)
     return out
 
 
@@ -78,6 +98,7 @@ def main() -> None:
                 "command": "snakemake results_paper_slice_options/analysis/<arm>/summary.csv --directory DIR --cores 2 "
                            "--configfile config/paper_slice_options.yaml",
                 "diagonal_rho": DIAGONAL_RHO, "arms": {n: every[n] for n in names if n in every},
+                "fisher_p_against_all_on": against_all_on(every),
                 "missing": [n for n in names if n not in every]}, args.out)
 
 

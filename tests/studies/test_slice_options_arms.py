@@ -46,7 +46,8 @@ def test_arms_reads_the_trained_arms_and_lists_the_rest(tmp_path):
 
 def test_a_later_run_adds_its_arms_to_the_committed_ones(tmp_path, monkeypatch):
     out = tmp_path / "arms.json"
-    out.write_text(json.dumps({"arms": {"aed_gru_escan": {"off_diagonal_seeds": [1, 2], "cpu": "earlier"}}}))
+    out.write_text(json.dumps({"arms": {"aed_gru_escan": {"seeds": [0, 1, 2], "off_diagonal_seeds": [1, 2],
+                                                      "cpu": "earlier"}}}))
     analysis = tmp_path / "run" / "results_paper_slice_options" / "analysis" / "aed_gru_escan_default_init"
     analysis.mkdir(parents=True)
     _summary([0.99, 0.98]).to_csv(analysis / "summary.csv", index=False)
@@ -57,3 +58,17 @@ def test_a_later_run_adds_its_arms_to_the_committed_ones(tmp_path, monkeypatch):
     assert got["arms"]["aed_gru_escan"]["cpu"] == "earlier"  # kept as committed
     assert got["arms"]["aed_gru_escan_default_init"]["off_diagonal_seeds"] == []
     assert len(got["missing"]) == 5 and "aed_gru_escan_default_all" in got["missing"]
+    assert got["fisher_p_against_all_on"]["aed_gru_escan_default_init"] == pytest.approx(0.4, abs=1e-4)  # 0/2 v 2/3
+
+
+def test_each_arm_is_compared_with_the_all_on_arm_by_its_off_diagonal_seeds():
+    found = {"aed_gru_escan": soa.arm(_summary([0.4, 0.4, 0.4, 0.4, 0.97, 0.98])),
+             "aed_gru_escan_default_init": soa.arm(_summary([0.99] * 6)),
+             "aed_gru_escan_default_loss": soa.arm(_summary([0.4, 0.4, 0.4, 0.4, 0.97, 0.98]))}
+    assert found["aed_gru_escan"]["off_diagonal_share"][0] == pytest.approx(4 / 6, abs=1e-4)
+    low, high = found["aed_gru_escan_default_init"]["off_diagonal_share"][1:]
+    assert low == 0 and high == pytest.approx(0.4593, abs=1e-4)  # Clopper-Pearson 0 of 6
+    p = soa.against_all_on(found)
+    assert p["aed_gru_escan_default_loss"] == 1.0
+    assert p["aed_gru_escan_default_init"] == pytest.approx(0.0606, abs=1e-4)  # 0/6 against 4/6: not below 0.05
+    assert soa.against_all_on({"aed_gru_escan_default_init": found["aed_gru_escan_default_init"]}) == {}
