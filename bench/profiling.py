@@ -4,8 +4,10 @@ Shared by the benchmarks that must explain a missed target (bench/stacked_traini
 
 from __future__ import annotations
 
+import platform
 import statistics
 import time
+from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile
@@ -17,6 +19,17 @@ MATMUL = {"aten::bmm", "aten::baddbmm", "aten::mm", "aten::addmm", "aten::_mkldn
 ELEMENTWISE = ("add", "sub", "mul", "div", "neg", "rsub", "where", "lerp", "addcmul", "sigmoid", "tanh", "exp",
                "copy_", "cat", "stack", "fill_", "zero_", "clone", "contiguous", "pow", "sqrt", "masked_fill",
                "threshold_backward", "relu", "_foreach", "lerp_", "addcdiv", "maximum", "clamp", "CompiledFxGraph")
+
+
+def cpu_model() -> str:
+    """The CPU's model name as the kernel reports it (platform's processor string where it does not)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor()
 
 
 def sync() -> None:

@@ -40,23 +40,13 @@ from attnrepro.training.engine import Member, fit  # noqa: E402
 from attnrepro.snell2021 import tasks  # noqa: E402
 from attnrepro.snell2021.seq2seq import Seq2Seq, Seq2SeqConfig  # noqa: E402
 from attnrepro.seeding import generator  # noqa: E402
-from profiling import matmul_gflops, sync  # noqa: E402
+from profiling import cpu_model, matmul_gflops, sync  # noqa: E402
 
 PEER_SECONDS_PER_SEED = 64.0
 TARGET_SECONDS = 600.0
 STEPS, EVAL_EVERY, N_EVAL = 200, 50, 50
 TASK = {"kind": "permutation", "length": 40, "n_words": 40}
 HIDDEN, BATCH = 256, 128
-
-
-def cpu_model() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor()
 
 
 def time_training(n_seeds: int, steps: int, device="cpu") -> float:

@@ -24,8 +24,10 @@ from scipy import stats
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "bench"))
 from attnrepro.io import write_json  # noqa: E402
 from attnrepro.verdicts.intervals import clopper_pearson  # noqa: E402
+from profiling import cpu_model  # noqa: E402  (bench/profiling.py)
 
 CONFIG = ROOT / "config" / "paper_slice_options.yaml"
 COLUMNS = ("temporal_argmax_rho", "temporal_diagonal_share", "offset_error", "share_mu_mu", "share_top1_mu_mu",
@@ -100,17 +102,6 @@ def main() -> None:
                 "diagonal_rho": DIAGONAL_RHO, "arms": {n: every[n] for n in names if n in every},
                 "fisher_p_against_all_on": against_all_on(every),
                 "missing": [n for n in names if n not in every]}, args.out)
-
-
-def cpu_model() -> str:
-    """The CPU's model name (training on another CPU model can take another path: docs/deviations.md M11)."""
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown"
 
 
 if __name__ == "__main__":
