@@ -29,8 +29,8 @@ from attnrepro.io import write_csv  # noqa: E402
 from attnrepro.verdicts.combine import by_claim  # noqa: E402
 from attnrepro.verdicts.intervals import REPRODUCED  # noqa: E402
 
-TABLES = (("config/paper_slice.yaml", "workflow/reference/claims_paper_slice.csv"),
-          *((f"config/paper_slice_{c}.yaml", f"workflow/reference/claims_paper_slice_{c}.csv") for c in ("lstm", "ugrnn")))
+TABLES = tuple((f"config/paper_slice{c}.yaml", f"workflow/reference/claims_paper_slice{c}.csv")
+               for c in ("", "_lstm", "_ugrnn"))  # GRU (the slice itself), LSTM, UGRNN
 OUT = "workflow/reference/claims_paper_slice_by_cell.csv"
 RECURRENT = ("lstm", "gru", "ugrnn")
 NEEDED = ["paper", "claim_id", "group", "combine", "origin", "section", "quote", "experiment", "verdict", "claimed_side",

@@ -36,16 +36,22 @@ DIAGONAL_RHO = 0.8  # escan_aed_temporal_diagonal's threshold ('approximately di
 ALL_ON = "aed_gru_escan"  # the slice's own spec, every option on: the arm each one-option arm is compared with
 
 
-def arm(summary: pd.DataFrame, columns: tuple[str, ...] = COLUMNS) -> dict:
-    """Per-seed values (seed order) of ``columns``, their medians, the seeds whose temporal argmax leaves the
-    diagonal (ρ < DIAGONAL_RHO), and that share of seeds with its Clopper-Pearson 95% interval."""
+def per_seed(summary: pd.DataFrame, columns: tuple[str, ...]) -> dict:
+    """Per-seed values (seed order) of ``columns`` of an analysis ``summary.csv``, and their medians."""
     missing = [c for c in columns if c not in summary.columns]
     if missing:
         raise ValueError(f"summary.csv has no column {', '.join(missing)}")
     s = summary.sort_values("seed")
-    out = {"seeds": [int(v) for v in s["seed"]]}
-    out |= {c: [round(float(v), 4) for v in s[c]] for c in columns}
+    out = {c: [round(float(v), 4) for v in s[c]] for c in columns}
     out["median"] = {c: round(float(s[c].median()), 4) for c in columns}
+    return out
+
+
+def arm(summary: pd.DataFrame) -> dict:
+    """per_seed of COLUMNS with the seeds, the seeds whose temporal argmax leaves the diagonal (ρ < DIAGONAL_RHO),
+    and that share of seeds with its Clopper-Pearson 95% interval."""
+    s = summary.sort_values("seed")
+    out = {"seeds": [int(v) for v in s["seed"]], **per_seed(s, COLUMNS)}
     out["off_diagonal_seeds"] = [int(v) for v in s.loc[s["temporal_argmax_rho"] < DIAGONAL_RHO, "seed"]]
     k, n = len(out["off_diagonal_seeds"]), len(s)
     out["off_diagonal_share"] = [round(k / n, 4), *(round(b, 4) for b in clopper_pearson(k, n))]

@@ -19,6 +19,7 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "src"))
 from attnrepro.io import write_json  # noqa: E402
+from slice_options_arms import per_seed  # noqa: E402  (this folder's options study)
 
 EXPERIMENTS = ("aed_gru_sort", "aed_gru_sort_short")
 COLUMNS = ("share_mu_mu", "share_top1_mu_mu", "attention_target_share", "share_delta_chi_margin",
@@ -27,10 +28,7 @@ COLUMNS = ("share_mu_mu", "share_top1_mu_mu", "attention_target_share", "share_d
 
 def arm(summary: pd.DataFrame) -> dict:
     """Per-seed values (seed order) of COLUMNS, and their medians."""
-    s = summary.sort_values("seed")
-    out = {c: [round(float(v), 4) for v in s[c]] for c in COLUMNS}
-    out["median"] = {c: round(float(s[c].median()), 4) for c in COLUMNS}
-    return out
+    return per_seed(summary, COLUMNS)
 
 
 def main() -> None:

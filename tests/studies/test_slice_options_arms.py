@@ -35,7 +35,8 @@ def test_arm_names_a_missing_column():
 
 def test_arms_reads_the_trained_arms_and_lists_the_rest(tmp_path):
     config = tmp_path / "options.yaml"
-    config.write_text(yaml.safe_dump({"results": "res", "experiments": {"on": {}, "off": {}, "later": {}}}, sort_keys=False))
+    config.write_text(yaml.safe_dump({"results": "res", "experiments": {"on": {}, "off": {}, "later": {}}},
+                                     sort_keys=False))
     for name, rhos in (("on", [0.48, 0.97]), ("off", [0.99, 0.98])):
         (tmp_path / "run" / "res" / "analysis" / name).mkdir(parents=True)
         _summary(rhos).to_csv(tmp_path / "run" / "res" / "analysis" / name / "summary.csv", index=False)

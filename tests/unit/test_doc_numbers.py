@@ -148,11 +148,11 @@ def slice_options_quotes() -> list[tuple[str, str]]:
     a = "aed_gru_escan_default_"
     return [("docs/deviations.md",
              f"all on {off['aed_gru_escan']} (seeds {seeds}); first input back to `<sos>` {off[a + 'first_input']}; "
-             f"PyTorch's initialisation {off[a + 'init']}; encoder start at zeros {off[a + 'initial_state']}; a read-out "
-             f"bias {off[a + 'readout_bias']}; the real-token loss {off[a + 'loss']}; all off {off[a + 'all']} "
-             f"(ρ {rho[0]} on every seed"),
-            ("docs/deviations.md", f"0.{round(arms[a + 'init']['median']['variance_drop'] * 100)} / "
-                                   f"0.{round(arms[a + 'all']['median']['variance_drop'] * 100)} with PyTorch's")]
+             f"PyTorch's initialisation {off[a + 'init']}; encoder start at zeros {off[a + 'initial_state']}; "
+             f"a read-out bias {off[a + 'readout_bias']}; the real-token loss {off[a + 'loss']}; "
+             f"all off {off[a + 'all']} (ρ {rho[0]} on every seed"),
+            ("docs/deviations.md", f"{arms[a + 'init']['median']['variance_drop']:.2f} / "
+                                   f"{arms[a + 'all']['median']['variance_drop']:.2f} with PyTorch's")]
 
 
 def quotes() -> list[tuple[str, str]]:

@@ -1,6 +1,7 @@
 """The paper slice's companion configs: config/paper_slice_lstm.yaml and config/paper_slice_ugrnn.yaml are the
-slice on LSTM and on UGRNN, and config/paper_slice_options.yaml the slice's AED eSCAN with the authors' options switched one at a time; each keeps
-every other key of config/paper_slice.yaml, validates, and builds its DAG (a dry run: nothing trains)."""
+slice on LSTM and on UGRNN, and config/paper_slice_options.yaml the slice's AED eSCAN with the authors' options
+switched one at a time; each keeps every other key of config/paper_slice.yaml, validates, and builds its DAG (a
+dry run: nothing trains)."""
 
 import pytest
 import yaml
