@@ -124,6 +124,7 @@ def a3_spreads() -> list[tuple[str, str]]:
 def slice_cost_quotes() -> list[tuple[str, str]]:
     """The predicted costs of the slice at 8 seeds and of its cells and options configs (bench/slice_cost.py)."""
     cost, measured = bench("slice_cost")["configs"], bench("workflow_paper_slice")
+    ugrnn = bench("workflow_paper_slice_ugrnn")
     m = {key: f"{row['wall_s'] / 60:.1f}" for key, row in cost.items()}
     fits = "within" if cost["paper_slice@8"]["fits_3_h"] else "beyond"
     return [
@@ -132,10 +133,23 @@ def slice_cost_quotes() -> list[tuple[str, str]]:
                            f"{m['paper_slice_lstm@6']} min at 6 seeds ({m['paper_slice_lstm@8']} at 8), the UGRNN "
                            f"config {m['paper_slice_ugrnn@6']} min ({m['paper_slice_ugrnn@8']} at 8); the options "
                            f"config {m['paper_slice_options@6']} min at 6 seeds ({m['paper_slice_options@8']} at 8)"),
-        ("config/README.md", f"predicted {m['paper_slice_lstm@6']} and {m['paper_slice_ugrnn@6']} min "
-                             "(`bench/results/slice_cost.json`)"),
+        ("config/README.md", f"UGRNN run on 2026-12-02 in {minutes(ugrnn)} on {ugrnn['cores']} cores "
+                             "(`bench/results/workflow_paper_slice_ugrnn.json`; "
+                             f"predicted {m['paper_slice_ugrnn@6']}); "
+                             f"LSTM not run, predicted {m['paper_slice_lstm@6']} min"),
         ("config/README.md", f"predicted {m['paper_slice_options@6']} min (`bench/results/slice_cost.json`)"),
     ]
+
+
+def slice_ugrnn_quotes() -> list[tuple[str, str]]:
+    """docs/claims.md: the eSCAN medians of the slice's recipe on UGRNN (claims_paper_slice_ugrnn.csv)."""
+    rows = pd.read_csv(committed("claims_paper_slice_ugrnn.csv")).set_index(["claim_id", "experiment"]).measured_mean
+    med = {key: f"{value:.2f}" for key, value in rows.items()}
+    aed, ao = "aed_ugrnn_escan", "ao_ugrnn_escan"
+    share, three = "escan_mu_mu_share", "escan_three_term_share"
+    return [("docs/claims.md", f"μ·μ {med[share, aed]}, {med[share, ao]}, three-term {med[three, aed]}, "
+                               f"{med[three, ao]}, AED variance drop {med['escan_variance_drop_aed', aed]}, "
+                               "all below the paper as on GRU")]
 
 
 def slice_options_quotes() -> list[tuple[str, str]]:
@@ -187,6 +201,7 @@ def quotes() -> list[tuple[str, str]]:
         *a3_spreads(),
         *slice_cost_quotes(),
         *slice_options_quotes(),
+        *slice_ugrnn_quotes(),
         ("docs/claims.md", f"**{minutes(paper_slice)} on {paper_slice['cores']} cores**"),
         ("docs/claims.md", f"({paper_slice['n_jobs']} jobs; largest job {gigabytes(paper_slice['peak_job_rss_mb'])}, "
                            f"`{paper_slice['peak_job']}`"),
